@@ -1,0 +1,22 @@
+/**
+ * First start on an empty database: create one free-plan account and hand its key to the person
+ * who started the service, once (DESIGN §2 OG_BOOTSTRAP). The key is printed to the terminal,
+ * never written to the JSON log.
+ */
+import type { AccountService } from "./accounts.ts";
+
+export function bootstrapFirstAccount(accounts: AccountService, print: (text: string) => void): { accountId: string; apiKey: string } | undefined {
+  if (accounts.count() > 0) return undefined;
+  const { account, apiKey } = accounts.create({ email: "owner@localhost", plan: "free" });
+  print(
+    [
+      "",
+      "  ogsmith: created the first account (free plan) on this empty database.",
+      `  Account: ${account.id}`,
+      `  API key: ${apiKey}`,
+      "  This key is shown once and stored only as a hash. Keep it somewhere safe.",
+      "",
+    ].join("\n"),
+  );
+  return { accountId: account.id, apiKey };
+}

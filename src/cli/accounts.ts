@@ -1,0 +1,81 @@
+/** `ogsmith accounts …` and `ogsmith keys …`: operator commands on the same database (DESIGN §6). */
+import { parseArgs } from "node:util";
+import type { Services } from "../services.ts";
+import { printRecord, printTable, UsageError } from "./output.ts";
+
+const wholeNumber = (flag: string, value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${flag} must be a whole number`);
+  return Number(value);
+};
+
+export const ACCOUNTS_HELP = `Usage:
+  ogsmith accounts create --email E --plan P [--status active|canceled|past_due] [--quota N --rps N] [--json]
+  ogsmith accounts update ID [--plan P] [--status S] [--email E] [--quota N] [--rps N] [--json]
+  ogsmith accounts list [--json]
+  ogsmith accounts show ID [--json]
+  ogsmith keys replace ACCOUNT_ID [--json]
+
+Plans: free, starter, pro, agency, publishing, custom (custom needs --quota and --rps).`;
+
+export function runAccounts(services: Services, argv: string[]): void {
+  const [action, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      email: { type: "string" },
+      plan: { type: "string" },
+      status: { type: "string" },
+      quota: { type: "string" },
+      rps: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  const json = values.json ?? false;
+  const input = {
+    email: values.email,
+    plan: values.plan,
+    status: values.status,
+    quota: wholeNumber("quota", values.quota),
+    requestsPerSecond: wholeNumber("rps", values.rps),
+  };
+  switch (action) {
+    case "create": {
+      const { account, apiKey } = services.accounts.create(input);
+      printRecord({ account_id: account.id, api_key: apiKey, plan: account.plan, status: account.status, email: account.email }, json);
+      if (!json) console.error("The API key is shown once; only its hash is stored.");
+      return;
+    }
+    case "update": {
+      const id = positionals[0];
+      if (!id) throw new UsageError("accounts update needs an account id");
+      printRecord({ ...services.accounts.update(id, input) }, json);
+      return;
+    }
+    case "show": {
+      const id = positionals[0];
+      if (!id) throw new UsageError("accounts show needs an account id");
+      const account = services.accounts.row(id);
+      printRecord({ ...services.accounts.show(id), usage: services.metering.usage(account) }, json);
+      return;
+    }
+    case "list": {
+      const rows = services.accounts.list();
+      if (json) console.log(JSON.stringify(rows, null, 2));
+      else printTable(rows as unknown as Record<string, unknown>[], ["id", "email", "plan", "status", "quota", "requests_per_second", "key_prefix"]);
+      return;
+    }
+    default:
+      throw new UsageError(ACCOUNTS_HELP);
+  }
+}
+
+export function runKeys(services: Services, argv: string[]): void {
+  const [action, ...rest] = argv;
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { json: { type: "boolean", default: false } } });
+  if (action !== "replace" || !positionals[0]) throw new UsageError(ACCOUNTS_HELP);
+  const apiKey = services.accounts.replaceKey(positionals[0]);
+  printRecord({ account_id: positionals[0], api_key: apiKey }, values.json ?? false);
+  if (!values.json) console.error("The old key stopped working. The new key is shown once.");
+}

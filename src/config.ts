@@ -1,0 +1,114 @@
+/**
+ * Every setting, parsed and validated once (DESIGN §2). The rest of the code receives a Config
+ * and never reads process.env. A bad value stops start-up with one clear line (ConfigError).
+ */
+import { statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+
+export interface Config {
+  port: number;
+  host: string;
+  dbPath: string;
+  adminToken: string | undefined;
+  allowPrivateNetworks: boolean;
+  testClock: boolean;
+  renderWorkers: number;
+  templatesDir: string | undefined;
+  fontsDir: string | undefined;
+  smtpUrl: string | undefined;
+  emailFrom: string;
+  baseUrl: string;
+  bootstrap: boolean;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+type Env = Record<string, string | undefined>;
+
+const TRUE = new Set(["1", "true", "yes", "on"]);
+const FALSE = new Set(["0", "false", "no", "off", ""]);
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  const value = raw.trim().toLowerCase();
+  if (TRUE.has(value)) return true;
+  if (FALSE.has(value)) return false;
+  throw new ConfigError(`${name} must be a boolean (true/false/1/0), got "${raw}"`);
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  return raw ? raw : undefined;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must use ${protocols.join(" or ")}`);
+  return raw;
+}
+
+function readableDir(name: string, path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  try {
+    const stat = statSync(path);
+    if (!stat.isDirectory()) throw new Error();
+  } catch {
+    throw new ConfigError(`${name} is not a readable directory: ${path}`);
+  }
+  return path;
+}
+
+/** Flags given on the command line win over the environment. */
+export interface ConfigOverrides {
+  port?: number;
+  host?: string;
+  dbPath?: string;
+}
+
+export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
+  const port = overrides.port ?? int(env, "PORT", 3000, 0, 65535);
+  const logLevel = (optional(env, "OG_LOG_LEVEL") ?? "info") as Config["logLevel"];
+  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
+    throw new ConfigError(`OG_LOG_LEVEL must be one of debug, info, warn, error, silent, got "${logLevel}"`);
+  }
+  const adminToken = optional(env, "OG_ADMIN_TOKEN");
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError("OG_ADMIN_TOKEN must be at least 16 characters");
+  }
+  return {
+    port,
+    host: overrides.host ?? optional(env, "HOST") ?? "0.0.0.0",
+    dbPath: overrides.dbPath ?? optional(env, "OG_DB_PATH") ?? "./data/ogsmith.db",
+    adminToken,
+    allowPrivateNetworks: bool(env, "OG_ALLOW_PRIVATE_NETWORKS", false),
+    testClock: bool(env, "OG_TEST_CLOCK", false),
+    renderWorkers: int(env, "OG_RENDER_WORKERS", availableParallelism(), 1, 256),
+    templatesDir: readableDir("OG_TEMPLATES_DIR", optional(env, "OG_TEMPLATES_DIR")),
+    fontsDir: readableDir("OG_FONTS_DIR", optional(env, "OG_FONTS_DIR")),
+    smtpUrl: url(env, "SMTP_URL", ["smtp:", "smtps:"]),
+    emailFrom: optional(env, "OG_EMAIL_FROM") ?? "ogsmith <alerts@localhost>",
+    baseUrl: (url(env, "OG_BASE_URL", ["http:", "https:"]) ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    bootstrap: bool(env, "OG_BOOTSTRAP", true),
+    logLevel,
+  };
+}

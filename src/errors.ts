@@ -1,0 +1,72 @@
+/**
+ * The closed set of error codes (DESIGN §3, spec §7) and the one error type every face throws.
+ * HTTP maps it to the envelope `{error: true, message, code, details?}`; the CLI prints the message.
+ */
+export const errorStatus = {
+  MISSING_API_KEY: 401,
+  INVALID_API_KEY: 401,
+  UNAUTHORIZED: 401,
+  SUBSCRIPTION_CANCELED: 403,
+  PAYMENT_PAST_DUE: 403,
+  FORBIDDEN: 403,
+  RATE_LIMIT_EXCEEDED: 429,
+  QUOTA_EXCEEDED: 429,
+  INVALID_JSON: 400,
+  VALIDATION_ERROR: 400,
+  UNKNOWN_TEMPLATE: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  IMAGE_FETCH_FAILED: 422,
+  NOT_FOUND: 404,
+  WEBHOOK_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  SERVER_BUSY: 503,
+  INTERNAL_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
+
+/** One problem with one input field; `field` is a dotted path such as `events.1`. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+  /** For IMAGE_FETCH_FAILED: timeout | too_large | not_an_image | unsupported_format | blocked_address | http_error | network_error | too_many_redirects */
+  reason?: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldProblem[],
+    /** Extra response headers, e.g. Retry-After. */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.status = errorStatus[code];
+  }
+
+  toBody(): ErrorBody {
+    return this.details
+      ? { error: true, message: this.message, code: this.code, details: this.details }
+      : { error: true, message: this.message, code: this.code };
+  }
+}
+
+export interface ErrorBody {
+  error: true;
+  message: string;
+  code: ErrorCode;
+  details?: FieldProblem[];
+}
+
+export const validationError = (details: FieldProblem[]): ApiError =>
+  new ApiError(
+    "VALIDATION_ERROR",
+    details.length === 1 ? `Invalid field ${details[0]!.field}: ${details[0]!.message}` : `${details.length} fields are invalid: ${details.map((d) => d.field).join(", ")}`,
+    details,
+  );

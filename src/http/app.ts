@@ -1,0 +1,117 @@
+/**
+ * Assembles the HTTP face: hooks first (request id, auth, body parsing, the error mapper), then
+ * the feature modules. Every error leaves through `onError` as the one JSON envelope.
+ */
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+// The package does not export its browser bundle, so it is imported by path (and embedded by `bun build --compile`).
+import scalarBundle from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
+import { ApiError } from "../errors.ts";
+import type { TemplateLookup } from "../render/request.ts";
+import type { Renderer } from "../render/types.ts";
+import type { Services } from "../services.ts";
+import { adminModule } from "../modules/admin/index.ts";
+import { generateModule } from "../modules/generate/index.ts";
+import { opsModule } from "../modules/ops/index.ts";
+import { templatesModule } from "../modules/templates/index.ts";
+import { usageModule } from "../modules/usage/index.ts";
+import { adminAuth } from "./admin-auth.ts";
+import { apiAuth } from "./api-auth.ts";
+import { parseJsonBody } from "./body.ts";
+import { jsonError, unexpectedError, validationProblems, type HeaderBag } from "./error-mapper.ts";
+import { Metrics } from "./metrics.ts";
+import { peekRequestState, requestState } from "./request-context.ts";
+import { buildRouteTable, type RouteTable } from "./routes.ts";
+import { validationError } from "../errors.ts";
+
+export const VERSION = "0.1.0";
+
+export interface AppDeps {
+  services: Services;
+  renderer: Renderer;
+  templates: TemplateLookup;
+  metrics?: Metrics;
+  /** Extra feature modules (webhooks, dashboard, …) mounted after the core ones. */
+  modules?: Elysia<any, any, any, any, any, any, any>[];
+}
+
+export function createApp(deps: AppDeps) {
+  const { services } = deps;
+  const metrics = deps.metrics ?? new Metrics();
+  let routeTable: RouteTable | undefined;
+
+  const app = new Elysia({ name: "ogsmith", normalize: false })
+    .onRequest(({ request, set }) => {
+      set.headers["x-request-id"] = requestState(request).id;
+    })
+    .use(apiAuth(services))
+    .use(adminAuth(services.config.adminToken))
+    .onParse(async ({ request }) => (await parseJsonBody(request)) ?? {})
+    .onError(({ code, error, set, request }) => {
+      const headers = set.headers as HeaderBag;
+      if (error instanceof ApiError) return jsonError(error, headers);
+      // Elysia wraps errors thrown while parsing (ours: 413, 415, INVALID_JSON) in a ParseError.
+      if (code === "PARSE" && (error as Error).cause instanceof ApiError) return jsonError((error as Error).cause as ApiError, headers);
+      switch (code) {
+        case "VALIDATION": {
+          const issues = (error as any).all ?? [];
+          return jsonError(validationError(validationProblems(issues, (error as any).value)), headers);
+        }
+        case "PARSE":
+          return jsonError(new ApiError("INVALID_JSON", "Request body is not valid JSON."), headers);
+        case "NOT_FOUND": {
+          const pathname = new URL(request.url).pathname;
+          routeTable ??= buildRouteTable(app.routes);
+          const allowed = routeTable.methodsAt(pathname);
+          if (allowed.length > 0 && !allowed.includes(request.method)) {
+            return jsonError(new ApiError("METHOD_NOT_ALLOWED", `${request.method} is not allowed here. Allowed: ${allowed.join(", ")}.`), {
+              ...headers,
+              Allow: allowed.join(", "),
+            });
+          }
+          return jsonError(new ApiError("NOT_FOUND", `No route for ${request.method} ${pathname}.`), headers);
+        }
+        default:
+          return jsonError(unexpectedError(error, services.logger, peekRequestState(request)?.id), headers);
+      }
+    })
+    .use(
+      openapi({
+        path: "/docs",
+        specPath: "/openapi.json",
+        // The UI script is served from the binary: no CDN, works offline.
+        scalar: { cdn: "/docs/scalar.js" } as any,
+        exclude: { paths: ["/docs", "/docs/scalar.js", "/openapi.json"] },
+        documentation: {
+          info: {
+            title: "ogsmith API",
+            version: VERSION,
+            description: "Open Graph image generation with metered API keys, usage webhooks and email alerts.",
+          },
+          components: {
+            securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "X-API-Key" }, adminToken: { type: "http", scheme: "bearer" } },
+          },
+          security: [{ apiKey: [] }],
+        },
+      }),
+    )
+    .get("/docs/scalar.js", () => new Response(Bun.file(scalarBundle), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
+      detail: { hide: true },
+    })
+    .use(opsModule(services, metrics))
+    .use(generateModule({ services, renderer: deps.renderer, templates: deps.templates }))
+    .use(usageModule(services))
+    .use(templatesModule(deps.templates))
+    .use(adminModule(services));
+  for (const module of deps.modules ?? []) app.use(module);
+
+  return Object.assign(app, {
+    metrics,
+    routeOf(pathname: string) {
+      routeTable ??= buildRouteTable(app.routes);
+      return routeTable.patternOf(pathname);
+    },
+  });
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,46 @@
+/**
+ * JSON bodies for every route: the content type must be JSON (415), the body at most 64 KiB
+ * (413, also for chunked bodies with no Content-Length: the stream is read with a cap), and it
+ * must parse (400 INVALID_JSON). An empty body is `undefined`, for routes whose body is optional.
+ */
+import { ApiError } from "../errors.ts";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const tooLarge = () => new ApiError("PAYLOAD_TOO_LARGE", `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
+
+async function readCapped(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (declared > limit) throw tooLarge();
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+export async function parseJsonBody(request: Request): Promise<unknown> {
+  if (request.method === "GET" || request.method === "HEAD") return undefined;
+  const contentType = request.headers.get("content-type");
+  const bytes = await readCapped(request, MAX_BODY_BYTES);
+  if (bytes.byteLength === 0) return undefined;
+  const mediaType = contentType?.split(";")[0]!.trim().toLowerCase();
+  if (mediaType !== "application/json" && !mediaType?.endsWith("+json")) {
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Request bodies must be sent with Content-Type: application/json.");
+  }
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (error) {
+    throw new ApiError("INVALID_JSON", `Request body is not valid JSON: ${error instanceof Error ? error.message : "parse error"}`);
+  }
+}

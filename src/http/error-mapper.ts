@@ -1,0 +1,55 @@
+/**
+ * The one place errors become responses (DESIGN §3): our ApiError as is, the framework's errors
+ * mapped onto our codes, anything else a 500 whose body says nothing and whose log says all.
+ */
+import { ApiError, type FieldProblem } from "../errors.ts";
+import { describeError, type Logger } from "../logger.ts";
+
+export type HeaderBag = Record<string, string | number | undefined>;
+
+export function jsonError(error: ApiError, headers: HeaderBag = {}): Response {
+  const out = new Headers();
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out.set(name, String(value));
+  for (const [name, value] of Object.entries(error.headers ?? {})) out.set(name, value);
+  out.set("content-type", "application/json; charset=utf-8");
+  out.set("cache-control", "no-store");
+  return new Response(JSON.stringify(error.toBody()), { status: error.status, headers: out });
+}
+
+/** `/events/1` → `events.1`; the property named in an additional-property error. */
+function fieldOf(issue: { path: string; message: string; schema?: unknown; value?: unknown }): string {
+  const path = issue.path.replace(/^\//, "").replace(/\//g, ".");
+  return path || "body";
+}
+
+/** Elysia's (TypeBox's) validation issues → one problem per field, every bad field listed. */
+export function validationProblems(issues: { path: string; message: string; type?: number; value?: unknown; schema?: any }[], value: unknown): FieldProblem[] {
+  const problems = new Map<string, string>();
+  for (const issue of issues) {
+    let field = fieldOf(issue);
+    let message = issue.message;
+    // Additional properties are reported on the parent object: name each unknown field instead.
+    if (issue.schema && issue.schema.additionalProperties === false && typeof issue.value === "object" && issue.value !== null) {
+      const allowed = new Set(Object.keys(issue.schema.properties ?? {}));
+      const unknown = Object.keys(issue.value as object).filter((key) => !allowed.has(key));
+      if (unknown.length > 0) {
+        for (const name of unknown) problems.set(field === "body" ? name : `${field}.${name}`, "is not a known field");
+        continue;
+      }
+    }
+    if (/required property/i.test(message)) message = "is required";
+    else if (/unexpected property/i.test(message)) message = "is not a known field";
+    else if (issue.schema?.error) message = String(issue.schema.error);
+    else message = lowerFirst(message);
+    if (!problems.has(field)) problems.set(field, message);
+  }
+  if (problems.size === 0) problems.set("body", typeof value === "object" ? "is invalid" : "must be a JSON object");
+  return [...problems].map(([field, message]) => ({ field, message }));
+}
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
+export function unexpectedError(error: unknown, logger: Logger, requestId: string | undefined): ApiError {
+  logger.error("unhandled error", { request_id: requestId, ...describeError(error) });
+  return new ApiError("INTERNAL_ERROR", "Internal server error. The request id identifies it in the server log.");
+}

@@ -1,0 +1,32 @@
+/** Prometheus metrics (prom-client), one registry per app so tests and servers don't share counters. */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: "ogsmith_http_requests_total",
+    help: "HTTP requests by method, route and status",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: "ogsmith_http_request_duration_seconds",
+    help: "HTTP request duration",
+    labelNames: ["route"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: "ogsmith_" });
+  }
+
+  observe(method: string, route: string, status: number, seconds: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+    this.duration.observe({ route }, seconds);
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

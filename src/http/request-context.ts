@@ -1,0 +1,36 @@
+/**
+ * Per-request state kept beside the Request object. Auth and rate limiting run in `onRequest`
+ * (before the body is parsed, so a missing key is reported before a malformed body), and
+ * Elysia's `derive` runs only after parsing; a WeakMap hands their results to later stages and
+ * to the access log without widening every handler's context type.
+ */
+import type { AccountRow } from "../db/schema/index.ts";
+import { newId } from "../ids.ts";
+
+export interface RequestState {
+  id: string;
+  /** Set once the API key was accepted. */
+  auth?: { account: AccountRow; keyId: string; keyPrefix: string };
+  /** Set by the dashboard session plugin. */
+  sessionAccountId?: string;
+}
+
+const states = new WeakMap<Request, RequestState>();
+
+export function requestState(request: Request): RequestState {
+  let state = states.get(request);
+  if (!state) {
+    state = { id: newId("req") };
+    states.set(request, state);
+  }
+  return state;
+}
+
+/** The authenticated account of an `/api` request; the auth plugin guarantees it exists there. */
+export function authOf(request: Request): NonNullable<RequestState["auth"]> {
+  const auth = states.get(request)?.auth;
+  if (!auth) throw new Error("authOf called on a request the auth plugin did not accept");
+  return auth;
+}
+
+export const peekRequestState = (request: Request): RequestState | undefined => states.get(request);

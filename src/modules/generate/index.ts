@@ -1,0 +1,75 @@
+/** POST /api/generate: validate → reserve a unit → render → confirm (count + events) → PNG. */
+import { Elysia, t } from "elysia";
+import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
+import type { Renderer } from "../../render/types.ts";
+import type { Services } from "../../services.ts";
+import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
+import { authOf, requestState } from "../../http/request-context.ts";
+import { GenerateBody } from "./model.ts";
+
+export interface GenerateDeps {
+  services: Pick<Services, "metering">;
+  renderer: Renderer;
+  templates: TemplateLookup;
+}
+
+export function generateModule({ services, renderer, templates }: GenerateDeps) {
+  return new Elysia({ name: "module.generate" }).post(
+    "/api/generate",
+    async ({ request, body }) => {
+      const { account } = authOf(request);
+      const renderRequest = parseRenderRequest(body, templates);
+      const reservation = services.metering.reserve(account);
+      let result;
+      try {
+        result = await renderer.render(renderRequest);
+      } catch (error) {
+        services.metering.release(reservation);
+        throw error;
+      }
+      const requestId = requestState(request).id;
+      const used = services.metering.confirm(account, reservation, {
+        requestId,
+        template: renderRequest.template,
+        width: result.width,
+        height: result.height,
+        generationTimeMs: result.generationTimeMs,
+      });
+      return new Response(result.bytes as Uint8Array<ArrayBuffer>, {
+        headers: {
+          "content-type": result.contentType,
+          "cache-control": "no-store",
+          etag: `"${Bun.hash(result.bytes).toString(16)}"`,
+          "x-generation-time-ms": String(result.generationTimeMs),
+          "x-quota-limit": String(reservation.quota),
+          "x-quota-remaining": String(Math.max(0, reservation.quota - used)),
+        },
+      });
+    },
+    {
+      // No `body:` validation here on purpose: the chosen template's field schema validates
+      // (parseRenderRequest) so unknown fields are named with the template that owns them.
+      // The schema still documents the request in OpenAPI.
+      response: {
+        200: t.File({ description: "The image (image/png)." }),
+        ...errorResponses(
+          ...API_AUTH_ERRORS,
+          "INVALID_JSON",
+          "VALIDATION_ERROR",
+          "UNKNOWN_TEMPLATE",
+          "PAYLOAD_TOO_LARGE",
+          "UNSUPPORTED_MEDIA_TYPE",
+          "QUOTA_EXCEEDED",
+          "IMAGE_FETCH_FAILED",
+          "SERVER_BUSY",
+        ),
+      },
+      detail: {
+        summary: "Generate an image",
+        description: "Renders the template with the given fields and returns the PNG. Each success counts one image toward the monthly quota.",
+        tags: ["Images"],
+        requestBody: { required: true, content: { "application/json": { schema: GenerateBody as any } } },
+      },
+    },
+  );
+}

@@ -1,0 +1,131 @@
+/**
+ * Turns a generation request body (HTTP or an item of `ogsmith render --batch`) into a
+ * RenderRequest, or throws one VALIDATION_ERROR listing every bad field (DESIGN §3 limits).
+ * The template decides which fields exist, so this is driven by the template's field schema
+ * rather than one static body schema.
+ */
+import { ApiError, validationError, type FieldProblem } from "../errors.ts";
+import type { TemplateDefinition, TemplateField } from "../templates/types.ts";
+import { DEFAULT_HEIGHT, DEFAULT_WIDTH, type RenderRequest } from "./types.ts";
+
+export interface TemplateLookup {
+  get(id: string): TemplateDefinition | undefined;
+  list(): TemplateDefinition[];
+}
+
+/** Fields every template accepts. */
+export const COMMON_FIELDS = ["template", "theme", "width", "height", "format"] as const;
+export const THEMES = ["dark", "light"] as const;
+export const FORMATS = ["png"] as const;
+export const MIN_SIZE = 200;
+export const MAX_SIZE = 2400;
+export const MAX_URL_LENGTH = 2048;
+export const DEFAULT_TEMPLATE = "event";
+
+export const maxLengthOf = (field: TemplateField): number =>
+  field.maxLength ?? (field.type === "image_url" ? MAX_URL_LENGTH : field.name === "title" ? 200 : 300);
+
+const DATA_IMAGE_URI = /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i;
+
+function checkUrl(value: string): string | undefined {
+  if (value.startsWith("data:")) return DATA_IMAGE_URI.test(value) ? undefined : "must be an http(s) URL or a data:image/…;base64 URI";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "must be a valid URL";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "must use http or https (or be a data:image/…;base64 URI)";
+  if (url.username || url.password) return "must not contain credentials";
+  return undefined;
+}
+
+function checkField(field: TemplateField, raw: unknown, problems: FieldProblem[]): string | undefined {
+  const absent = raw === undefined || raw === null || (raw === "" && !field.required);
+  if (absent) {
+    if (field.required) problems.push({ field: field.name, message: "is required" });
+    return undefined;
+  }
+  if (typeof raw !== "string") {
+    problems.push({ field: field.name, message: "must be a string" });
+    return undefined;
+  }
+  const max = maxLengthOf(field);
+  // Count characters as a person would (code points), so an emoji is one, not two.
+  const length = [...raw].length;
+  if (field.required && raw.trim().length === 0) {
+    problems.push({ field: field.name, message: `must be 1 to ${max} characters` });
+    return undefined;
+  }
+  if (length > max) {
+    problems.push({ field: field.name, message: `must be at most ${max} characters (got ${length})` });
+    return undefined;
+  }
+  if (field.type === "image_url") {
+    const problem = checkUrl(raw);
+    if (problem) {
+      problems.push({ field: field.name, message: problem });
+      return undefined;
+    }
+  }
+  return raw;
+}
+
+function checkSize(name: "width" | "height", raw: unknown, fallback: number, problems: FieldProblem[]): number {
+  if (raw === undefined || raw === null) return fallback;
+  if (typeof raw !== "number" || !Number.isInteger(raw) || raw < MIN_SIZE || raw > MAX_SIZE) {
+    problems.push({ field: name, message: `must be a whole number from ${MIN_SIZE} to ${MAX_SIZE}` });
+    return fallback;
+  }
+  return raw;
+}
+
+function checkEnum<T extends string>(name: string, raw: unknown, allowed: readonly T[], fallback: T, problems: FieldProblem[]): T {
+  if (raw === undefined || raw === null) return fallback;
+  if (typeof raw !== "string" || !allowed.includes(raw as T)) {
+    problems.push({ field: name, message: `must be one of ${allowed.join(", ")}` });
+    return fallback;
+  }
+  return raw as T;
+}
+
+export function parseRenderRequest(body: unknown, templates: TemplateLookup): RenderRequest {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw validationError([{ field: "body", message: "must be a JSON object" }]);
+  }
+  const input = body as Record<string, unknown>;
+  const templateId = input.template ?? DEFAULT_TEMPLATE;
+  if (typeof templateId !== "string") throw validationError([{ field: "template", message: "must be a string" }]);
+  const template = templates.get(templateId);
+  if (!template) {
+    const known = templates.list().map((t) => t.id);
+    throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template "${templateId}". Known templates: ${known.join(", ")}.`, [
+      { field: "template", message: `must be one of ${known.join(", ")}` },
+    ]);
+  }
+
+  const problems: FieldProblem[] = [];
+  const theme = checkEnum("theme", input.theme, THEMES, "dark", problems);
+  const format = checkEnum("format", input.format, FORMATS, "png", problems);
+  const width = checkSize("width", input.width, DEFAULT_WIDTH, problems);
+  const height = checkSize("height", input.height, DEFAULT_HEIGHT, problems);
+
+  const fields: Record<string, string | undefined> = {};
+  for (const field of template.fields) {
+    const value = checkField(field, input[field.name], problems);
+    if (value !== undefined) fields[field.name] = value;
+  }
+
+  const known = new Set<string>([...COMMON_FIELDS, ...template.fields.map((f) => f.name)]);
+  for (const name of Object.keys(input)) {
+    if (known.has(name)) continue;
+    const owner = templates.list().find((t) => t.id !== template.id && t.fields.some((f) => f.name === name));
+    problems.push({
+      field: name,
+      message: owner ? `is a field of the ${owner.id} template, not ${template.id}` : `is not a field of the ${template.id} template`,
+    });
+  }
+
+  if (problems.length) throw validationError(problems);
+  return { template: template.id, theme, fields, width, height, format };
+}

@@ -1,0 +1,36 @@
+/**
+ * The render interface the HTTP face and the CLI call. The foundation issue renders in-process;
+ * the rendering issue grows it (worker pool, caches, image fetching) behind the same interface.
+ */
+import type { Theme } from "../templates/types.ts";
+
+export type ImageFormat = "png";
+
+export interface RenderRequest {
+  template: string;
+  theme: Theme;
+  /** Validated template fields (text and image URLs), already trimmed of unknown names. */
+  fields: Record<string, string | undefined>;
+  width: number;
+  height: number;
+  format: ImageFormat;
+}
+
+export interface RenderResult {
+  bytes: Uint8Array;
+  contentType: "image/png";
+  width: number;
+  height: number;
+  /** Wall time spent producing the image, in ms. */
+  generationTimeMs: number;
+  /** True when the bytes came from the rendered-image cache. */
+  cached: boolean;
+}
+
+export interface Renderer {
+  render(request: RenderRequest): Promise<RenderResult>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_WIDTH = 1200;
+export const DEFAULT_HEIGHT = 630;

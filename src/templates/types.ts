@@ -1,0 +1,42 @@
+/**
+ * The shape every template has, built-in (in /templates) or loaded from OG_TEMPLATES_DIR:
+ * a field schema (drives validation, GET /api/templates and the dashboard playground) and a
+ * render function returning a satori element tree.
+ */
+export type FieldType = "text" | "image_url";
+
+export interface TemplateField {
+  name: string;
+  type: FieldType;
+  required?: boolean;
+  /** Max characters. Defaults: `title` 200, other text 300, URLs 2048 (DESIGN §3). */
+  maxLength?: number;
+  description?: string;
+}
+
+/** satori's element shape: what the tiny JSX runtime returns. */
+export interface SatoriNode {
+  type: string | ((props: any) => SatoriNode);
+  props: Record<string, unknown> & { children?: unknown };
+  key?: string | number | null;
+}
+
+export type Theme = "dark" | "light";
+
+export interface RenderContext {
+  width: number;
+  height: number;
+  theme: Theme;
+  /**
+   * Image fields resolved to something satori can draw (a data: URI of PNG/JPEG/SVG bytes),
+   * keyed by field name. A field is absent here when the request did not set it.
+   */
+  images: Record<string, string | undefined>;
+}
+
+export interface TemplateDefinition {
+  id: string;
+  description: string;
+  fields: TemplateField[];
+  render(fields: Record<string, string | undefined>, ctx: RenderContext): SatoriNode;
+}

@@ -1,0 +1,281 @@
+/**
+ * `event` (spec §2.1): logo top right, title, subtitle, date, time, location and a speaker
+ * block with a round avatar and a "Featuring <name>" line.
+ *
+ * Designed on a 1200×630 logical canvas (the engine scales the canvas to the requested size).
+ * Dark is the bold look: near-black with violet/pink glows, heavy white type. Light is the
+ * formal look: paper white, navy ink, a thin accent rule, lighter weights.
+ * Every block is optional except the title; empty blocks take no space, and the title block
+ * sits in the remaining space so a title-only card is as balanced as a full one.
+ */
+import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../src/templates/types.ts";
+import { clampStyle, estimateLines, fitFontSize, present, singleLineStyle, textWidthEm } from "../src/templates/kit.ts";
+
+interface Palette {
+  background: string;
+  backgroundImage: string;
+  title: string;
+  subtitle: string;
+  meta: string;
+  icon: string;
+  label: string;
+  rule: string;
+  accentBar: string;
+  avatarRing: string;
+  titleWeight: number;
+}
+
+const PALETTES: Record<Theme, Palette> = {
+  dark: {
+    background: "#0B0B14",
+    backgroundImage:
+      "radial-gradient(circle at 92% 0%, rgba(139, 92, 246, 0.55) 0%, rgba(139, 92, 246, 0) 48%), radial-gradient(circle at 0% 100%, rgba(236, 72, 153, 0.32) 0%, rgba(236, 72, 153, 0) 45%)",
+    title: "#FFFFFF",
+    subtitle: "rgba(255, 255, 255, 0.72)",
+    meta: "#E4E4F0",
+    icon: "#C4B5FD",
+    label: "#C4B5FD",
+    rule: "rgba(255, 255, 255, 0.14)",
+    accentBar: "linear-gradient(90deg, #8B5CF6 0%, #EC4899 100%)",
+    avatarRing: "linear-gradient(135deg, #8B5CF6 0%, #EC4899 100%)",
+    titleWeight: 800,
+  },
+  light: {
+    background: "#FCFCFA",
+    backgroundImage: "linear-gradient(180deg, #FFFFFF 0%, #F4F5F8 100%)",
+    title: "#0F1B33",
+    subtitle: "#4A5568",
+    meta: "#243047",
+    icon: "#1F4FBF",
+    label: "#1F4FBF",
+    rule: "#DDE2EA",
+    accentBar: "linear-gradient(90deg, #1F4FBF 0%, #1F4FBF 100%)",
+    avatarRing: "linear-gradient(135deg, #1F4FBF 0%, #1F4FBF 100%)",
+    titleWeight: 700,
+  },
+};
+
+const PAD_X = 72;
+const PAD_Y = 60;
+const AVATAR = 84;
+const LOGO_W = 300;
+const LOGO_H = 72;
+const TOP_ROW = 72;
+const SPEAKER_W = 420;
+const META_SIZE = 27;
+const META_GAP = 36;
+const TITLE_LH = 1.08;
+
+type IconName = "calendar" | "clock" | "pin";
+
+/** Small line icons drawn as SVG so they scale with the card and need no font. */
+function Icon({ name, color, size }: { name: IconName; color: string; size: number }): SatoriNode {
+  const stroke = { fill: "none", stroke: color, "stroke-width": 2, "stroke-linecap": "round", "stroke-linejoin": "round" };
+  const shapes: Record<IconName, SatoriNode> = {
+    calendar: (
+      <g {...stroke}>
+        <rect x="3" y="4.5" width="18" height="16.5" rx="2.5" />
+        <path d="M3 9.5h18M8 2.5v4M16 2.5v4" />
+      </g>
+    ),
+    clock: (
+      <g {...stroke}>
+        <circle cx="12" cy="12" r="9" />
+        <path d="M12 7v5l3.5 2" />
+      </g>
+    ),
+    pin: (
+      <g {...stroke}>
+        <path d="M12 21.5s-7-6.2-7-11.5a7 7 0 0 1 14 0c0 5.3-7 11.5-7 11.5z" />
+        <circle cx="12" cy="10" r="2.5" />
+      </g>
+    ),
+  };
+  return (
+    <svg width={size} height={size} viewBox="0 0 24 24" style={{ flexShrink: 0 }}>
+      {shapes[name]}
+    </svg>
+  );
+}
+
+function MetaItem({ icon, text, p, maxWidth }: { icon: IconName; text: string; p: Palette; maxWidth: number }): SatoriNode {
+  return (
+    <div style={{ display: "flex", alignItems: "center", gap: 12, maxWidth, minWidth: 0 }}>
+      <Icon name={icon} color={p.icon} size={28} />
+      <div style={{ ...singleLineStyle(META_SIZE), color: p.meta, fontWeight: 600, minWidth: 0 }}>{text}</div>
+    </div>
+  );
+}
+
+function Speaker({ name, avatar, p }: { name: string | undefined; avatar: string | undefined; p: Palette }): SatoriNode {
+  return (
+    <div style={{ display: "flex", alignItems: "center", gap: 20, flexShrink: 0, maxWidth: SPEAKER_W }}>
+      {avatar ? (
+        // The ring is a gradient disc behind a slightly smaller photo.
+        <div
+          style={{
+            display: "flex",
+            width: AVATAR + 8,
+            height: AVATAR + 8,
+            borderRadius: "50%",
+            backgroundImage: p.avatarRing,
+            alignItems: "center",
+            justifyContent: "center",
+            flexShrink: 0,
+          }}
+        >
+          <img src={avatar} width={AVATAR} height={AVATAR} style={{ borderRadius: "50%", objectFit: "cover" }} />
+        </div>
+      ) : null}
+      {name ? (
+        <div style={{ display: "flex", flexDirection: "column", minWidth: 0, gap: 4 }}>
+          <div style={{ fontSize: 17, fontWeight: 700, letterSpacing: 2.5, color: p.label }}>FEATURING</div>
+          <div style={{ ...clampStyle(2, 29, 1.15), color: p.title, fontWeight: 700 }}>{name}</div>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function render(fields: Record<string, string | undefined>, ctx: RenderContext): SatoriNode {
+  const p = PALETTES[ctx.theme];
+  const title = fields.title ?? "";
+  const subtitle = present(fields.subtitle) ? fields.subtitle : undefined;
+  const date = present(fields.date) ? fields.date : undefined;
+  const time = present(fields.time) ? fields.time : undefined;
+  const location = present(fields.location) ? fields.location : undefined;
+  const speakerName = present(fields.speaker_name) ? fields.speaker_name : undefined;
+  const logo = ctx.images.logo_url;
+  const avatar = ctx.images.speaker_avatar_url;
+
+  const hasMeta = Boolean(date || time || location);
+  const hasSpeaker = Boolean(speakerName || avatar);
+  const hasFooter = hasMeta || hasSpeaker;
+  const contentWidth = ctx.width - PAD_X * 2;
+
+  // Date and time share a row when both fit whole; otherwise each gets its own row.
+  // The speaker block takes what its name needs (up to SPEAKER_W); the meta column gets the rest.
+  const speakerWidth = !hasSpeaker
+    ? 0
+    : Math.min(SPEAKER_W, (avatar ? AVATAR + 8 + 20 : 0) + (speakerName ? Math.max(150, textWidthEm(speakerName) * 29) : 0));
+  const metaMaxWidth = hasSpeaker ? contentWidth - speakerWidth - 40 : contentWidth;
+  const itemWidth = (text: string) => 40 + textWidthEm(text) * META_SIZE;
+  const dateTimeOneRow = !date || !time || itemWidth(date) + itemWidth(time) + META_GAP <= metaMaxWidth;
+  const metaRows: { icon: IconName; text: string }[][] = [];
+  if (dateTimeOneRow) {
+    const row = [date && { icon: "calendar" as const, text: date }, time && { icon: "clock" as const, text: time }].filter(Boolean);
+    if (row.length) metaRows.push(row as { icon: IconName; text: string }[]);
+  } else {
+    metaRows.push([{ icon: "calendar", text: date! }], [{ icon: "clock", text: time! }]);
+  }
+  if (location) metaRows.push([{ icon: "pin", text: location }]);
+  // Rule + padding, then whichever is taller: the meta rows or the avatar.
+  const metaHeight = metaRows.length * Math.ceil(META_SIZE * 1.25) + Math.max(0, metaRows.length - 1) * 14;
+  const footerHeight = hasFooter ? 30 + Math.max(metaHeight, hasSpeaker ? AVATAR + 8 : 0) : 0;
+
+  // Vertical room for title + subtitle: the canvas minus padding, the logo row and the footer.
+  const available = ctx.height - PAD_Y * 2 - TOP_ROW - footerHeight - 24;
+  const subtitleSize = subtitle ? fitFontSize(subtitle, { maxWidth: contentWidth, maxLines: 2, maxSize: 32, minSize: 24 }) : 0;
+  const subtitleHeight = subtitle ? Math.min(2, estimateLines(subtitle, subtitleSize, contentWidth)) * subtitleSize * 1.3 + 20 : 0;
+  // A sparse card gets a larger title; a crowded one may go down to 40px before clamping.
+  const titleMax = hasFooter || subtitle ? 88 : 112;
+  const titleSize = fitFontSize(title, {
+    maxWidth: contentWidth,
+    maxLines: 4,
+    maxSize: titleMax,
+    minSize: 40,
+    maxHeight: available - subtitleHeight,
+    lineHeight: TITLE_LH,
+  });
+  const titleLines = Math.min(4, Math.max(1, Math.floor((available - subtitleHeight) / (titleSize * TITLE_LH))));
+
+  return (
+    <div
+      style={{
+        display: "flex",
+        flexDirection: "column",
+        width: ctx.width,
+        height: ctx.height,
+        // satori follows CSS: without this, padding would be added outside width×height.
+        boxSizing: "border-box",
+        padding: `${PAD_Y}px ${PAD_X}px`,
+        backgroundColor: p.background,
+        backgroundImage: p.backgroundImage,
+        fontFamily: "Inter",
+        color: p.title,
+      }}
+    >
+      {ctx.theme === "light" ? (
+        // The formal look: a thin accent rule along the top edge.
+        <div style={{ position: "absolute", top: 0, left: 0, width: ctx.width, height: 8, backgroundColor: p.icon }} />
+      ) : null}
+
+      <div style={{ display: "flex", justifyContent: "space-between", alignItems: "flex-start", height: TOP_ROW, flexShrink: 0 }}>
+        <div style={{ display: "flex", width: 64, height: 8, borderRadius: 4, backgroundImage: p.accentBar, marginTop: 8 }} />
+        {logo ? (
+          // A fixed box; `contain` keeps any aspect ratio inside it, pinned to the top-right corner.
+          <img src={logo} width={LOGO_W} height={LOGO_H} style={{ objectFit: "contain", objectPosition: "right top" }} />
+        ) : null}
+      </div>
+
+      <div style={{ display: "flex", flexDirection: "column", flexGrow: 1, justifyContent: "center", minHeight: 0, gap: 20 }}>
+        <div
+          style={{
+            ...clampStyle(titleLines, titleSize, TITLE_LH),
+            fontWeight: p.titleWeight,
+            letterSpacing: -titleSize * 0.025,
+            color: p.title,
+          }}
+        >
+          {title}
+        </div>
+        {subtitle ? (
+          <div style={{ ...clampStyle(2, subtitleSize, 1.3), fontWeight: 400, color: p.subtitle }}>{subtitle}</div>
+        ) : null}
+      </div>
+
+      {hasFooter ? (
+        <div
+          style={{
+            display: "flex",
+            alignItems: "center",
+            justifyContent: "space-between",
+            borderTop: `2px solid ${p.rule}`,
+            paddingTop: 28,
+            gap: 40,
+            flexShrink: 0,
+          }}
+        >
+          <div style={{ display: "flex", flexDirection: "column", gap: 14, minWidth: 0, maxWidth: metaMaxWidth, flexShrink: 1 }}>
+            {metaRows.map((row) => (
+              <div style={{ display: "flex", gap: META_GAP, minWidth: 0 }}>
+                {row.map((item) => (
+                  <MetaItem icon={item.icon} text={item.text} p={p} maxWidth={row.length > 1 ? itemWidth(item.text) : metaMaxWidth} />
+                ))}
+              </div>
+            ))}
+          </div>
+          {hasSpeaker ? <Speaker name={speakerName} avatar={avatar} p={p} /> : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+const event: TemplateDefinition = {
+  id: "event",
+  description: "Event announcement: title, subtitle, date, time, location, logo and a featured speaker.",
+  fields: [
+    { name: "title", type: "text", required: true, maxLength: 200, description: "Event name." },
+    { name: "subtitle", type: "text", description: "Secondary line under the title." },
+    { name: "logo_url", type: "image_url", description: "Logo, drawn top right." },
+    { name: "date", type: "text", description: "Free-text date, e.g. \"Thursday, March 14\"." },
+    { name: "time", type: "text", description: "Free-text time with a timezone, e.g. \"18:00 CET\"." },
+    { name: "location", type: "text", description: "Venue, city, or a virtual-event label." },
+    { name: "speaker_name", type: "text", description: "Featured speaker, shown as \"Featuring <name>\"." },
+    { name: "speaker_avatar_url", type: "image_url", description: "Speaker photo, drawn round." },
+  ],
+  render,
+};
+
+export default event;

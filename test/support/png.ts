@@ -1,0 +1,139 @@
+/**
+ * A small PNG decoder for tests: 8-bit RGB/RGBA, non-interlaced, all five filters. Enough to
+ * read what ogsmith and resvg write, and to assert on pixels without a dependency.
+ */
+import { crc32, deflateSync, inflateSync } from "node:zlib";
+
+export interface DecodedPng {
+  width: number;
+  height: number;
+  /** Straight RGBA8, row-major. */
+  pixels: Uint8Array;
+}
+
+export function decodePng(bytes: Uint8Array): DecodedPng {
+  const sig = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  if (!sig.every((b, i) => bytes[i] === b)) throw new Error("not a PNG");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let offset = 8;
+  let width = 0;
+  let height = 0;
+  let colourType = 0;
+  const idat: Uint8Array[] = [];
+  while (offset < bytes.length) {
+    const length = view.getUint32(offset);
+    const type = String.fromCharCode(...bytes.subarray(offset + 4, offset + 8));
+    const data = bytes.subarray(offset + 8, offset + 8 + length);
+    if (type === "IHDR") {
+      width = view.getUint32(offset + 8);
+      height = view.getUint32(offset + 12);
+      const depth = data[8];
+      colourType = data[9];
+      if (depth !== 8 || (colourType !== 6 && colourType !== 2) || data[12] !== 0) {
+        throw new Error(`unsupported PNG: depth ${depth}, colour type ${colourType}, interlace ${data[12]}`);
+      }
+    } else if (type === "IDAT") idat.push(data);
+    else if (type === "IEND") break;
+    offset += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const bpp = colourType === 6 ? 4 : 3;
+  const stride = width * bpp;
+  const un = new Uint8Array(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    const src = y * (stride + 1) + 1;
+    const dst = y * stride;
+    for (let x = 0; x < stride; x++) {
+      const a = x >= bpp ? un[dst + x - bpp] : 0;
+      const b = y > 0 ? un[dst - stride + x] : 0;
+      const c = x >= bpp && y > 0 ? un[dst - stride + x - bpp] : 0;
+      let v = raw[src + x];
+      if (filter === 1) v += a;
+      else if (filter === 2) v += b;
+      else if (filter === 3) v += (a + b) >> 1;
+      else if (filter === 4) {
+        const p = a + b - c;
+        const pa = Math.abs(p - a);
+        const pb = Math.abs(p - b);
+        const pc = Math.abs(p - c);
+        v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      } else if (filter !== 0) throw new Error(`bad filter ${filter} on row ${y}`);
+      un[dst + x] = v & 0xff;
+    }
+  }
+  if (bpp === 4) return { width, height, pixels: un };
+  const rgba = new Uint8Array(width * height * 4);
+  for (let i = 0, j = 0; i < un.length; i += 3, j += 4) {
+    rgba[j] = un[i];
+    rgba[j + 1] = un[i + 1];
+    rgba[j + 2] = un[i + 2];
+    rgba[j + 3] = 255;
+  }
+  return { width, height, pixels: rgba };
+}
+
+export type Rgba = [number, number, number, number];
+
+export function pixelAt(png: DecodedPng, x: number, y: number): Rgba {
+  const i = (y * png.width + x) * 4;
+  const p = png.pixels;
+  return [p[i], p[i + 1], p[i + 2], p[i + 3]];
+}
+
+/** Average colour of a rectangle. */
+export function averageColour(png: DecodedPng, x: number, y: number, w: number, h: number): Rgba {
+  const sum = [0, 0, 0, 0];
+  for (let yy = y; yy < y + h; yy++) {
+    for (let xx = x; xx < x + w; xx++) {
+      const px = pixelAt(png, xx, yy);
+      for (let k = 0; k < 4; k++) sum[k] += px[k];
+    }
+  }
+  const n = w * h;
+  return sum.map((s) => Math.round(s / n)) as Rgba;
+}
+
+/** Fraction of pixels in a rectangle within `tolerance` (per channel) of `colour`. */
+export function fractionNear(png: DecodedPng, x: number, y: number, w: number, h: number, colour: [number, number, number], tolerance = 24): number {
+  let hits = 0;
+  for (let yy = y; yy < y + h; yy++) {
+    for (let xx = x; xx < x + w; xx++) {
+      const [r, g, b] = pixelAt(png, xx, yy);
+      if (Math.abs(r - colour[0]) <= tolerance && Math.abs(g - colour[1]) <= tolerance && Math.abs(b - colour[2]) <= tolerance) hits++;
+    }
+  }
+  return hits / (w * h);
+}
+
+/** A w×h PNG of one opaque colour, as a data: URI — test fixture for logo/avatar fields. */
+export function solidPngDataUri(w: number, h: number, colour: [number, number, number]): string {
+  const rgba = new Uint8Array(w * h * 4);
+  for (let i = 0; i < rgba.length; i += 4) {
+    rgba[i] = colour[0];
+    rgba[i + 1] = colour[1];
+    rgba[i + 2] = colour[2];
+    rgba[i + 3] = 255;
+  }
+  return `data:image/png;base64,${Buffer.from(encodeRaw(rgba, w, h)).toString("base64")}`;
+}
+
+/** Independent of src/render/png.ts on purpose (filter 0 only), so fixtures don't depend on the code under test. */
+function encodeRaw(rgba: Uint8Array, w: number, h: number): Uint8Array {
+  const raw = new Uint8Array((w * 4 + 1) * h);
+  for (let y = 0; y < h; y++) raw.set(rgba.subarray(y * w * 4, (y + 1) * w * 4), y * (w * 4 + 1) + 1);
+  const chunk = (type: string, data: Uint8Array) => {
+    const buf = Buffer.alloc(12 + data.length);
+    buf.writeUInt32BE(data.length, 0);
+    buf.write(type, 4, "ascii");
+    Buffer.from(data).copy(buf, 8);
+    buf.writeUInt32BE(crc32(buf.subarray(4, 8 + data.length)) >>> 0, 8 + data.length);
+    return buf;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", new Uint8Array(0))]);
+}
