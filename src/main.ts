@@ -65,6 +65,8 @@ async function main(argv: string[]): Promise<number> {
       };
       process.once("SIGTERM", () => void shutdown("SIGTERM"));
       process.once("SIGINT", () => void shutdown("SIGINT"));
+      // Announced only once the signal handlers are in place, so "listening" means "stoppable".
+      service.services.logger.info("listening", { url: service.url, test_clock: config.testClock });
       return -1; // keep running
     }
     case "render": {

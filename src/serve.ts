@@ -35,7 +35,6 @@ export async function startService(
   const renderer = await createInProcessRenderer(templates);
   const app = createApp({ services, renderer, templates, metrics: new Metrics({ processMetrics: true }) });
   const server = listen(app, { port: config.port, host: config.host, logger: services.logger });
-  services.logger.info("listening", { url: server.url, test_clock: config.testClock });
 
   let stopping: Promise<void> | undefined;
   return {

@@ -13,7 +13,8 @@ import { clampStyle, estimateLines, fitFontSize, present, singleLineStyle, textW
 
 interface Palette {
   background: string;
-  backgroundImage: string;
+  /** Soft colour glows, each confined to a corner box (see `Glow`). */
+  glows: GlowSpec[];
   title: string;
   subtitle: string;
   meta: string;
@@ -28,8 +29,10 @@ interface Palette {
 const PALETTES: Record<Theme, Palette> = {
   dark: {
     background: "#0B0B14",
-    backgroundImage:
-      "radial-gradient(circle at 92% 0%, rgba(139, 92, 246, 0.55) 0%, rgba(139, 92, 246, 0) 48%), radial-gradient(circle at 0% 100%, rgba(236, 72, 153, 0.32) 0%, rgba(236, 72, 153, 0) 45%)",
+    glows: [
+      { corner: "top-right", width: 820, height: 520, color: "rgba(139, 92, 246, 0.6)" },
+      { corner: "bottom-left", width: 560, height: 340, color: "rgba(236, 72, 153, 0.34)" },
+    ],
     title: "#FFFFFF",
     subtitle: "rgba(255, 255, 255, 0.72)",
     meta: "#E4E4F0",
@@ -42,7 +45,7 @@ const PALETTES: Record<Theme, Palette> = {
   },
   light: {
     background: "#FCFCFA",
-    backgroundImage: "linear-gradient(180deg, #FFFFFF 0%, #F4F5F8 100%)",
+    glows: [],
     title: "#0F1B33",
     subtitle: "#4A5568",
     meta: "#243047",
@@ -65,6 +68,40 @@ const SPEAKER_W = 420;
 const META_SIZE = 27;
 const META_GAP = 36;
 const TITLE_LH = 1.08;
+const MAX_TITLE_LINES = 5;
+
+interface GlowSpec {
+  corner: "top-right" | "bottom-left";
+  width: number;
+  height: number;
+  color: string;
+}
+
+/**
+ * A radial glow centred on a corner of the card, fading out within its own box. resvg's cost
+ * for a gradient grows with the area it covers (a full-card radial gradient was ~10 ms of a
+ * render), so each glow only covers the corner it lights. The ellipse reaches the box's far
+ * edges at 70.7% of its radius, so stopping at 70% leaves no visible box edge.
+ */
+function Glow({ corner, width, height, color }: GlowSpec): SatoriNode {
+  const [vertical, horizontal] = corner.split("-") as ["top" | "bottom", "left" | "right"];
+  const at = `${horizontal === "right" ? "100%" : "0%"} ${vertical === "top" ? "0%" : "100%"}`;
+  return (
+    <div
+      style={{
+        position: "absolute",
+        [vertical]: 0,
+        [horizontal]: 0,
+        width,
+        height,
+        backgroundImage: `radial-gradient(ellipse at ${at}, ${color} 0%, rgba(0, 0, 0, 0) 70%)`,
+      }}
+    />
+  );
+}
+
+/** Positioned boxes paint above in-flow ones (as in CSS), so content is positioned too, after the glows. */
+const ABOVE_GLOWS = { position: "relative" } as const;
 
 type IconName = "calendar" | "clock" | "pin";
 
@@ -181,13 +218,13 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
   const titleMax = hasFooter || subtitle ? 88 : 112;
   const titleSize = fitFontSize(title, {
     maxWidth: contentWidth,
-    maxLines: 4,
+    maxLines: MAX_TITLE_LINES,
     maxSize: titleMax,
     minSize: 40,
     maxHeight: available - subtitleHeight,
     lineHeight: TITLE_LH,
   });
-  const titleLines = Math.min(4, Math.max(1, Math.floor((available - subtitleHeight) / (titleSize * TITLE_LH))));
+  const titleLines = Math.min(MAX_TITLE_LINES, Math.max(1, Math.floor((available - subtitleHeight) / (titleSize * TITLE_LH))));
 
   return (
     <div
@@ -200,17 +237,19 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
         boxSizing: "border-box",
         padding: `${PAD_Y}px ${PAD_X}px`,
         backgroundColor: p.background,
-        backgroundImage: p.backgroundImage,
         fontFamily: "Inter",
         color: p.title,
       }}
     >
+      {p.glows.map((g) => (
+        <Glow {...g} />
+      ))}
       {ctx.theme === "light" ? (
         // The formal look: a thin accent rule along the top edge.
         <div style={{ position: "absolute", top: 0, left: 0, width: ctx.width, height: 8, backgroundColor: p.icon }} />
       ) : null}
 
-      <div style={{ display: "flex", justifyContent: "space-between", alignItems: "flex-start", height: TOP_ROW, flexShrink: 0 }}>
+      <div style={{ ...ABOVE_GLOWS, display: "flex", justifyContent: "space-between", alignItems: "flex-start", height: TOP_ROW, flexShrink: 0 }}>
         <div style={{ display: "flex", width: 64, height: 8, borderRadius: 4, backgroundImage: p.accentBar, marginTop: 8 }} />
         {logo ? (
           // A fixed box; `contain` keeps any aspect ratio inside it, pinned to the top-right corner.
@@ -218,7 +257,7 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
         ) : null}
       </div>
 
-      <div style={{ display: "flex", flexDirection: "column", flexGrow: 1, justifyContent: "center", minHeight: 0, gap: 20 }}>
+      <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: "column", flexGrow: 1, justifyContent: "center", minHeight: 0, gap: 20 }}>
         <div
           style={{
             ...clampStyle(titleLines, titleSize, TITLE_LH),
@@ -237,6 +276,7 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
       {hasFooter ? (
         <div
           style={{
+            ...ABOVE_GLOWS,
             display: "flex",
             alignItems: "center",
             justifyContent: "space-between",
@@ -250,7 +290,7 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
             {metaRows.map((row) => (
               <div style={{ display: "flex", gap: META_GAP, minWidth: 0 }}>
                 {row.map((item) => (
-                  <MetaItem icon={item.icon} text={item.text} p={p} maxWidth={row.length > 1 ? itemWidth(item.text) : metaMaxWidth} />
+                  <MetaItem icon={item.icon} text={item.text} p={p} maxWidth={metaMaxWidth} />
                 ))}
               </div>
             ))}

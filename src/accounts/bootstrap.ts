@@ -7,7 +7,7 @@ import type { AccountService } from "./accounts.ts";
 
 export function bootstrapFirstAccount(accounts: AccountService, print: (text: string) => void): { accountId: string; apiKey: string } | undefined {
   if (accounts.count() > 0) return undefined;
-  const { account, apiKey } = accounts.create({ email: "owner@localhost", plan: "free" });
+  const { account, apiKey } = accounts.create({ email: "owner@ogsmith.local", plan: "free" });
   print(
     [
       "",
@@ -15,6 +15,7 @@ export function bootstrapFirstAccount(accounts: AccountService, print: (text: st
       `  Account: ${account.id}`,
       `  API key: ${apiKey}`,
       "  This key is shown once and stored only as a hash. Keep it somewhere safe.",
+      `  Set the alert address with: ogsmith accounts update ${account.id} --email you@example.com`,
       "",
     ].join("\n"),
   );

@@ -33,19 +33,27 @@ export interface TransportRequest {
 /** Sends one request without following redirects. */
 export type Transport = (request: TransportRequest) => Promise<Response>;
 
-export const fetchTransport: Transport = ({ url, address, method, headers, body, signal, tls }) => {
-  const target = new URL(url);
-  target.hostname = address.includes(":") ? `[${address}]` : address;
-  const sent = new Headers(headers);
-  sent.set("host", url.host);
-  const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-  const serverName = url.protocol === "https:" && !isIpLiteral(hostname) ? { serverName: hostname } : {};
-  return fetch(target, {
-    method,
-    headers: sent,
-    body,
-    signal,
-    redirect: "manual",
-    tls: { ...tls, ...serverName },
-  } as RequestInit);
-};
+/**
+ * A transport over Bun's fetch. `fetchImpl` is injectable so the test safety net can refuse,
+ * at the last step before a socket is opened, any URL whose host is not a loopback literal.
+ */
+export function createFetchTransport(fetchImpl: typeof fetch = fetch): Transport {
+  return ({ url, address, method, headers, body, signal, tls }) => {
+    const target = new URL(url);
+    target.hostname = address.includes(":") ? `[${address}]` : address;
+    const sent = new Headers(headers);
+    sent.set("host", url.host);
+    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+    const serverName = url.protocol === "https:" && !isIpLiteral(hostname) ? { serverName: hostname } : {};
+    return fetchImpl(target, {
+      method,
+      headers: sent,
+      body,
+      signal,
+      redirect: "manual",
+      tls: { ...tls, ...serverName },
+    } as RequestInit);
+  };
+}
+
+export const fetchTransport: Transport = createFetchTransport();

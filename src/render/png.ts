@@ -1,10 +1,6 @@
 /**
  * A minimal PNG writer for resvg's RGBA pixels. resvg-js's own `asPng()` spends more time in
  * its encoder than this does with zlib (see the timings in engine.ts), for the same pixels.
- *
- * Each row is written with the Sub or Up filter, whichever is cheaper by the usual
- * "sum of absolute values" heuristic: cards are mostly flat colours and gradients, where
- * filtering turns rows into runs of zeros and deflate shrinks them several times over.
  */
 import { crc32, deflateSync } from "node:zlib";
 
@@ -20,35 +16,15 @@ function writeChunk(out: Uint8Array, view: DataView, offset: number, type: strin
 }
 
 /**
- * Filters the scanlines. Returns width*4+1 bytes per row (filter byte first).
- * Straight (non-premultiplied) RGBA in, as PNG requires.
+ * Prefixes each scanline with filter byte 0 (None). Measured on event cards, None + deflate
+ * level 6 was both faster and smaller than Sub/Up filtering: the cards' anti-aliased gradients
+ * turn filtered rows into noise, while unfiltered rows repeat across the flat areas
+ * deflate's window sees.
  */
-function filterRows(rgba: Uint8Array, width: number, height: number): Uint8Array {
+function scanlines(rgba: Uint8Array, width: number, height: number): Uint8Array {
   const stride = width * 4;
   const out = new Uint8Array((stride + 1) * height);
-  for (let y = 0; y < height; y++) {
-    const row = y * stride;
-    const prev = row - stride;
-    const dst = y * (stride + 1);
-    // Score both candidates without writing, then write the winner.
-    let subScore = 0;
-    let upScore = 0;
-    for (let x = 0; x < stride; x++) {
-      const cur = rgba[row + x];
-      const sub = (cur - (x >= 4 ? rgba[row + x - 4] : 0)) & 0xff;
-      const up = (cur - (y > 0 ? rgba[prev + x] : 0)) & 0xff;
-      subScore += sub < 128 ? sub : 256 - sub;
-      upScore += up < 128 ? up : 256 - up;
-    }
-    if (y > 0 && upScore < subScore) {
-      out[dst] = 2;
-      for (let x = 0; x < stride; x++) out[dst + 1 + x] = rgba[row + x] - rgba[prev + x];
-    } else {
-      out[dst] = 1;
-      for (let x = 0; x < 4; x++) out[dst + 1 + x] = rgba[row + x];
-      for (let x = 4; x < stride; x++) out[dst + 1 + x] = rgba[row + x] - rgba[row + x - 4];
-    }
-  }
+  for (let y = 0; y < height; y++) out.set(rgba.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
   return out;
 }
 
@@ -75,7 +51,7 @@ export function encodePng(rgba: Uint8Array, width: number, height: number, level
   ihdr[9] = 6; // colour type: RGBA
   // compression, filter method and interlace stay 0
 
-  const idat = deflateSync(filterRows(rgba, width, height), { level });
+  const idat = deflateSync(scanlines(rgba, width, height), { level });
   const total = SIGNATURE.length + (12 + ihdr.length) + (12 + idat.length) + 12;
   const out = new Uint8Array(total);
   const view = new DataView(out.buffer);

@@ -13,10 +13,11 @@ function charWidthEm(ch: string): number {
   if (ch === " ") return 0.27;
   if (/[iljtf.,:;'!|]/.test(ch)) return 0.32;
   if (/[mwMW@]/.test(ch)) return 0.88;
-  if (/[A-Z0-9]/.test(ch)) return 0.68;
+  if (/[A-Z]/.test(ch)) return 0.68;
+  if (/[0-9]/.test(ch)) return 0.62;
   if (code >= 0x0400 && code <= 0x04ff) return 0.64; // Cyrillic runs wider than Latin lowercase
   if (code >= 0x1100) return 1.0; // CJK, emoji and other wide glyphs
-  return 0.58;
+  return 0.54;
 }
 
 /** Estimated width of `text` at 1px font size. */
@@ -28,8 +29,8 @@ export function textWidthEm(text: string): number {
 
 /** Estimated number of lines `text` takes at `fontSize` in a box `maxWidth` wide. */
 export function estimateLines(text: string, fontSize: number, maxWidth: number): number {
-  // Word wrapping leaves the end of each line ragged; 0.9 accounts for that slack.
-  const usable = maxWidth * 0.9;
+  // Word wrapping leaves the end of each line ragged; 0.92 accounts for that slack.
+  const usable = maxWidth * 0.92;
   let lines = 1;
   let lineWidth = 0;
   for (const word of text.split(/\s+/).filter(Boolean)) {

@@ -1,0 +1,335 @@
+/**
+ * Turns a template's image field (logo_url, speaker_avatar_url, author_avatar_url) into a data:
+ * URI satori can draw, or a 422 IMAGE_FETCH_FAILED that names the field and the reason
+ * (DESIGN §3). Never a blank hole: every format we accept is one resvg really draws.
+ *
+ * - data: URIs are decoded locally; http(s) goes through the address guard (src/net) with a
+ *   5 s real-time budget, a 5 MiB cap and at most 3 redirects.
+ * - The format is sniffed from the bytes; Content-Type and the data: URI's declared type are
+ *   ignored because servers get them wrong and attackers set them on purpose.
+ * - PNG, JPEG, GIF (first frame) and SVG are passed through. resvg draws nothing for WebP
+ *   (checked with resvg-js 2.6.2, lossy and lossless), so WebP is decoded with libwebp
+ *   compiled to wasm (@jsquash/webp, embedded in the compiled binary) and re-encoded as PNG.
+ * - Successful http(s) fetches are cached by URL (image-cache.ts); concurrent fetches of one
+ *   URL share a single request.
+ */
+import { deflateSync } from "node:zlib";
+
+import decodeWebp, { init as initWebpDecoder } from "@jsquash/webp/decode";
+// @ts-ignore -- a wasm asset: `with { type: "file" }` gives a path Bun.file() reads, inside the
+// executable under `bun build --compile` (needs `declare module "*.wasm"` in src/render/assets.d.ts).
+import webpWasmPath from "@jsquash/webp/codec/dec/webp_dec.wasm" with { type: "file" };
+import { fileTypeFromBuffer } from "file-type";
+
+import { ApiError } from "../errors.ts";
+import type { AddressPolicy } from "../net/address-guard.ts";
+import { guardedFetch } from "../net/guarded-request.ts";
+import { OutboundError } from "../net/outbound-error.ts";
+import type { Resolver } from "../net/resolve.ts";
+import type { TlsOptions, Transport } from "../net/transport.ts";
+import { version } from "../../package.json";
+import { ImageCache } from "./image-cache.ts";
+
+export const IMAGE_LIMITS = {
+  timeoutMs: 5_000,
+  maxBytes: 5 * 1024 * 1024,
+  maxRedirects: 3,
+  /** Decoded size cap: a 5 MiB PNG can still unpack to gigabytes of pixels. */
+  maxPixels: 40_000_000,
+} as const;
+
+export type ImageFailureReason =
+  | "timeout"
+  | "too_large"
+  | "not_an_image"
+  | "unsupported_format"
+  | "blocked_address"
+  | "http_error"
+  | "network_error"
+  | "too_many_redirects";
+
+export type SourceFormat = "png" | "jpeg" | "gif" | "webp" | "svg";
+
+export interface FetchedImage {
+  /** What to put in satori's `<img src>`. */
+  dataUri: string;
+  /** The bytes behind dataUri (PNG for a converted WebP); hash them for the render cache. */
+  bytes: Uint8Array;
+  mime: "image/png" | "image/jpeg" | "image/gif" | "image/svg+xml";
+  /** The format that was fetched, before any conversion. */
+  sourceFormat: SourceFormat;
+  /** Intrinsic size when the header says so (SVG without width/height/viewBox: undefined). */
+  width?: number;
+  height?: number;
+}
+
+export interface FetchImageOptions extends AddressPolicy {
+  resolver?: Resolver;
+  transport?: Transport;
+  tls?: TlsOptions;
+  /** Defaults to the process-wide cache; null disables caching. */
+  cache?: ImageCache<FetchedImage> | null;
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+}
+
+export function createImageCache(options: { maxBytes?: number; ttlMs?: number; now?: () => number } = {}): ImageCache<FetchedImage> {
+  return new ImageCache<FetchedImage>({
+    maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
+    ttlMs: options.ttlMs ?? 10 * 60 * 1000,
+    now: options.now,
+    sizeOf: (image) => image.bytes.byteLength + image.dataUri.length,
+  });
+}
+
+/** The process-wide cache of fetched images. */
+export const imageCache = createImageCache();
+
+const inflight = new Map<string, Promise<FetchedImage>>();
+
+/** A failure before it is tied to a field. */
+class ImageProblem extends Error {
+  constructor(
+    readonly reason: ImageFailureReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function fetchImage(field: string, url: string, options: FetchImageOptions): Promise<FetchedImage> {
+  try {
+    if (/^data:/i.test(url)) return await fromDataUri(url, options.maxBytes ?? IMAGE_LIMITS.maxBytes);
+    const cache = options.cache === undefined ? imageCache : options.cache;
+    const cached = cache?.get(url);
+    if (cached) return cached;
+    let pending = inflight.get(url);
+    if (!pending) {
+      pending = download(url, options).finally(() => inflight.delete(url));
+      inflight.set(url, pending);
+    }
+    const image = await pending;
+    cache?.set(url, image);
+    return image;
+  } catch (error) {
+    const problem = asProblem(error);
+    throw new ApiError("IMAGE_FETCH_FAILED", `Could not use ${field}: ${problem.message}`, [{ field, message: problem.message, reason: problem.reason }]);
+  }
+}
+
+function asProblem(error: unknown): ImageProblem {
+  if (error instanceof ImageProblem) return error;
+  if (error instanceof OutboundError) {
+    // A redirect to a non-http(s) or malformed URL is the server's fault, like a bad status.
+    return new ImageProblem(error.reason === "invalid_url" ? "http_error" : error.reason, error.message);
+  }
+  throw error;
+}
+
+async function download(url: string, options: FetchImageOptions): Promise<FetchedImage> {
+  const response = await guardedFetch(url, {
+    ...options,
+    method: "GET",
+    headers: {
+      accept: "image/png,image/jpeg,image/gif,image/webp,image/svg+xml;q=0.9,*/*;q=0.1",
+      "user-agent": `ogsmith/${version} (image fetcher)`,
+    },
+    timeoutMs: options.timeoutMs ?? IMAGE_LIMITS.timeoutMs,
+    maxBytes: options.maxBytes ?? IMAGE_LIMITS.maxBytes,
+    maxRedirects: options.maxRedirects ?? IMAGE_LIMITS.maxRedirects,
+    followRedirects: true,
+  });
+  if (response.status < 200 || response.status > 299) {
+    throw new ImageProblem("http_error", `the server answered HTTP ${response.status}`);
+  }
+  return toDrawable(response.bytes);
+}
+
+async function fromDataUri(uri: string, maxBytes: number): Promise<FetchedImage> {
+  const match = /^data:[^,]*;base64,/i.exec(uri);
+  if (!match) throw new ImageProblem("not_an_image", "data: URIs must be base64-encoded images");
+  const payload = uri.slice(match[0].length);
+  // Check the decoded size before decoding: base64 is 4 characters per 3 bytes.
+  if (Math.floor((payload.length * 3) / 4) > maxBytes + 2) throw new ImageProblem("too_large", `image is larger than ${maxBytes} bytes`);
+  const bytes = new Uint8Array(Buffer.from(payload, "base64"));
+  if (bytes.byteLength > maxBytes) throw new ImageProblem("too_large", `image is larger than ${maxBytes} bytes`);
+  return toDrawable(bytes);
+}
+
+/** Sniffs, checks and (for WebP) converts bytes into something resvg draws. */
+async function toDrawable(bytes: Uint8Array): Promise<FetchedImage> {
+  const sniffed = sniffImage(bytes);
+  if (!sniffed) throw await unrecognised(bytes);
+  const { format, width, height } = sniffed;
+  if (width !== undefined && height !== undefined && width * height > IMAGE_LIMITS.maxPixels) {
+    throw new ImageProblem("too_large", `image is ${width}×${height} pixels; the limit is ${IMAGE_LIMITS.maxPixels / 1e6} megapixels`);
+  }
+  if (format === "svg") checkSvg(bytes);
+  if (format === "webp") return webpToPng(bytes);
+  const mime = ({ png: "image/png", jpeg: "image/jpeg", gif: "image/gif", svg: "image/svg+xml" } as const)[format];
+  return { dataUri: `data:${mime};base64,${Buffer.from(bytes).toString("base64")}`, bytes, mime, sourceFormat: format, width, height };
+}
+
+async function unrecognised(bytes: Uint8Array): Promise<ImageProblem> {
+  const type = await fileTypeFromBuffer(bytes).catch(() => undefined);
+  if (type?.mime.startsWith("image/")) {
+    return new ImageProblem("unsupported_format", `${type.ext.toUpperCase()} images are not supported (use PNG, JPEG, GIF, WebP or SVG)`);
+  }
+  const head = new TextDecoder().decode(bytes.subarray(0, 512)).trimStart().toLowerCase();
+  if (head.startsWith("<!doctype html") || head.startsWith("<html")) return new ImageProblem("not_an_image", "the URL returned an HTML page, not an image");
+  return new ImageProblem("not_an_image", type ? `the URL returned ${type.mime}, not an image` : "the content is not an image");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sniffing: magic numbers plus the intrinsic size from the header, without decoding pixels.
+
+export interface SniffedImage {
+  format: SourceFormat;
+  width?: number;
+  height?: number;
+}
+
+export function sniffImage(bytes: Uint8Array): SniffedImage | undefined {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.length >= 24 && b.readUInt32BE(0) === 0x89504e47 && b.readUInt32BE(4) === 0x0d0a1a0a) {
+    return { format: "png", width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
+  }
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return { format: "jpeg", ...jpegSize(b) };
+  if (b.length >= 10 && (b.toString("latin1", 0, 6) === "GIF87a" || b.toString("latin1", 0, 6) === "GIF89a")) {
+    return { format: "gif", width: b.readUInt16LE(6), height: b.readUInt16LE(8) };
+  }
+  if (b.length >= 16 && b.toString("latin1", 0, 4) === "RIFF" && b.toString("latin1", 8, 12) === "WEBP") return { format: "webp", ...webpSize(b) };
+  const svg = svgSize(b);
+  if (svg) return { format: "svg", ...svg };
+  return undefined;
+}
+
+type Size = { width?: number; height?: number };
+
+/** Walks JPEG segments to the first start-of-frame marker. */
+function jpegSize(b: Buffer): Size {
+  let i = 2;
+  while (i + 9 < b.length) {
+    if (b[i] !== 0xff) return {};
+    const marker = b[i + 1]!;
+    if (marker === 0xff) {
+      i += 1; // fill byte
+      continue;
+    }
+    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      i += 2; // markers without a length
+      continue;
+    }
+    // SOF0–SOF15 carry the frame size, except DHT (C4), JPG (C8) and DAC (CC).
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { height: b.readUInt16BE(i + 5), width: b.readUInt16BE(i + 7) };
+    }
+    i += 2 + b.readUInt16BE(i + 2);
+  }
+  return {};
+}
+
+function webpSize(b: Buffer): Size {
+  const chunk = b.toString("latin1", 12, 16);
+  if (chunk === "VP8X" && b.length >= 30) return { width: 1 + b.readUIntLE(24, 3), height: 1 + b.readUIntLE(27, 3) };
+  if (chunk === "VP8L" && b.length >= 25 && b[20] === 0x2f) {
+    const bits = b.readUInt32LE(21);
+    return { width: 1 + (bits & 0x3fff), height: 1 + ((bits >>> 14) & 0x3fff) };
+  }
+  if (chunk === "VP8 " && b.length >= 30) return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff };
+  return {};
+}
+
+/** An SVG document: optional XML declaration, comments and doctype, then an <svg> root. */
+const SVG_ROOT = /^\s*(?:<\?xml[^>]*\?>\s*)?(?:(?:<!--[\s\S]*?-->|<!DOCTYPE[^>[]*(?:\[[\s\S]*?\])?\s*>)\s*)*<svg(?=[\s>/])([^>]*)>/;
+
+function svgSize(b: Buffer): Size | undefined {
+  const head = b.toString("utf8", 0, Math.min(b.length, 8192)).replace(/^\uFEFF/, "");
+  const root = SVG_ROOT.exec(head);
+  if (!root) return undefined;
+  const attrs = root[1]!;
+  const attr = (name: string) => new RegExp(`(?:^|\\s)${name}\\s*=\\s*["']\\s*([\\d.]+)(?:px)?\\s*["']`).exec(attrs)?.[1];
+  const width = Number(attr("width"));
+  const height = Number(attr("height"));
+  if (width > 0 && height > 0) return { width, height };
+  const viewBox = /(?:^|\s)viewBox\s*=\s*["']([^"']*)["']/.exec(attrs)?.[1]?.trim().split(/[\s,]+/).map(Number);
+  if (viewBox?.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0) return { width: viewBox[2], height: viewBox[3] };
+  return {};
+}
+
+/**
+ * resvg-js reads files named by an SVG's hrefs (verified: <image href="/some/file.gif"> drew
+ * the file). satori's nesting happens to stop that today; refusing such SVGs keeps a
+ * renderer change from turning a logo into a local-file reader. Entity declarations are
+ * refused too (entity-expansion bombs).
+ */
+function checkSvg(bytes: Uint8Array): void {
+  const text = Buffer.from(bytes).toString("utf8");
+  if (/<!ENTITY/i.test(text)) throw new ImageProblem("unsupported_format", "SVG entity declarations are not supported");
+  // Each pattern ends in a character class so backtracking over spaces or quotes cannot fake a match.
+  const external =
+    /<(?:image|use|feImage|script|foreignObject)\b[^>]*?\bhref\s*=\s*["']\s*(?!#|data:)[^\s"']/i.test(text) ||
+    /url\(\s*["']?\s*(?!#|data:)[^\s"')]/i.test(text) ||
+    /@import/i.test(text);
+  if (external) throw new ImageProblem("unsupported_format", "SVG images may only reference data: URIs and #fragments, not external files or URLs");
+}
+
+// ---------------------------------------------------------------------------------------------
+// WebP → PNG.
+
+let webpReady: Promise<void> | undefined;
+
+/** Compiles the decoder once per process (or worker), on first use. */
+function loadWebpDecoder(): Promise<void> {
+  webpReady ??= (async () => {
+    const module = await WebAssembly.compile(await Bun.file(webpWasmPath as string).arrayBuffer());
+    await initWebpDecoder(module);
+  })();
+  return webpReady;
+}
+
+async function webpToPng(webp: Uint8Array): Promise<FetchedImage> {
+  await loadWebpDecoder();
+  let image: ImageData;
+  try {
+    image = await decodeWebp(webp.slice().buffer as ArrayBuffer);
+  } catch {
+    throw new ImageProblem("unsupported_format", "this WebP image could not be decoded (animated WebP is not supported)");
+  }
+  const png = encodePng(image.data, image.width, image.height);
+  return {
+    dataUri: `data:image/png;base64,${Buffer.from(png).toString("base64")}`,
+    bytes: png,
+    mime: "image/png",
+    sourceFormat: "webp",
+    width: image.width,
+    height: image.height,
+  };
+}
+
+/** A minimal PNG encoder for 8-bit RGBA: no filtering, zlib-compressed, enough for resvg. */
+export function encodePng(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number): Uint8Array {
+  const stride = width * 4;
+  const raw = new Uint8Array((stride + 1) * height);
+  for (let y = 0; y < height; y++) raw.set(rgba.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1); // filter byte 0 = none
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 6, 0, 0, 0], 8); // 8-bit depth, colour type 6 (RGBA), deflate, no filter, no interlace
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", header),
+    pngChunk("IDAT", deflateSync(raw)),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+function pngChunk(type: string, data: Uint8Array): Buffer {
+  const chunk = Buffer.alloc(12 + data.byteLength);
+  chunk.writeUInt32BE(data.byteLength, 0);
+  chunk.write(type, 4, "latin1");
+  chunk.set(data, 8);
+  chunk.writeUInt32BE(Bun.hash.crc32(chunk.subarray(4, 8 + data.byteLength)), 8 + data.byteLength);
+  return chunk;
+}

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT, waitForOutput } from "../support/process.ts";
+
+let buildDir: string;
+let binary: string;
+
+beforeAll(async () => {
+  buildDir = mkdtempSync(join(tmpdir(), "ogsmith-build-"));
+  binary = join(buildDir, "ogsmith");
+  const result = await Bun.build({ entrypoints: [`${REPO_ROOT}/src/main.ts`], compile: { outfile: binary }, target: "bun", minify: true });
+  expect(result.success).toBe(true);
+});
+afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
+
+test("the compiled binary starts in an empty directory, prints a working key, serves an image, and stops on SIGTERM", async () => {
+  const runDir = mkdtempSync(join(tmpdir(), "ogsmith-run-"));
+  try {
+    copyFileSync(binary, join(runDir, "ogsmith"));
+    // No node_modules, no Bun on the path the binary could lean on: only the file itself.
+    const proc = Bun.spawn([join(runDir, "ogsmith"), "serve", "--port", "0", "--host", "127.0.0.1"], {
+      cwd: runDir,
+      env: { PATH: "/usr/bin:/bin", HOME: runDir },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const { match, text } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
+    const key = text.match(/API key: (og_[A-Za-z0-9]{32})/)?.[1];
+    expect(key).toBeDefined();
+    const res = await fetch(`${match[1]}/api/generate`, {
+      method: "POST",
+      headers: { "x-api-key": key!, "content-type": "application/json" },
+      body: JSON.stringify({ title: "From the binary", theme: "light" }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/png");
+    const png = new Uint8Array(await res.arrayBuffer());
+    expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    // The database was created where OG_DB_PATH's default points, relative to the working directory.
+    expect(await Bun.file(join(runDir, "data", "ogsmith.db")).exists()).toBe(true);
+  } finally {
+    rmSync(runDir, { recursive: true, force: true });
+  }
+}, 60_000);

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { startTestService, type TestService } from "../support/harness.ts";
+
+let s: TestService;
+beforeAll(async () => {
+  s = await startTestService();
+});
+afterAll(() => s.stop());
+
+test("/openapi.json is a valid OpenAPI 3.1 document covering every route and its error responses", async () => {
+  const res = await s.api("/openapi.json");
+  expect(res.status).toBe(200);
+  const doc = (await res.json()) as any;
+  expect(doc.openapi).toMatch(/^3\.1/);
+  // A real validator, not a shape check.
+  await SwaggerParser.validate(structuredClone(doc));
+
+  const generate = doc.paths["/api/generate"].post;
+  for (const status of ["200", "400", "401", "403", "413", "415", "422", "429", "500", "503"]) expect(generate.responses[status]).toBeDefined();
+  expect(generate.requestBody.content["application/json"].schema).toBeDefined();
+  expect(doc.paths["/api/user/usage"].get.responses["200"]).toBeDefined();
+  expect(doc.paths["/api/templates"].get).toBeDefined();
+  expect(doc.paths["/admin/accounts"].post.responses["201"]).toBeDefined();
+});
+
+test("/docs is served from the binary: its UI script is local, no CDN", async () => {
+  const html = await (await s.api("/docs")).text();
+  expect(html).toContain('src="/docs/scalar.js"');
+  expect(html).not.toMatch(/cdn\.jsdelivr|unpkg\.com/);
+  const script = await s.api("/docs/scalar.js");
+  expect(script.status).toBe(200);
+  expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+});
+
+test("/healthz, /readyz and /metrics", async () => {
+  expect(await (await s.api("/healthz")).json()).toEqual({ status: "ok" });
+  expect(await (await s.api("/readyz")).json()).toEqual({ status: "ready" });
+  await s.api("/api/user/usage");
+  const metrics = await (await s.api("/metrics")).text();
+  expect(metrics).toContain('ogsmith_http_requests_total{method="GET",route="/api/user/usage",status="401"}');
+});

@@ -1,0 +1,34 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+describe("config (DESIGN §2)", () => {
+  test("defaults", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 3000, host: "0.0.0.0", dbPath: "./data/ogsmith.db", adminToken: undefined, allowPrivateNetworks: false, testClock: false, bootstrap: true, baseUrl: "http://localhost:3000" });
+    expect(c.renderWorkers).toBeGreaterThanOrEqual(1);
+  });
+
+  test("flags override the environment", () => {
+    expect(loadConfig({ PORT: "4000" }, { port: 5000, dbPath: ":memory:" })).toMatchObject({ port: 5000, dbPath: ":memory:", baseUrl: "http://localhost:5000" });
+  });
+
+  test.each([
+    [{ PORT: "70000" }, "PORT must be between 0 and 65535"],
+    [{ PORT: "3e3" }, "PORT must be a whole number"],
+    [{ OG_RENDER_WORKERS: "0" }, "OG_RENDER_WORKERS must be between 1 and 256"],
+    [{ OG_ALLOW_PRIVATE_NETWORKS: "sometimes" }, "OG_ALLOW_PRIVATE_NETWORKS must be a boolean"],
+    [{ OG_ADMIN_TOKEN: "short" }, "OG_ADMIN_TOKEN must be at least 16 characters"],
+    [{ OG_BASE_URL: "not a url" }, "OG_BASE_URL is not a valid URL"],
+    [{ OG_LOG_LEVEL: "loud" }, "OG_LOG_LEVEL must be one of"],
+  ])("%p is refused with one clear line", (env, message) => {
+    expect(() => loadConfig(env as Record<string, string>)).toThrow(ConfigError);
+    expect(() => loadConfig(env as Record<string, string>)).toThrow(message);
+  });
+
+  test("booleans accept true/false/1/0/yes/no", () => {
+    expect(loadConfig({ OG_TEST_CLOCK: "1" }).testClock).toBe(true);
+    expect(loadConfig({ OG_TEST_CLOCK: "yes" }).testClock).toBe(true);
+    expect(loadConfig({ OG_BOOTSTRAP: "false" }).bootstrap).toBe(false);
+    expect(loadConfig({ OG_BOOTSTRAP: "0" }).bootstrap).toBe(false);
+  });
+});
