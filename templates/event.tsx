@@ -279,22 +279,25 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
             ...ABOVE_GLOWS,
             display: "flex",
             alignItems: "center",
-            justifyContent: "space-between",
+            // Meta on the left, speaker on the right; a speaker alone starts at the left edge.
+            justifyContent: hasMeta ? "space-between" : "flex-start",
             borderTop: `2px solid ${p.rule}`,
             paddingTop: 28,
             gap: 40,
             flexShrink: 0,
           }}
         >
-          <div style={{ display: "flex", flexDirection: "column", gap: 14, minWidth: 0, maxWidth: metaMaxWidth, flexShrink: 1 }}>
-            {metaRows.map((row) => (
-              <div style={{ display: "flex", gap: META_GAP, minWidth: 0 }}>
-                {row.map((item) => (
-                  <MetaItem icon={item.icon} text={item.text} p={p} maxWidth={metaMaxWidth} />
-                ))}
-              </div>
-            ))}
-          </div>
+          {hasMeta ? (
+            <div style={{ display: "flex", flexDirection: "column", gap: 14, minWidth: 0, maxWidth: metaMaxWidth, flexShrink: 1 }}>
+              {metaRows.map((row) => (
+                <div style={{ display: "flex", gap: META_GAP, minWidth: 0 }}>
+                  {row.map((item) => (
+                    <MetaItem icon={item.icon} text={item.text} p={p} maxWidth={metaMaxWidth} />
+                  ))}
+                </div>
+              ))}
+            </div>
+          ) : null}
           {hasSpeaker ? <Speaker name={speakerName} avatar={avatar} p={p} /> : null}
         </div>
       ) : null}

@@ -3,10 +3,11 @@
  * PNG. The worker pool of the rendering issue runs this same pipeline inside each worker.
  *
  * Where the time goes (event card, every field set, 1200×630, one core of this 2-core box,
- * warm, median of 40 runs; `bun test/unit/render/timings.ts` reproduces it):
- *   satori ≈ 15 ms, resvg rasterize ≈ 8 ms, resvg `asPng()` ≈ 26 ms,
- *   our encoder (Sub/Up filter + zlib level 6) on the same pixels ≈ 8 ms.
- * So resvg's own PNG encoder was the largest single cost; `encodePng` replaces it.
+ * warm, median of 30 runs, alternating themes; `bun test/unit/render/timings.ts` reproduces it):
+ *   satori ≈ 7 ms, resvg rasterize ≈ 26 ms, un-premultiply ≈ 1–2 ms,
+ *   resvg's own `asPng()` ≈ 11 ms (182 KiB) vs `encodePng` on the same pixels ≈ 8 ms (96 KiB).
+ * So we encode ourselves. Rasterizing dominates, and within it gradients cost by the area they
+ * cover (a full-card radial gradient ≈ 8–10 ms), which is why the templates keep them small.
  *
  * Sizes: templates are designed on a 1200×630 canvas. For other sizes the canvas is scaled so
  * its shorter side relative to 1200×630 stays at design size (a 2400×1260 request is the same

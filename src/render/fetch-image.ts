@@ -13,8 +13,6 @@
  * - Successful http(s) fetches are cached by URL (image-cache.ts); concurrent fetches of one
  *   URL share a single request.
  */
-import { deflateSync } from "node:zlib";
-
 import decodeWebp, { init as initWebpDecoder } from "@jsquash/webp/decode";
 // @ts-ignore -- a wasm asset: `with { type: "file" }` gives a path Bun.file() reads, inside the
 // executable under `bun build --compile` (needs `declare module "*.wasm"` in src/render/assets.d.ts).
@@ -23,12 +21,13 @@ import { fileTypeFromBuffer } from "file-type";
 
 import { ApiError } from "../errors.ts";
 import type { AddressPolicy } from "../net/address-guard.ts";
-import { guardedFetch } from "../net/guarded-request.ts";
+import { formatBytes, guardedFetch } from "../net/guarded-request.ts";
 import { OutboundError } from "../net/outbound-error.ts";
 import type { Resolver } from "../net/resolve.ts";
 import type { TlsOptions, Transport } from "../net/transport.ts";
 import { version } from "../../package.json";
 import { ImageCache } from "./image-cache.ts";
+import { encodePng } from "./png.ts";
 
 export const IMAGE_LIMITS = {
   timeoutMs: 5_000,
@@ -127,7 +126,7 @@ function asProblem(error: unknown): ImageProblem {
   throw error;
 }
 
-async function download(url: string, options: FetchImageOptions): Promise<FetchedImage> {
+async function download(url: string, { cache: _, ...options }: FetchImageOptions): Promise<FetchedImage> {
   const response = await guardedFetch(url, {
     ...options,
     method: "GET",
@@ -151,9 +150,9 @@ async function fromDataUri(uri: string, maxBytes: number): Promise<FetchedImage>
   if (!match) throw new ImageProblem("not_an_image", "data: URIs must be base64-encoded images");
   const payload = uri.slice(match[0].length);
   // Check the decoded size before decoding: base64 is 4 characters per 3 bytes.
-  if (Math.floor((payload.length * 3) / 4) > maxBytes + 2) throw new ImageProblem("too_large", `image is larger than ${maxBytes} bytes`);
+  if (Math.floor((payload.length * 3) / 4) > maxBytes + 2) throw new ImageProblem("too_large", `image is larger than ${formatBytes(maxBytes)}`);
   const bytes = new Uint8Array(Buffer.from(payload, "base64"));
-  if (bytes.byteLength > maxBytes) throw new ImageProblem("too_large", `image is larger than ${maxBytes} bytes`);
+  if (bytes.byteLength > maxBytes) throw new ImageProblem("too_large", `image is larger than ${formatBytes(maxBytes)}`);
   return toDrawable(bytes);
 }
 
@@ -297,7 +296,7 @@ async function webpToPng(webp: Uint8Array): Promise<FetchedImage> {
   } catch {
     throw new ImageProblem("unsupported_format", "this WebP image could not be decoded (animated WebP is not supported)");
   }
-  const png = encodePng(image.data, image.width, image.height);
+  const png = encodePng(new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.byteLength), image.width, image.height);
   return {
     dataUri: `data:image/png;base64,${Buffer.from(png).toString("base64")}`,
     bytes: png,
@@ -306,30 +305,4 @@ async function webpToPng(webp: Uint8Array): Promise<FetchedImage> {
     width: image.width,
     height: image.height,
   };
-}
-
-/** A minimal PNG encoder for 8-bit RGBA: no filtering, zlib-compressed, enough for resvg. */
-export function encodePng(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number): Uint8Array {
-  const stride = width * 4;
-  const raw = new Uint8Array((stride + 1) * height);
-  for (let y = 0; y < height; y++) raw.set(rgba.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1); // filter byte 0 = none
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 6, 0, 0, 0], 8); // 8-bit depth, colour type 6 (RGBA), deflate, no filter, no interlace
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk("IHDR", header),
-    pngChunk("IDAT", deflateSync(raw)),
-    pngChunk("IEND", Buffer.alloc(0)),
-  ]);
-}
-
-function pngChunk(type: string, data: Uint8Array): Buffer {
-  const chunk = Buffer.alloc(12 + data.byteLength);
-  chunk.writeUInt32BE(data.byteLength, 0);
-  chunk.write(type, 4, "latin1");
-  chunk.set(data, 8);
-  chunk.writeUInt32BE(Bun.hash.crc32(chunk.subarray(4, 8 + data.byteLength)), 8 + data.byteLength);
-  return chunk;
 }
