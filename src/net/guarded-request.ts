@@ -151,7 +151,7 @@ function redirectTarget(location: string, base: URL): URL {
 }
 
 async function readCapped(response: Response, maxBytes: number, truncate: boolean, giveUp: AbortController): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  const tooLarge = () => new OutboundError("too_large", `response body is larger than ${maxBytes} bytes`);
+  const tooLarge = () => new OutboundError("too_large", `response body is larger than ${formatBytes(maxBytes)}`);
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (!truncate && declared > maxBytes) {
     giveUp.abort();
@@ -188,6 +188,9 @@ function concat(chunks: Uint8Array[], length: number): Uint8Array {
   }
   return out;
 }
+
+/** "5 MiB" rather than "5242880 bytes" in messages people read. */
+export const formatBytes = (n: number): string => (n % 1048576 === 0 ? `${n / 1048576} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`);
 
 const errorCode = (error: unknown): string | undefined =>
   typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : undefined;

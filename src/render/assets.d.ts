@@ -8,3 +8,7 @@ declare module "*.svg" {
   const path: string;
   export default path;
 }
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}
