@@ -14,7 +14,8 @@
  *   URL share a single request.
  */
 import decodeWebp, { init as initWebpDecoder } from "@jsquash/webp/decode";
-// executable under `bun build --compile` (needs `declare module "*.wasm"` in src/render/assets.d.ts).
+// A wasm asset: `with { type: "file" }` gives a path Bun.file() reads, inside the
+// executable under `bun build --compile` (typed by `declare module "*.wasm"` in src/render/assets.d.ts).
 import webpWasmPath from "@jsquash/webp/codec/dec/webp_dec.wasm" with { type: "file" };
 import { fileTypeFromBuffer } from "file-type";
 
