@@ -15,6 +15,7 @@ import { generateModule } from "../modules/generate/index.ts";
 import { opsModule } from "../modules/ops/index.ts";
 import { templatesModule } from "../modules/templates/index.ts";
 import { usageModule } from "../modules/usage/index.ts";
+import { webhooksModule } from "../modules/webhooks/index.ts";
 import { adminAuth } from "./admin-auth.ts";
 import { apiAuth } from "./api-auth.ts";
 import { parseJsonBody } from "./body.ts";
@@ -43,6 +44,8 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ name: "ogsmith", normalize: false })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestState(request).id;
+      // Responses are JSON, PNG or our own pages: never let a browser guess another type.
+      set.headers["x-content-type-options"] = "nosniff";
     })
     .use(apiAuth(services))
     .use(adminAuth(services.config.adminToken))
@@ -102,7 +105,8 @@ export function createApp(deps: AppDeps) {
     .use(generateModule({ services, renderer: deps.renderer, templates: deps.templates }))
     .use(usageModule(services))
     .use(templatesModule(deps.templates))
-    .use(adminModule(services));
+    .use(adminModule(services))
+    .use(webhooksModule(services));
   for (const module of deps.modules ?? []) app.use(module);
 
   return Object.assign(app, {
