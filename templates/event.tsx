@@ -10,6 +10,7 @@
  */
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../src/templates/types.ts";
 import { clampStyle, estimateLines, fitFontSize, present, singleLineStyle, textWidthEm } from "../src/templates/kit.ts";
+import { ABOVE_GLOWS, Glow, RingedAvatar, type GlowSpec } from "../src/templates/parts.tsx";
 
 interface Palette {
   background: string;
@@ -70,39 +71,6 @@ const META_GAP = 36;
 const TITLE_LH = 1.08;
 const MAX_TITLE_LINES = 5;
 
-interface GlowSpec {
-  corner: "top-right" | "bottom-left";
-  width: number;
-  height: number;
-  color: string;
-}
-
-/**
- * A radial glow centred on a corner of the card, fading out within its own box. resvg's cost
- * for a gradient grows with the area it covers (a full-card radial gradient was ~10 ms of a
- * render), so each glow only covers the corner it lights. The ellipse reaches the box's far
- * edges at 70.7% of its radius, so stopping at 70% leaves no visible box edge.
- */
-function Glow({ corner, width, height, color }: GlowSpec): SatoriNode {
-  const [vertical, horizontal] = corner.split("-") as ["top" | "bottom", "left" | "right"];
-  const at = `${horizontal === "right" ? "100%" : "0%"} ${vertical === "top" ? "0%" : "100%"}`;
-  return (
-    <div
-      style={{
-        position: "absolute",
-        [vertical]: 0,
-        [horizontal]: 0,
-        width,
-        height,
-        backgroundImage: `radial-gradient(ellipse at ${at}, ${color} 0%, rgba(0, 0, 0, 0) 70%)`,
-      }}
-    />
-  );
-}
-
-/** Positioned boxes paint above in-flow ones (as in CSS), so content is positioned too, after the glows. */
-const ABOVE_GLOWS = { position: "relative" } as const;
-
 type IconName = "calendar" | "clock" | "pin";
 
 /** Small line icons drawn as SVG so they scale with the card and need no font. */
@@ -147,23 +115,7 @@ function MetaItem({ icon, text, p, maxWidth }: { icon: IconName; text: string; p
 function Speaker({ name, avatar, p }: { name: string | undefined; avatar: string | undefined; p: Palette }): SatoriNode {
   return (
     <div style={{ display: "flex", alignItems: "center", gap: 20, flexShrink: 0, maxWidth: SPEAKER_W }}>
-      {avatar ? (
-        // The ring is a gradient disc behind a slightly smaller photo.
-        <div
-          style={{
-            display: "flex",
-            width: AVATAR + 8,
-            height: AVATAR + 8,
-            borderRadius: "50%",
-            backgroundImage: p.avatarRing,
-            alignItems: "center",
-            justifyContent: "center",
-            flexShrink: 0,
-          }}
-        >
-          <img src={avatar} width={AVATAR} height={AVATAR} style={{ borderRadius: "50%", objectFit: "cover" }} />
-        </div>
-      ) : null}
+      {avatar ? <RingedAvatar src={avatar} size={AVATAR} ring={p.avatarRing} /> : null}
       {name ? (
         <div style={{ display: "flex", flexDirection: "column", minWidth: 0, gap: 4 }}>
           <div style={{ fontSize: 17, fontWeight: 700, letterSpacing: 2.5, color: p.label }}>FEATURING</div>

@@ -1,35 +1,279 @@
-/** `ogsmith render`: render images with no server and no quota (static-site builds, DESIGN §1). */
-import { writeFileSync } from "node:fs";
+/**
+ * `ogsmith render`: render images with no server and no quota (static-site builds, DESIGN §1).
+ *
+ *   ogsmith render --json '<request body>' -o out.png
+ *   ogsmith render --batch items.json --out-dir DIR [--concurrency N]
+ *
+ * Bodies are validated exactly like POST /api/generate (parseRenderRequest); a batch item may
+ * also carry `filename`. A bad item is reported by its index and the others still render.
+ * Exit codes: 0 every image written, 1 at least one failed, 2 usage error (bad flags, the
+ * --json or batch file is not JSON, the batch is not an array).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
+import cliProgress from "cli-progress";
 import type { Config } from "../config.ts";
-import { createInProcessRenderer } from "../render/engine.ts";
+import { ApiError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import { createInProcessRenderer, type ImageLoader } from "../render/engine.ts";
+import { fetchImage } from "../render/fetch-image.ts";
 import { parseRenderRequest } from "../render/request.ts";
-import { createTemplateRegistry } from "../templates/registry.ts";
+import { prepareRendering } from "../render/setup.ts";
+import type { Renderer } from "../render/types.ts";
+import type { TemplateRegistry } from "../templates/registry.ts";
 import { UsageError } from "./output.ts";
 
-export async function runRender(_config: Config, argv: string[]): Promise<number> {
+export const RENDER_HELP = `Usage:
+  ogsmith render --json '<request body>' -o out.png
+  ogsmith render --batch items.json --out-dir DIR [--concurrency N]
+
+A request body is the JSON of POST /api/generate: {"template": "blog", "title": "…", …}.
+--batch reads a JSON array of bodies ("-" reads standard input). Each may carry "filename"
+(relative to --out-dir, ".png" added if missing); otherwise the file is named after a slug of
+the title, or <index>.png. Renders in this process: no server, no API key, no quota.
+OG_TEMPLATES_DIR and OG_FONTS_DIR apply as for \`ogsmith serve\`.
+
+Exit status: 0 all rendered, 1 some failed (each reported by index), 2 usage error.`;
+
+/** Plain lines on stderr for start-up warnings (a broken template, an unreadable font). */
+function cliLogger(): Logger {
+  const line = (fields?: Record<string, unknown>) =>
+    fields ? " " + Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ") : "";
+  return {
+    debug() {},
+    info() {},
+    warn: (msg, fields) => console.error(`ogsmith: ${msg}:${line(fields)}`),
+    error: (msg, fields) => console.error(`ogsmith: ${msg}:${line(fields)}`),
+  };
+}
+
+/** http(s) image URLs go through the same guarded fetcher as the server; data: URIs are decoded locally. */
+function imageLoader(config: Config): ImageLoader {
+  return async (url, field) => (await fetchImage(field, url, { allowPrivate: config.allowPrivateNetworks })).dataUri;
+}
+
+/** One line per problem: "title: is required; colour: is not a field of the event template". */
+export function describeFailure(error: unknown): string {
+  if (error instanceof ApiError) {
+    const details = (error.details ?? []).map((d) => `${d.field}: ${d.message}`);
+    return details.length ? details.join("; ") : error.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function runRender(config: Config, argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
       json: { type: "string" },
       output: { type: "string", short: "o" },
+      batch: { type: "string" },
+      "out-dir": { type: "string" },
+      concurrency: { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
   });
-  if (!values.json || !values.output) throw new UsageError("Usage: ogsmith render --json '<request body>' -o out.png");
-  let body: unknown;
+  if (values.help) {
+    console.log(RENDER_HELP);
+    return 0;
+  }
+  if (values.json !== undefined && values.batch !== undefined) throw new UsageError(`Use either --json or --batch, not both.\n\n${RENDER_HELP}`);
+  if (values.json !== undefined) {
+    if (!values.output) throw new UsageError(`--json needs -o out.png.\n\n${RENDER_HELP}`);
+    return renderOne(config, values.json, values.output);
+  }
+  if (values.batch !== undefined) {
+    if (!values["out-dir"]) throw new UsageError(`--batch needs --out-dir DIR.\n\n${RENDER_HELP}`);
+    const concurrency = values.concurrency === undefined ? 4 : Number(values.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError("--concurrency must be a whole number from 1 to 64");
+    return renderBatch(config, values.batch, values["out-dir"], concurrency);
+  }
+  throw new UsageError(RENDER_HELP);
+}
+
+async function setUp(config: Config): Promise<{ templates: TemplateRegistry; renderer: Renderer }> {
+  const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: cliLogger() });
+  return { templates, renderer: createInProcessRenderer(templates, { loadImage: imageLoader(config) }) };
+}
+
+/** Removes `filename` (a batch-only key) so validation sees exactly an API body. */
+function splitFilename(body: unknown): { body: unknown; filename: unknown } {
+  if (typeof body !== "object" || body === null || Array.isArray(body) || !("filename" in body)) return { body, filename: undefined };
+  const { filename, ...rest } = body as Record<string, unknown>;
+  return { body: rest, filename };
+}
+
+async function renderOne(config: Config, json: string, output: string): Promise<number> {
+  let parsed: unknown;
   try {
-    body = JSON.parse(values.json);
+    parsed = JSON.parse(json);
   } catch (error) {
     throw new UsageError(`--json is not valid JSON: ${(error as Error).message}`);
   }
-  const templates = await createTemplateRegistry();
-  const renderer = await createInProcessRenderer(templates);
+  const { templates, renderer } = await setUp(config);
   try {
-    const result = await renderer.render(parseRenderRequest(body, templates));
-    writeFileSync(values.output, result.bytes);
-    console.log(`${values.output}: ${result.width}×${result.height} PNG, ${result.bytes.byteLength} bytes, ${result.generationTimeMs} ms`);
+    const result = await renderer.render(parseRenderRequest(splitFilename(parsed).body, templates));
+    mkdirSync(dirname(resolve(output)), { recursive: true });
+    writeFileSync(output, result.bytes);
+    console.log(`${output}: ${result.width}×${result.height} PNG, ${result.bytes.byteLength} bytes, ${result.generationTimeMs} ms`);
     return 0;
+  } catch (error) {
+    console.error(`ogsmith: render failed: ${describeFailure(error)}`);
+    return 1;
   } finally {
     await renderer.close();
   }
+}
+
+/** Lowercase ASCII words joined by "-", at most 80 characters; "" when nothing is left (e.g. an all-Cyrillic title). */
+export function slugify(text: string): string {
+  return text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 80)
+    .replace(/-+$/, "");
+}
+
+/**
+ * The file an item is written to, relative to the output directory, or why it cannot be.
+ * An explicit filename may name a sub-directory but never leave the output directory.
+ */
+export function outputName(filename: unknown, body: unknown, index: number): { name: string } | { error: string } {
+  if (filename === undefined || filename === null) {
+    const title = typeof body === "object" && body !== null ? (body as Record<string, unknown>).title : undefined;
+    const slug = typeof title === "string" ? slugify(title) : "";
+    return { name: `${slug || index}.png` };
+  }
+  if (typeof filename !== "string" || filename.trim() === "") return { error: "filename: must be a non-empty string" };
+  if (filename.includes("\0") || filename.includes("\\")) return { error: "filename: must not contain NUL or backslashes" };
+  if (isAbsolute(filename)) return { error: "filename: must be relative to --out-dir" };
+  if (filename.split("/").some((part) => part === ".." || part === "." || part === "")) return { error: "filename: must not contain '.', '..' or empty path segments" };
+  if (filename.length > 255) return { error: "filename: must be at most 255 characters" };
+  return { name: /\.png$/i.test(filename) ? filename : `${filename}.png` };
+}
+
+/** Relative to the working directory when under it, else absolute. */
+function displayPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
+}
+
+interface Failure {
+  index: number;
+  reason: string;
+}
+
+/** Progress on stderr: a bar on a terminal, one plain line per item otherwise (CI logs, pipes). */
+function createProgress(total: number) {
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      { stream: process.stderr, format: "rendering [{bar}] {value}/{total} | {failed} failed | {eta_formatted} left", hideCursor: true, clearOnComplete: false },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(total, 0, { failed: 0 });
+    let failed = 0;
+    return {
+      ok: (_index: number, _file: string) => bar.increment(),
+      fail: (_index: number, _reason: string) => bar.increment({ failed: ++failed }),
+      stop: () => bar.stop(),
+    };
+  }
+  let done = 0;
+  const width = String(total).length;
+  const prefix = () => `[${String(++done).padStart(width)}/${total}]`;
+  return {
+    ok: (index: number, file: string) => console.error(`${prefix()} #${index} ok ${file}`),
+    fail: (index: number, reason: string) => console.error(`${prefix()} #${index} FAILED ${reason}`),
+    stop: () => {},
+  };
+}
+
+async function renderBatch(config: Config, batchPath: string, outDir: string, concurrency: number): Promise<number> {
+  let text: string;
+  try {
+    text = batchPath === "-" ? await Bun.stdin.text() : readFileSync(batchPath, "utf8");
+  } catch (error) {
+    throw new UsageError(`Cannot read --batch ${batchPath}: ${(error as Error).message}`);
+  }
+  let items: unknown;
+  try {
+    items = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--batch ${batchPath} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(items)) throw new UsageError(`--batch ${batchPath} must contain a JSON array of request bodies`);
+
+  const root = resolve(outDir);
+  mkdirSync(root, { recursive: true });
+  const { templates, renderer } = await setUp(config);
+  const started = performance.now();
+  const failures: Failure[] = [];
+  const written: string[] = [];
+  const progress = createProgress(items.length);
+
+  // Names are settled up front, in order, so a clash is always reported on the later item.
+  const claimed = new Map<string, number>();
+  const jobs = items.map((item, index) => {
+    const { body, filename } = splitFilename(item);
+    const named = outputName(filename, body, index);
+    if ("error" in named) return { index, body, error: named.error };
+    let name = named.name;
+    const owner = claimed.get(name.toLowerCase());
+    if (owner !== undefined) {
+      // A title-derived name that repeats gets the index; an explicit one is an error.
+      if (filename !== undefined && filename !== null) return { index, body, error: `filename: "${name}" is already used by item ${owner}` };
+      name = name.replace(/\.png$/, `-${index}.png`);
+    }
+    claimed.set(name.toLowerCase(), index);
+    const path = join(root, name);
+    // Belt and braces: whatever the checks above missed, nothing is written outside --out-dir.
+    if (relative(root, path).startsWith(".." + sep) || isAbsolute(relative(root, path))) return { index, body, error: "filename: must stay inside --out-dir" };
+    return { index, body, path };
+  });
+
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      const job = jobs[next++];
+      if (!job) return;
+      const fail = (reason: string) => {
+        failures.push({ index: job.index, reason });
+        progress.fail(job.index, reason);
+      };
+      if ("error" in job && job.error) {
+        fail(job.error);
+        continue;
+      }
+      try {
+        const request = parseRenderRequest(job.body, templates);
+        const result = await renderer.render(request);
+        mkdirSync(dirname(job.path!), { recursive: true });
+        writeFileSync(job.path!, result.bytes);
+        written.push(job.path!);
+        progress.ok(job.index, displayPath(job.path!));
+      } catch (error) {
+        fail(describeFailure(error));
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, jobs.length)) }, worker));
+  } finally {
+    progress.stop();
+    await renderer.close();
+  }
+
+  const seconds = (performance.now() - started) / 1000;
+  const rate = seconds > 0 ? written.length / seconds : 0;
+  failures.sort((a, b) => a.index - b.index);
+  console.log(`rendered ${written.length} of ${items.length} image${items.length === 1 ? "" : "s"} to ${outDir} in ${seconds.toFixed(2)} s (${rate.toFixed(1)} images/s)`);
+  if (failures.length) {
+    console.log(`failed ${failures.length}:`);
+    for (const f of failures) console.log(`  item ${f.index}: ${f.reason}`);
+  }
+  return failures.length ? 1 : 0;
 }

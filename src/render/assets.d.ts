@@ -12,3 +12,7 @@ declare module "*.wasm" {
   const path: string;
   export default path;
 }
+declare module "*.gz" {
+  const path: string;
+  export default path;
+}

@@ -19,6 +19,7 @@ import { Resvg } from "@resvg/resvg-js";
 import { ApiError } from "../errors.ts";
 import type { TemplateRegistry } from "../templates/registry.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
+import { loadAdditionalAsset } from "./emoji.ts";
 import { loadFonts } from "./fonts.ts";
 import { encodePng, unpremultiply } from "./png.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
@@ -90,6 +91,8 @@ export async function renderTemplateToPng(
     width: logical.width,
     height: logical.height,
     fonts,
+    // Colour emoji from the embedded Twemoji set (src/render/emoji.ts); never the network.
+    loadAdditionalAsset,
   });
   const t1 = performance.now();
 

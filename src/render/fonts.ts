@@ -1,14 +1,18 @@
 /**
  * The bundled fonts: Inter (SIL OFL, from @fontsource/inter) in the subsets that cover Latin,
- * Latin-extended, Cyrillic and Greek, as WOFF. Imported `with { type: "file" }` so
- * `bun build --compile` embeds them: the binary never reads system fonts or node_modules,
- * which also keeps renders identical on every machine.
+ * Latin-extended, Vietnamese, Cyrillic and Greek (with their extended ranges), as WOFF.
+ * Imported `with { type: "file" }` so `bun build --compile` embeds them: the binary never
+ * reads system fonts or node_modules, which also keeps renders identical on every machine.
+ * Scripts outside these subsets (CJK, Arabic, Hebrew, Devanagari, Thai, …, and symbols such as
+ * arrows) come from the fallback fonts of OG_FONTS_DIR (`useExtraFonts`).
  *
  * Each subset is registered under its own family name. satori picks one face per family name
  * (the closest weight), then falls back to the other families for glyphs the first lacks, so
  * giving the subsets distinct names is what makes "Привет" or "Γειά" find their glyphs while
  * templates only ever ask for `fontFamily: "Inter"`.
  */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { Font } from "satori";
 
 import inter_latin_400 from "../../assets/fonts/inter-latin-400-normal.woff" with { type: "file" };
@@ -35,6 +39,10 @@ import inter_greek_ext_400 from "../../assets/fonts/inter-greek-ext-400-normal.w
 import inter_greek_ext_600 from "../../assets/fonts/inter-greek-ext-600-normal.woff" with { type: "file" };
 import inter_greek_ext_700 from "../../assets/fonts/inter-greek-ext-700-normal.woff" with { type: "file" };
 import inter_greek_ext_800 from "../../assets/fonts/inter-greek-ext-800-normal.woff" with { type: "file" };
+import inter_vietnamese_400 from "../../assets/fonts/inter-vietnamese-400-normal.woff" with { type: "file" };
+import inter_vietnamese_600 from "../../assets/fonts/inter-vietnamese-600-normal.woff" with { type: "file" };
+import inter_vietnamese_700 from "../../assets/fonts/inter-vietnamese-700-normal.woff" with { type: "file" };
+import inter_vietnamese_800 from "../../assets/fonts/inter-vietnamese-800-normal.woff" with { type: "file" };
 
 /** The family name templates use. */
 export const FONT_FAMILY = "Inter";
@@ -65,13 +73,120 @@ const BUNDLED: { family: string; weight: Weight; path: string }[] = [
   { family: "Inter Greek Ext", weight: 600, path: inter_greek_ext_600 },
   { family: "Inter Greek Ext", weight: 700, path: inter_greek_ext_700 },
   { family: "Inter Greek Ext", weight: 800, path: inter_greek_ext_800 },
+  { family: "Inter Vietnamese", weight: 400, path: inter_vietnamese_400 },
+  { family: "Inter Vietnamese", weight: 600, path: inter_vietnamese_600 },
+  { family: "Inter Vietnamese", weight: 700, path: inter_vietnamese_700 },
+  { family: "Inter Vietnamese", weight: 800, path: inter_vietnamese_800 },
 ];
 
+/** A font file from OG_FONTS_DIR, registered after the bundled ones so Inter wins where both have a glyph. */
+interface ExtraFont {
+  family: string;
+  weight: Weight | 100 | 200 | 300 | 500 | 900;
+  style: "normal" | "italic";
+  data: ArrayBuffer;
+}
+
+export interface ExtraFontsReport {
+  /** Files loaded, as `file (family weight style)`. */
+  loaded: string[];
+  /** Files in the directory that were not loaded, with why. */
+  skipped: { file: string; reason: string }[];
+}
+
+let extraFonts: ExtraFont[] = [];
 let loaded: Promise<Font[]> | undefined;
 
+const WEIGHT_WORDS: [RegExp, ExtraFont["weight"]][] = [
+  [/extra-?light|ultra-?light/i, 200],
+  [/semi-?bold|demi-?bold/i, 600],
+  [/extra-?bold|ultra-?bold/i, 800],
+  [/thin|hairline/i, 100],
+  [/light/i, 300],
+  [/medium/i, 500],
+  [/black|heavy/i, 900],
+  [/bold/i, 700],
+];
+
 /**
- * All bundled fonts, read once per process (or worker). satori caches parsed fonts per array
- * identity, so callers must keep passing this same array rather than copies.
+ * Family, weight and style from a file name, the way font files are usually named
+ * ("NotoSansJP-Bold.ttf", "noto-sans-jp-japanese-700-normal.woff"). Files of one family in
+ * several weights then form one satori family, so a bold title picks the bold face.
+ */
+export function describeFontFile(file: string): Pick<ExtraFont, "family" | "weight" | "style"> {
+  const stem = file.replace(/\.(ttf|otf|woff)$/i, "");
+  const style = /italic|oblique/i.test(stem) ? "italic" : "normal";
+  const numeric = stem.match(/(?:^|[-_ ])([1-9]00)(?=$|[-_ ])/);
+  let weight: ExtraFont["weight"] = 400;
+  let family = stem;
+  if (numeric) {
+    weight = Number(numeric[1]) as ExtraFont["weight"];
+    family = stem.slice(0, numeric.index);
+  } else {
+    const tail = stem.match(/[-_ ]([A-Za-z]+)$/);
+    const word = tail ? WEIGHT_WORDS.find(([re]) => re.test(tail[1])) : undefined;
+    if (word) weight = word[1];
+    if (tail && (word || /^(regular|normal|book|italic|oblique)$/i.test(tail[1]))) family = stem.slice(0, tail.index);
+  }
+  family = family.replace(/[-_ ](italic|oblique)$/i, "");
+  return { family: `Fallback ${family || stem}`, weight, style };
+}
+
+/** The first four bytes of every format satori reads (it cannot read WOFF2). */
+function fontFormat(data: Uint8Array): "ttf" | "otf" | "woff" | "woff2" | undefined {
+  const tag = String.fromCharCode(...data.subarray(0, 4));
+  if (tag === "\0\x01\0\0" || tag === "true") return "ttf";
+  if (tag === "OTTO") return "otf";
+  if (tag === "wOFF") return "woff";
+  if (tag === "wOF2") return "woff2";
+  return undefined;
+}
+
+/**
+ * Registers every .ttf/.otf/.woff file in `dir` (OG_FONTS_DIR) as a fallback font: satori
+ * draws a glyph Inter lacks (CJK, Arabic, Devanagari, …) with the first of these that has it.
+ * Called once at start-up, before rendering, in every process or worker that renders; files
+ * are read here, synchronously, so a bad directory is reported at start-up, not at the first
+ * render. `undefined` clears the extra fonts.
+ */
+export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
+  const report: ExtraFontsReport = { loaded: [], skipped: [] };
+  const fonts: ExtraFont[] = [];
+  if (dir) {
+    for (const file of readdirSync(dir).sort()) {
+      if (!/\.(ttf|otf|woff2?)$/i.test(file)) continue;
+      const path = join(dir, file);
+      let data: Uint8Array;
+      try {
+        if (!statSync(path).isFile()) continue;
+        data = readFileSync(path);
+      } catch (error) {
+        report.skipped.push({ file: path, reason: `unreadable: ${(error as Error).message}` });
+        continue;
+      }
+      const format = fontFormat(data);
+      if (format === "woff2") {
+        report.skipped.push({ file: path, reason: "WOFF2 is not supported by the renderer; use the .woff, .ttf or .otf file" });
+        continue;
+      }
+      if (!format) {
+        report.skipped.push({ file: path, reason: "not a TrueType, OpenType or WOFF font" });
+        continue;
+      }
+      const meta = describeFontFile(file);
+      fonts.push({ ...meta, data: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer });
+      report.loaded.push(`${file} (${meta.family} ${meta.weight} ${meta.style})`);
+    }
+  }
+  extraFonts = fonts;
+  loaded = undefined;
+  return report;
+}
+
+/**
+ * All fonts, read once per process (or worker): the bundled Inter subsets, then the extra
+ * fonts from `useExtraFonts`. satori caches parsed fonts per array identity, so callers must
+ * keep passing this same array rather than copies.
  */
 export function loadFonts(): Promise<Font[]> {
   loaded ??= Promise.all(
@@ -81,6 +196,6 @@ export function loadFonts(): Promise<Font[]> {
       style: "normal" as const,
       data: await Bun.file(path).arrayBuffer(),
     })),
-  );
+  ).then((bundled): Font[] => [...bundled, ...extraFonts.map(({ family, weight, style, data }) => ({ name: family, weight, style, data }))]);
   return loaded;
 }

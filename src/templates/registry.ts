@@ -4,9 +4,10 @@
  * through `add` (phase B).
  */
 import type { TemplateDefinition } from "./types.ts";
+import blog from "../../templates/blog.tsx";
 import event from "../../templates/event.tsx";
 
-export const BUILT_IN_TEMPLATES: readonly TemplateDefinition[] = [event];
+export const BUILT_IN_TEMPLATES: readonly TemplateDefinition[] = [event, blog];
 
 export interface TemplateRegistry {
   get(id: string): TemplateDefinition | undefined;

@@ -17,6 +17,6 @@ describe("template registry", () => {
     const registry = createTemplateRegistry();
     registry.add({ id: "custom", description: "x", fields: [], render: () => ({ type: "div", props: {} }) });
     expect(registry.get("custom")?.id).toBe("custom");
-    expect(registry.list().map((t) => t.id)).toEqual(["event", "custom"]);
+    expect(registry.list().map((t) => t.id)).toEqual(["event", "blog", "custom"]);
   });
 });

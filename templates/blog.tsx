@@ -1,0 +1,248 @@
+/**
+ * `blog` (DESIGN §3): a post card. Category pill and logo on top, the title as the hero, an
+ * optional standfirst (subtitle), and a byline: round author photo, name, "date · reading time".
+ *
+ * Same family as `event` (Inter, the violet/pink glows of the dark theme, navy ink on paper for
+ * light) with its own layout: where event leads with a top accent bar and a ruled footer, blog
+ * leads with the category and closes with a byline. Dark is bold: heavy white type, glows from
+ * the top-left and bottom-right. Light is formal: a vertical accent stripe on the left edge,
+ * lighter weights, no glows.
+ * Every field but the title is optional; absent blocks take no space, and the title fills what
+ * is left, so a title-only card balances as well as a full one.
+ */
+import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../src/templates/types.ts";
+import { clampStyle, estimateLines, fitFontSize, present, singleLineStyle, textWidthEm } from "../src/templates/kit.ts";
+import { ABOVE_GLOWS, Glow, RingedAvatar, type GlowSpec } from "../src/templates/parts.tsx";
+
+interface Palette {
+  background: string;
+  glows: GlowSpec[];
+  /** A stripe down the left edge (light theme only). */
+  stripe: string | undefined;
+  title: string;
+  subtitle: string;
+  author: string;
+  meta: string;
+  dot: string;
+  pillBackground: string;
+  pillBorder: string;
+  pillText: string;
+  accentBar: string;
+  avatarRing: string;
+  titleWeight: number;
+}
+
+const PALETTES: Record<Theme, Palette> = {
+  dark: {
+    background: "#0B0B14",
+    glows: [
+      { corner: "bottom-right", width: 860, height: 500, color: "rgba(139, 92, 246, 0.55)" },
+      { corner: "top-left", width: 620, height: 360, color: "rgba(236, 72, 153, 0.28)" },
+    ],
+    stripe: undefined,
+    title: "#FFFFFF",
+    subtitle: "rgba(255, 255, 255, 0.72)",
+    author: "#FFFFFF",
+    meta: "rgba(228, 228, 240, 0.78)",
+    dot: "#C4B5FD",
+    pillBackground: "rgba(139, 92, 246, 0.22)",
+    pillBorder: "rgba(196, 181, 253, 0.55)",
+    pillText: "#E9E3FF",
+    accentBar: "linear-gradient(90deg, #8B5CF6 0%, #EC4899 100%)",
+    avatarRing: "linear-gradient(135deg, #8B5CF6 0%, #EC4899 100%)",
+    titleWeight: 800,
+  },
+  light: {
+    background: "#FCFCFA",
+    glows: [],
+    stripe: "#1F4FBF",
+    title: "#0F1B33",
+    subtitle: "#4A5568",
+    author: "#0F1B33",
+    meta: "#5A6478",
+    dot: "#1F4FBF",
+    pillBackground: "#EAF0FC",
+    pillBorder: "#C9D6F2",
+    pillText: "#1F4FBF",
+    accentBar: "linear-gradient(90deg, #1F4FBF 0%, #1F4FBF 100%)",
+    avatarRing: "linear-gradient(135deg, #1F4FBF 0%, #1F4FBF 100%)",
+    titleWeight: 700,
+  },
+};
+
+const PAD_X = 80;
+const PAD_Y = 60;
+const TOP_ROW = 64;
+const LOGO_W = 280;
+const LOGO_H = 64;
+const PILL_SIZE = 19;
+const PILL_MAX_W = 560;
+const AVATAR = 72;
+const AUTHOR_SIZE = 28;
+const META_SIZE = 23;
+const BYLINE_GAP = 36;
+const TITLE_LH = 1.1;
+const MAX_TITLE_LINES = 4;
+
+/** "6" → "6 min read"; anything else is shown as written ("12 minutes", "5 min read"). */
+export function readingTimeLabel(value: string): string {
+  const trimmed = value.trim();
+  return /^\d{1,3}$/.test(trimmed) ? `${trimmed} min read` : trimmed;
+}
+
+function CategoryPill({ text, p }: { text: string; p: Palette }): SatoriNode {
+  return (
+    <div
+      style={{
+        display: "flex",
+        alignItems: "center",
+        maxWidth: PILL_MAX_W,
+        minWidth: 0,
+        padding: "9px 20px",
+        borderRadius: 999,
+        backgroundColor: p.pillBackground,
+        border: `1.5px solid ${p.pillBorder}`,
+      }}
+    >
+      <div style={{ ...singleLineStyle(PILL_SIZE), lineHeight: 1.2, fontWeight: 700, letterSpacing: 2, color: p.pillText, minWidth: 0 }}>
+        {text.toUpperCase()}
+      </div>
+    </div>
+  );
+}
+
+function Byline({ author, avatar, meta, p }: { author?: string; avatar?: string; meta: string[]; p: Palette }): SatoriNode {
+  // With a name, the meta line sits under it; without one, it takes the name's place beside the photo.
+  const metaLine = meta.length ? (
+    <div style={{ display: "flex", alignItems: "center", gap: 14, minWidth: 0, color: p.meta, fontSize: author ? META_SIZE : AUTHOR_SIZE - 2 }}>
+      {meta.map((text, i) => (
+        <div style={{ display: "flex", alignItems: "center", gap: 14, minWidth: 0, flexShrink: 1 }}>
+          {i > 0 ? <div style={{ width: 6, height: 6, borderRadius: 3, backgroundColor: p.dot, flexShrink: 0 }} /> : null}
+          <div style={{ ...singleLineStyle(author ? META_SIZE : AUTHOR_SIZE - 2), fontWeight: author ? 400 : 600, minWidth: 0 }}>{text}</div>
+        </div>
+      ))}
+    </div>
+  ) : null;
+  return (
+    <div style={{ ...ABOVE_GLOWS, display: "flex", alignItems: "center", gap: 22, flexShrink: 1, minWidth: 0 }}>
+      {avatar ? <RingedAvatar src={avatar} size={AVATAR} ring={p.avatarRing} /> : null}
+      <div style={{ display: "flex", flexDirection: "column", justifyContent: "center", gap: 6, minWidth: 0, flexShrink: 1 }}>
+        {author ? <div style={{ ...singleLineStyle(AUTHOR_SIZE), fontWeight: 700, color: p.author, minWidth: 0 }}>{author}</div> : null}
+        {metaLine}
+      </div>
+    </div>
+  );
+}
+
+function render(fields: Record<string, string | undefined>, ctx: RenderContext): SatoriNode {
+  const p = PALETTES[ctx.theme];
+  const opt = (name: string) => (present(fields[name]) ? fields[name]!.trim() : undefined);
+  const title = fields.title ?? "";
+  const subtitle = opt("subtitle");
+  const category = opt("category");
+  const author = opt("author_name");
+  const date = opt("date");
+  const readingTime = opt("reading_time");
+  const logo = ctx.images.logo_url;
+  const avatar = ctx.images.author_avatar_url;
+
+  const meta = [date, readingTime && readingTimeLabel(readingTime)].filter((m): m is string => Boolean(m));
+  const hasByline = Boolean(author || avatar || meta.length);
+  const contentWidth = ctx.width - PAD_X * 2;
+
+  // The byline's height is the avatar's when there is one, else its text lines.
+  const bylineText = (author ? AUTHOR_SIZE * 1.25 : 0) + (meta.length ? (author ? META_SIZE : AUTHOR_SIZE) * 1.25 : 0) + (author && meta.length ? 6 : 0);
+  const bylineHeight = hasByline ? BYLINE_GAP + Math.max(avatar ? AVATAR + 8 : 0, bylineText) : 0;
+
+  const available = ctx.height - PAD_Y * 2 - TOP_ROW - bylineHeight - 28;
+  const subtitleSize = subtitle ? fitFontSize(subtitle, { maxWidth: contentWidth, maxLines: 2, maxSize: 31, minSize: 24 }) : 0;
+  const subtitleHeight = subtitle ? Math.min(2, estimateLines(subtitle, subtitleSize, contentWidth)) * subtitleSize * 1.35 + 22 : 0;
+  // A sparse card gets a larger title; a crowded one may go down to 40px before clamping.
+  const titleMax = hasByline || subtitle ? 84 : 104;
+  const titleSize = fitFontSize(title, {
+    maxWidth: contentWidth,
+    maxLines: MAX_TITLE_LINES,
+    maxSize: titleMax,
+    minSize: 40,
+    maxHeight: available - subtitleHeight,
+    lineHeight: TITLE_LH,
+  });
+  const titleLines = Math.min(MAX_TITLE_LINES, Math.max(1, Math.floor((available - subtitleHeight) / (titleSize * TITLE_LH))));
+
+  // A long category would crowd the logo: the pill gets what the logo leaves.
+  const pillWidth = Math.min(PILL_MAX_W, contentWidth - (logo ? LOGO_W + 40 : 0));
+  const pillFits = category ? 44 + textWidthEm(category.toUpperCase()) * (PILL_SIZE + 2) <= pillWidth : true;
+
+  return (
+    <div
+      style={{
+        display: "flex",
+        flexDirection: "column",
+        width: ctx.width,
+        height: ctx.height,
+        boxSizing: "border-box",
+        padding: `${PAD_Y}px ${PAD_X}px`,
+        backgroundColor: p.background,
+        fontFamily: "Inter",
+        color: p.title,
+      }}
+    >
+      {p.glows.map((g) => (
+        <Glow {...g} />
+      ))}
+      {p.stripe ? <div style={{ position: "absolute", top: 0, left: 0, width: 12, height: ctx.height, backgroundColor: p.stripe }} /> : null}
+
+      <div style={{ ...ABOVE_GLOWS, display: "flex", justifyContent: "space-between", alignItems: "center", height: TOP_ROW, flexShrink: 0, gap: 40 }}>
+        {category ? (
+          <div style={{ display: "flex", maxWidth: pillWidth, minWidth: 0, flexShrink: pillFits ? 0 : 1 }}>
+            <CategoryPill text={category} p={p} />
+          </div>
+        ) : (
+          // Without a category the card keeps the family's accent bar in its place.
+          <div style={{ display: "flex", width: 64, height: 8, borderRadius: 4, backgroundImage: p.accentBar }} />
+        )}
+        {logo ? (
+          <img src={logo} width={LOGO_W} height={LOGO_H} style={{ objectFit: "contain", objectPosition: "right center", flexShrink: 0 }} />
+        ) : null}
+      </div>
+
+      <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: "column", flexGrow: 1, justifyContent: "center", minHeight: 0, gap: 22 }}>
+        <div
+          style={{
+            ...clampStyle(titleLines, titleSize, TITLE_LH),
+            fontWeight: p.titleWeight,
+            letterSpacing: -titleSize * 0.022,
+            color: p.title,
+          }}
+        >
+          {title}
+        </div>
+        {subtitle ? <div style={{ ...clampStyle(2, subtitleSize, 1.35), fontWeight: 400, color: p.subtitle }}>{subtitle}</div> : null}
+      </div>
+
+      {hasByline ? (
+        <div style={{ ...ABOVE_GLOWS, display: "flex", paddingTop: BYLINE_GAP, flexShrink: 0, minWidth: 0 }}>
+          <Byline author={author} avatar={avatar} meta={meta} p={p} />
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+const blog: TemplateDefinition = {
+  id: "blog",
+  description: "Blog post: title, standfirst, category, logo and an author byline with photo, date and reading time.",
+  fields: [
+    { name: "title", type: "text", required: true, maxLength: 200, description: "Post title." },
+    { name: "subtitle", type: "text", description: "Standfirst under the title." },
+    { name: "logo_url", type: "image_url", description: "Publication logo, drawn top right." },
+    { name: "author_name", type: "text", description: "Author, shown in the byline." },
+    { name: "author_avatar_url", type: "image_url", description: "Author photo, drawn round in the byline." },
+    { name: "date", type: "text", description: "Free-text publication date, e.g. \"March 14, 2025\"." },
+    { name: "reading_time", type: "text", description: "Reading time; a bare number n is shown as \"n min read\"." },
+    { name: "category", type: "text", description: "Section or tag, shown as a pill above the title." },
+  ],
+  render,
+};
+
+export default blog;
