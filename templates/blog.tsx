@@ -1,3 +1,4 @@
+/** @jsxImportSource ogsmith */
 /**
  * `blog` (DESIGN §3): a post card. Category pill and logo on top, the title as the hero, an
  * optional standfirst (subtitle), and a byline: round author photo, name, "date · reading time".

@@ -1,3 +1,4 @@
+/** @jsxImportSource ogsmith */
 /**
  * `event` (spec §2.1): logo top right, title, subtitle, date, time, location and a speaker
  * block with a round avatar and a "Featuring <name>" line.

@@ -1,3 +1,4 @@
+/** @jsxImportSource ogsmith */
 /** Visual pieces the built-in templates share, so event and blog read as one family. */
 import type { SatoriNode } from "./types.ts";
 
