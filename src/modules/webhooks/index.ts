@@ -1,0 +1,65 @@
+/** Webhook endpoints (DESIGN §3): CRUD, the test send and the delivery log. Logic lives in src/webhooks. */
+import { Elysia } from "elysia";
+import type { Services } from "../../services.ts";
+import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
+import { authOf } from "../../http/request-context.ts";
+import { CreateWebhookBody, DeletedWebhook, DeliveryList, TestResults, TestWebhookBody, UpdateWebhookBody, WebhookList, WebhookRecord } from "./model.ts";
+
+const BODY_ERRORS = ["INVALID_JSON", "VALIDATION_ERROR", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const;
+
+export function webhooksModule(services: Pick<Services, "webhooks">) {
+  const { webhooks } = services;
+  const tags = ["Webhooks"];
+  return new Elysia({ name: "module.webhooks", prefix: "/api/webhooks" })
+    .post(
+      "",
+      async ({ request, body, set }) => {
+        const created = await webhooks.create(authOf(request).account.id, body);
+        set.status = 201;
+        return created;
+      },
+      {
+        body: CreateWebhookBody,
+        response: { 201: WebhookRecord, ...errorResponses(...API_AUTH_ERRORS, ...BODY_ERRORS, "CONFLICT") },
+        detail: {
+          summary: "Register a webhook",
+          description: "At most 20 per account. A URL whose host resolves to a loopback, private, link-local or metadata address is refused.",
+          tags,
+        },
+      },
+    )
+    .get("", ({ request }) => ({ data: webhooks.list(authOf(request).account.id) }), {
+      response: { 200: WebhookList, ...errorResponses(...API_AUTH_ERRORS) },
+      detail: { summary: "List webhooks", tags },
+    })
+    .post(
+      "/test",
+      async ({ request, body }) => ({ results: await webhooks.sendTest(authOf(request).account.id, body?.webhook_id) }),
+      {
+        body: TestWebhookBody,
+        response: { 200: TestResults, ...errorResponses(...API_AUTH_ERRORS, ...BODY_ERRORS, "WEBHOOK_NOT_FOUND") },
+        detail: {
+          summary: "Send a test event",
+          description: "One synchronous `webhook.test` attempt to every enabled webhook (or the one named). Not retried, not counted toward disabling.",
+          tags,
+        },
+      },
+    )
+    .get("/:id", ({ request, params }) => webhooks.get(authOf(request).account.id, params.id), {
+      response: { 200: WebhookRecord, ...errorResponses(...API_AUTH_ERRORS, "WEBHOOK_NOT_FOUND") },
+      detail: { summary: "Show a webhook", tags },
+    })
+    .put("/:id", ({ request, params, body }) => webhooks.update(authOf(request).account.id, params.id, body), {
+      body: UpdateWebhookBody,
+      response: { 200: WebhookRecord, ...errorResponses(...API_AUTH_ERRORS, ...BODY_ERRORS, "WEBHOOK_NOT_FOUND") },
+      detail: { summary: "Update a webhook", description: "`url` and `events` are required; `secret` rotates the secret; `enabled: true` re-enables.", tags },
+    })
+    .delete("/:id", ({ request, params }) => webhooks.delete(authOf(request).account.id, params.id), {
+      response: { 200: DeletedWebhook, ...errorResponses(...API_AUTH_ERRORS, "WEBHOOK_NOT_FOUND") },
+      detail: { summary: "Delete a webhook", description: "Pending deliveries are dropped.", tags },
+    })
+    .get("/:id/deliveries", ({ request, params }) => ({ data: webhooks.deliveries(authOf(request).account.id, params.id) }), {
+      response: { 200: DeliveryList, ...errorResponses(...API_AUTH_ERRORS, "WEBHOOK_NOT_FOUND") },
+      detail: { summary: "Recent delivery attempts", description: "The last 100 attempts, newest first.", tags },
+    });
+}

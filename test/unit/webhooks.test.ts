@@ -1,0 +1,272 @@
+/**
+ * Webhook core, in process: signatures against independent implementations, the envelope bytes,
+ * input checks, the address guard at registration and at delivery (no connection outside
+ * loopback, ever), the job table's retry schedule and leases, and lane fairness.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sign as signOctokit, verify as verifyOctokit } from "@octokit/webhooks-methods";
+import { Webhook } from "standardwebhooks";
+import { eq } from "drizzle-orm";
+import { TestClock } from "../../src/clock.ts";
+import { openDatabase, type Db } from "../../src/db/client.ts";
+import { accounts, jobs } from "../../src/db/schema/index.ts";
+import { envelopeBody } from "../../src/events/envelope.ts";
+import { JobQueue, type JobOutcome } from "../../src/events/jobs.ts";
+import { deliveryHeaders, ogSignature, standardSignature } from "../../src/events/signing.ts";
+import { silentLogger } from "../../src/logger.ts";
+import { WebhookSender } from "../../src/webhooks/delivery.ts";
+import { checkWebhookInput, RETRY_SCHEDULE, WebhookService } from "../../src/webhooks/service.ts";
+import { JobRunner } from "../../src/worker/runner.ts";
+import { fakeResolver, listenTcp, loopbackOnly, type TcpFixture } from "../support/loopback.ts";
+import { startReceiver, type TestReceiver } from "../support/receiver.ts";
+
+const SECRET = "unit-secret-0123456789abcdef";
+
+describe("signatures", () => {
+  const body = envelopeBody({ id: "evt_abc", type: "image.generated", data: '{"request_id":"req_1","template":"event"}', createdAt: Date.UTC(2030, 0, 2, 3, 4, 5, 678) });
+
+  test("X-OG-Signature equals @octokit/webhooks-methods' sign and verifies with its verify", async () => {
+    expect(ogSignature(SECRET, body)).toBe(await signOctokit(SECRET, body));
+    expect(await verifyOctokit(SECRET, body, ogSignature(SECRET, body))).toBe(true);
+    expect(ogSignature(SECRET, body)).toMatch(/^sha256=[0-9a-f]{64}$/);
+  });
+
+  test("webhook-signature equals standardwebhooks' sign, with the secret as raw bytes or as base64", () => {
+    const at = new Date(Date.UTC(2030, 0, 2, 3, 4, 5));
+    const seconds = Math.floor(at.getTime() / 1000);
+    const ours = standardSignature(SECRET, "evt_abc", seconds, body);
+    expect(ours).toBe(new Webhook(SECRET, { format: "raw" }).sign("evt_abc", at, body));
+    expect(ours).toBe(new Webhook(Buffer.from(SECRET).toString("base64")).sign("evt_abc", at, body));
+    expect(ours).toBe(new Webhook("whsec_" + Buffer.from(SECRET).toString("base64")).sign("evt_abc", at, body));
+  });
+
+  test("delivery headers carry both schemes over the same bytes", () => {
+    const sentAt = Date.now();
+    const h = deliveryHeaders({ secret: SECRET, eventId: "evt_abc", eventType: "image.generated", deliveryId: "dlv_1", sentAt, body, userAgent: "ogsmith-webhooks/9.9.9" });
+    expect(h).toEqual({
+      "content-type": "application/json",
+      "user-agent": "ogsmith-webhooks/9.9.9",
+      "x-og-signature": ogSignature(SECRET, body),
+      "x-og-event": "image.generated",
+      "x-og-event-id": "evt_abc",
+      "x-og-delivery": "dlv_1",
+      "webhook-id": "evt_abc",
+      "webhook-timestamp": String(Math.floor(sentAt / 1000)),
+      "webhook-signature": standardSignature(SECRET, "evt_abc", Math.floor(sentAt / 1000), body),
+    });
+    expect(new Webhook(SECRET, { format: "raw" }).verify(body, h)).toMatchObject({ id: "evt_abc" });
+  });
+
+  test("non-ASCII secrets are keyed by their UTF-8 bytes in both schemes", async () => {
+    const secret = "ünïcødé-secret-✓-0123";
+    expect(await verifyOctokit(secret, body, ogSignature(secret, body))).toBe(true);
+    const at = new Date(Date.UTC(2030, 0, 1));
+    expect(standardSignature(secret, "evt_x", at.getTime() / 1000, body)).toBe(new Webhook(Buffer.from(secret, "utf8").toString("base64")).sign("evt_x", at, body));
+  });
+});
+
+describe("envelope", () => {
+  test("{id, event, timestamp, data} with the stored data spliced in byte for byte", () => {
+    const data = '{"b":1,"a":{"z":[1,2]},"s":"ü \\u2028"}';
+    const body = envelopeBody({ id: "evt_1", type: "usage.warning", data, createdAt: Date.UTC(2031, 4, 6, 7, 8, 9, 10) });
+    expect(body).toBe(`{"id":"evt_1","event":"usage.warning","timestamp":"2031-05-06T07:08:09.010Z","data":${data}}`);
+    expect(JSON.parse(body)).toEqual({ id: "evt_1", event: "usage.warning", timestamp: "2031-05-06T07:08:09.010Z", data: JSON.parse(data) });
+  });
+});
+
+describe("input checks", () => {
+  const ok = { url: "https://example.com/hook", events: ["image.generated"], secret: SECRET };
+  const fields = (input: object, mode: "create" | "update" = "create") => checkWebhookInput(input, mode).map((p) => p.field);
+
+  test("valid input passes; every bad field is named", () => {
+    expect(fields(ok)).toEqual([]);
+    expect(fields({ ...ok, url: "javascript:alert(1)" })).toEqual(["url"]);
+    expect(fields({ ...ok, url: "https://x.test/" + "a".repeat(2040) })).toEqual(["url"]);
+    expect(fields({ ...ok, events: [] })).toEqual(["events"]);
+    expect(fields({ ...ok, events: ["image.generated", "image.generated"] })).toEqual(["events.1"]);
+    expect(fields({ ...ok, events: ["usage.reset", "webhook.test"] })).toEqual(["events.1"]);
+    expect(fields({ ...ok, secret: "x".repeat(15) })).toEqual(["secret"]);
+    expect(fields({ ...ok, secret: "x".repeat(256) })).toEqual([]);
+    expect(fields({})).toEqual(["url", "events", "secret"]);
+  });
+
+  test("updates: secret optional, enabled boolean", () => {
+    expect(fields({ url: ok.url, events: ok.events }, "update")).toEqual([]);
+    expect(fields({ url: ok.url, events: ok.events, enabled: "true" }, "update")).toEqual(["enabled"]);
+  });
+});
+
+/** An in-memory database with one account; the clock is a test clock. */
+function core(options: { allowPrivate: boolean; resolver?: ReturnType<typeof fakeResolver> }) {
+  const db = openDatabase(":memory:");
+  const clock = new TestClock(Date.UTC(2030, 5, 1));
+  db.insert(accounts).values({ id: "acc_1", email: "a@example.com", plan: "pro", createdAt: clock.now(), updatedAt: clock.now() }).run();
+  const queue = new JobQueue(db, clock);
+  const fence = loopbackOnly();
+  const sender = new WebhookSender({ allowPrivate: options.allowPrivate, resolver: options.resolver, transport: fence.transport });
+  const webhooks = new WebhookService(db, clock, queue, sender, { allowPrivate: options.allowPrivate, resolver: options.resolver });
+  return { db, clock, queue, sender, webhooks, fence };
+}
+
+describe("address guard", () => {
+  let tcp: TcpFixture;
+  beforeAll(async () => {
+    tcp = await listenTcp();
+  });
+  afterAll(() => tcp.stop());
+
+  test("registration refuses hosts that resolve into blocked ranges, by the guard's classification", async () => {
+    const resolver = fakeResolver({
+      "private.example": ["10.0.0.7"],
+      "mixed.example": ["93.184.215.14", "192.168.1.2"],
+      "metadata.example": ["169.254.169.254"],
+      "cgnat.example": ["100.64.3.4"],
+      "ula.example": ["fd12:3456::1"],
+      "public.example": ["93.184.215.14"],
+    });
+    const { webhooks } = core({ allowPrivate: false, resolver });
+    for (const host of ["private.example", "mixed.example", "metadata.example", "cgnat.example", "ula.example"]) {
+      const error = await webhooks.create("acc_1", { url: `https://${host}/hook`, events: ["usage.reset"], secret: SECRET }).catch((e) => e);
+      expect({ host, code: error.code, fields: error.details?.map((d: any) => d.field) }).toEqual({ host, code: "VALIDATION_ERROR", fields: ["url"] });
+    }
+    // A public address registers (nothing is connected to at registration).
+    const created = await webhooks.create("acc_1", { url: "https://public.example/hook", events: ["usage.reset"], secret: SECRET });
+    expect(created.status).toBe("enabled");
+    // A name that does not resolve today is accepted: it is checked again at every delivery.
+    expect((await webhooks.create("acc_1", { url: "https://nxdomain.example/hook", events: ["usage.reset"], secret: SECRET })).status).toBe("enabled");
+  });
+
+  test("delivery refuses a blocked address before connecting (flag off), e.g. after DNS rebinding", async () => {
+    const rebinding = fakeResolver({ "rebind.example": ["127.0.0.1"] });
+    const { sender, fence } = core({ allowPrivate: false, resolver: rebinding });
+    const body = envelopeBody({ id: "evt_1", type: "image.generated", data: "{}", createdAt: 0 });
+    for (const url of [`http://rebind.example:${tcp.port}/`, `http://127.0.0.1:${tcp.port}/`, `http://[::1]:${tcp.port}/`]) {
+      const result = await sender.send({ url, secret: SECRET }, { eventId: "evt_1", eventType: "image.generated", body }, "dlv_1", 0);
+      expect(result).toMatchObject({ delivered: false, statusCode: null, error: expect.stringContaining("blocked_address") });
+    }
+    expect(tcp.connections).toBe(0);
+    expect(fence.attempts).toEqual([]);
+    expect(fence.violations).toEqual([]);
+  });
+});
+
+describe("job table", () => {
+  let db: Db;
+  let clock: TestClock;
+  let queue: JobQueue;
+  let real = 1_000_000;
+  const outcomes: JobOutcome[] = [];
+  beforeAll(() => {
+    db = openDatabase(":memory:");
+    clock = new TestClock(Date.UTC(2030, 0, 1));
+    queue = new JobQueue(db, clock, () => real);
+    queue.register({ kind: "fake", retrySchedule: RETRY_SCHEDULE, perform: async () => outcomes.shift() ?? { ok: true } });
+  });
+  const claim = () => queue.claimDue({ limit: 10, laneRoom: () => 10, leaseMs: 30_000 }).jobs;
+
+  test("the retry schedule is data: due again 60, 300, 1800, 7200, 86400 s after each failure, then failed", () => {
+    const id = queue.enqueue(db, { kind: "fake", lane: "l" });
+    for (const [i, delay] of RETRY_SCHEDULE.entries()) {
+      const [job] = claim();
+      expect(job!.attempts).toBe(i + 1);
+      const settled = queue.settle(job!, { ok: false, error: "HTTP 500" });
+      expect(settled).toMatchObject({ attempt: i + 1, nextRunAt: clock.now() + delay * 1000, gaveUp: false, status: "pending" });
+      clock.advance(delay - 1);
+      expect(claim()).toEqual([]);
+      clock.advance(1);
+    }
+    const [last] = claim();
+    expect(last!.attempts).toBe(6);
+    expect(queue.settle(last!, { ok: false, error: "HTTP 500" })).toMatchObject({ attempt: 6, nextRunAt: null, gaveUp: true, status: "failed" });
+    expect(db.select().from(jobs).where(eq(jobs.id, id)).get()).toMatchObject({ status: "failed", lastError: "HTTP 500", attempts: 6 });
+  });
+
+  test("a claimed job is leased: not handed out twice until the lease ends or a restart releases it", () => {
+    queue.enqueue(db, { kind: "fake", lane: "l" });
+    const [job] = claim();
+    expect(claim()).toEqual([]);
+    real += 30_001; // the lease ran out (the process that claimed it died)
+    const [again] = claim();
+    expect(again!.id).toBe(job!.id);
+    expect(again!.attempts).toBe(2);
+    expect(queue.releaseLeases()).toBe(1); // start-up of a new process
+    expect(claim()[0]!.id).toBe(job!.id);
+  });
+
+  test("unknown kinds are left alone; lanes are capped per claim; other lanes are found past a busy one", () => {
+    db.delete(jobs).run();
+    queue.enqueue(db, { kind: "someone-elses", lane: "x" });
+    for (let i = 0; i < 5; i++) queue.enqueue(db, { kind: "fake", lane: "busy" });
+    queue.enqueue(db, { kind: "fake", lane: "quiet" });
+    const claimed = queue.claimDue({ limit: 10, laneRoom: (lane) => (lane === "busy" ? 2 : 10), leaseMs: 1000 }).jobs;
+    expect(claimed.map((j) => j.lane).sort()).toEqual(["busy", "busy", "quiet"]);
+    expect(queue.claimDue({ limit: 10, laneRoom: (lane) => (lane === "busy" ? 0 : 10), leaseMs: 1000, searchPastFullLanes: true }).jobs).toEqual([]);
+
+    // 100 due jobs of a busy lane ahead of one of a quiet lane: the window (limit*2+16) sees only
+    // the busy lane; the search past it finds the quiet one, and says when it found nothing.
+    db.delete(jobs).run();
+    for (let i = 0; i < 100; i++) queue.enqueue(db, { kind: "fake", lane: "busy", runAt: clock.now() - 1000 });
+    queue.enqueue(db, { kind: "fake", lane: "quiet" });
+    const room = (lane: string) => (lane === "busy" ? 0 : 10);
+    expect(queue.claimDue({ limit: 1, laneRoom: room, leaseMs: 1000 })).toEqual({ jobs: [], searchedEmpty: false });
+    const found = queue.claimDue({ limit: 1, laneRoom: room, leaseMs: 1000, searchPastFullLanes: true });
+    expect(found.jobs.map((j) => j.lane)).toEqual(["quiet"]);
+    expect(queue.claimDue({ limit: 1, laneRoom: room, leaseMs: 1000, searchPastFullLanes: true })).toEqual({ jobs: [], searchedEmpty: true });
+  });
+});
+
+describe("runner", () => {
+  let receiver: TestReceiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(() => receiver.stop());
+
+  test("a stuck lane holds at most its per-lane share; other lanes keep flowing", async () => {
+    const db = openDatabase(":memory:");
+    const clock = new TestClock(Date.UTC(2030, 0, 1));
+    const queue = new JobQueue(db, clock);
+    const release: (() => void)[] = [];
+    const done: string[] = [];
+    queue.register({
+      kind: "fake",
+      retrySchedule: [],
+      perform: (job) =>
+        job.lane === "stuck"
+          ? new Promise<JobOutcome>((resolve) => release.push(() => resolve({ ok: true })))
+          : Promise.resolve({ ok: true }).then((o) => (done.push(job.id), o)),
+    });
+    const runner = new JobRunner(queue, silentLogger, { concurrency: 6, perLane: 2 });
+    for (let i = 0; i < 50; i++) queue.enqueue(db, { kind: "fake", lane: "stuck" });
+    for (let i = 0; i < 30; i++) queue.enqueue(db, { kind: "fake", lane: `free-${i % 3}` });
+    runner.kick();
+    await receiver.waitFor(() => done.length === 30, "30 jobs on free lanes", 3_000);
+    expect(release).toHaveLength(2);
+    while (release.length > 0 || runner.active > 0) {
+      release.splice(0).forEach((f) => f());
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await runner.runDue();
+    expect(db.select().from(jobs).where(eq(jobs.status, "pending")).all()).toEqual([]);
+    await runner.stop();
+  });
+
+  test("stopping aborts what outlives the grace period and leaves it leased for the next start", async () => {
+    const db = openDatabase(":memory:");
+    const queue = new JobQueue(db, new TestClock(Date.UTC(2030, 0, 1)));
+    queue.register({
+      kind: "hang",
+      retrySchedule: [60],
+      perform: (_job, signal) => new Promise<JobOutcome>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+    });
+    const id = queue.enqueue(db, { kind: "hang", lane: "l" });
+    const runner = new JobRunner(queue, silentLogger);
+    runner.pump();
+    expect(runner.active).toBe(1);
+    await runner.stop(20);
+    const row = db.select().from(jobs).where(eq(jobs.id, id)).get()!;
+    expect(row).toMatchObject({ status: "pending", attempts: 1, lastError: null });
+    expect(row.claimedUntil).not.toBeNull();
+    expect(queue.releaseLeases()).toBe(1);
+  });
+});
