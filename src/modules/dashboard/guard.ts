@@ -1,0 +1,93 @@
+/**
+ * The dashboard's gate, run in `onRequest` like the /api gate (so a bad session is reported
+ * before a body is read). In order:
+ *   1. every state-changing request under /dashboard carries an Origin equal to this server's
+ *      own origin (403 FORBIDDEN otherwise, also when it is missing): the cookie is
+ *      SameSite=Strict already, and this closes what SameSite leaves open (sibling subdomains,
+ *      older browsers, sign-in CSRF);
+ *   2. /dashboard/api/* needs a live session (401 UNAUTHORIZED), except signing in;
+ *   3. API-like actions (anything state-changing but signing out) are refused for canceled and
+ *      past-due accounts with the API's codes, then pass the account's shared rate limit.
+ */
+import { Elysia } from "elysia";
+import { limitsOf } from "../../accounts/plans.ts";
+import type { Config } from "../../config.ts";
+import { subscriptionBlock } from "../../dashboard/overview.ts";
+import type { DashboardSession, SessionService } from "../../dashboard/sessions.ts";
+import { ApiError } from "../../errors.ts";
+import type { SlidingWindowLimiter } from "../../metering/rate-limit.ts";
+import { requestState } from "../../http/request-context.ts";
+
+export const SESSION_COOKIE = "ogsmith_session";
+export const SIGN_IN_PATH = "/dashboard/api/session";
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+const sessions = new WeakMap<Request, DashboardSession>();
+
+export const isDashboardPath = (pathname: string) => pathname === "/dashboard" || pathname.startsWith("/dashboard/");
+
+/** The session the gate accepted for this request; only called on routes behind the gate. */
+export function sessionOf(request: Request): DashboardSession {
+  const session = sessions.get(request);
+  if (!session) throw new Error("sessionOf called on a request the dashboard gate did not accept");
+  return session;
+}
+
+export function readCookie(request: Request, name: string): string | undefined {
+  const header = request.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * The origins this server answers as: the one the request was addressed to (Host header) and
+ * the configured public one (OG_BASE_URL, for a TLS-terminating proxy in front).
+ */
+export function ownOrigins(request: Request, config: Pick<Config, "baseUrl">): Set<string> {
+  const origins = new Set([new URL(request.url).origin]);
+  try {
+    origins.add(new URL(config.baseUrl).origin);
+  } catch {
+    // loadConfig validated it; nothing to add otherwise.
+  }
+  return origins;
+}
+
+export function dashboardGate(deps: { config: Pick<Config, "baseUrl">; sessions: SessionService; limiter: SlidingWindowLimiter }) {
+  return new Elysia({ name: "dashboard-gate" }).onRequest(({ request, set }) => {
+    const { pathname } = new URL(request.url);
+    if (!isDashboardPath(pathname)) return;
+    const unsafe = !SAFE_METHODS.has(request.method);
+    if (unsafe) {
+      const origin = request.headers.get("origin");
+      if (!origin) throw new ApiError("FORBIDDEN", "State-changing dashboard requests must carry an Origin header.");
+      if (!ownOrigins(request, deps.config).has(origin)) throw new ApiError("FORBIDDEN", `Cross-origin request refused: ${origin.slice(0, 200)} is not this server.`);
+    }
+    if (!pathname.startsWith("/dashboard/api/")) return;
+    if (pathname === SIGN_IN_PATH && request.method === "POST") return;
+
+    const session = deps.sessions.resolve(readCookie(request, SESSION_COOKIE));
+    if (!session) throw new ApiError("UNAUTHORIZED", "Not signed in, or the session expired. Sign in with your API key.");
+    sessions.set(request, session);
+    requestState(request).sessionAccountId = session.account.id;
+
+    if (!unsafe || pathname === SIGN_IN_PATH) return;
+    const blocked = subscriptionBlock(session.account);
+    if (blocked) throw blocked;
+    const limit = limitsOf(session.account).requestsPerSecond;
+    // The key's own window: previews and API calls together never exceed the plan's rate.
+    const decision = deps.limiter.check(session.keyId, limit);
+    set.headers["ratelimit-limit"] = String(decision.limit);
+    set.headers["ratelimit-remaining"] = String(decision.remaining);
+    set.headers["ratelimit-reset"] = String(decision.resetSeconds);
+    if (!decision.allowed) {
+      throw new ApiError("RATE_LIMIT_EXCEEDED", `Rate limit exceeded: ${limit} requests per second. Retry after ${decision.resetSeconds} s.`, undefined, {
+        "Retry-After": String(decision.resetSeconds),
+      });
+    }
+  });
+}

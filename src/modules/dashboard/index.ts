@@ -1,0 +1,149 @@
+/**
+ * The dashboard (DESIGN §8, spec §4 rule 3): one HTML page and its script and styles, embedded in
+ * the binary, plus the session-authenticated JSON endpoints it calls under /dashboard/api/*.
+ * Every endpoint is a thin shell over the same core the /api routes use (accounts, metering,
+ * webhooks, the renderer), and every error leaves through the one envelope.
+ */
+import { Elysia } from "elysia";
+import { toAccountView } from "../../accounts/accounts.ts";
+import { usageOverview, subscriptionBlock } from "../../dashboard/overview.ts";
+import { SESSION_TTL_MS, SessionService, type DashboardSession } from "../../dashboard/sessions.ts";
+import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
+import type { Renderer } from "../../render/types.ts";
+import { validationError } from "../../errors.ts";
+import type { Services } from "../../services.ts";
+import { describeTemplates } from "../templates/index.ts";
+import type { WebhookInput } from "../../webhooks/service.ts";
+import { dashboardGate, readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
+import indexHtmlText from "./assets/index.html" with { type: "text" };
+import stylesheet from "./assets/dashboard.css" with { type: "text" };
+import script from "./assets/dashboard.js" with { type: "text" };
+
+export interface DashboardDeps {
+  services: Pick<Services, "config" | "db" | "clock" | "accounts" | "metering" | "limiter" | "webhooks">;
+  renderer: Renderer;
+  templates: TemplateLookup;
+}
+
+/** Only this origin's own files: no CDN, no inline script, no framing. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob: data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const PAGE_HEADERS = {
+  "content-security-policy": CONTENT_SECURITY_POLICY,
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+};
+
+const hide = { detail: { hide: true } } as const;
+
+// bun-types declares every `.html` import as an HTMLBundle (Bun's full-stack dev server); with
+// `type: "text"` it is the file's text, which is what is served here.
+const indexHtml = indexHtmlText as unknown as string;
+
+function meView(session: DashboardSession) {
+  const blocked = subscriptionBlock(session.account);
+  const account = toAccountView(session.account, session.keyPrefix);
+  return {
+    account: { id: account.id, email: account.email, plan: account.plan, status: account.status, key_prefix: account.key_prefix },
+    limits: { quota: account.quota, requests_per_second: account.requests_per_second },
+    blocked: blocked ? { code: blocked.code, message: blocked.message } : null,
+    session: { id: session.id, expires_at: new Date(session.expiresAt).toISOString() },
+  };
+}
+
+/** The form's fields only: anything else in the body is ignored rather than stored. */
+function webhookInput(body: unknown): WebhookInput {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw validationError([{ field: "body", message: "must be a JSON object" }]);
+  const { url, events, secret, enabled } = body as WebhookInput;
+  return { url, events, secret, enabled };
+}
+
+export function dashboardModule({ services, renderer, templates }: DashboardDeps) {
+  const sessions = new SessionService(services.db, services.clock, services.accounts);
+  const secure = new URL(services.config.baseUrl).protocol === "https:";
+  const cookie = (value: string, maxAgeSeconds: number) =>
+    `${SESSION_COOKIE}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
+
+  // Asset URLs carry a content hash, so the files can be cached for good and a new binary
+  // still serves its own.
+  const version = Bun.hash(script + stylesheet).toString(36);
+  const page = indexHtml.replaceAll("{{version}}", version);
+  const asset = (body: string, type: string) => () =>
+    new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" } });
+  const html = () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...PAGE_HEADERS } });
+
+  const { webhooks, metering, clock } = services;
+  const accountId = (request: Request) => sessionOf(request).account.id;
+
+  return new Elysia({ name: "module.dashboard", prefix: "/dashboard" })
+    .use(dashboardGate({ config: services.config, sessions, limiter: services.limiter }))
+    .get("", html, hide)
+    .get("/", html, hide)
+    .get("/assets/dashboard.js", asset(script, "text/javascript; charset=utf-8"), hide)
+    .get("/assets/dashboard.css", asset(stylesheet, "text/css; charset=utf-8"), hide)
+
+    // Sign-in and sign-out. The key travels once, in this request body, and is never echoed.
+    .post(
+      "/api/session",
+      ({ body, set }) => {
+        const { token, session } = sessions.signIn((body as { api_key?: unknown } | undefined)?.api_key);
+        set.headers["set-cookie"] = cookie(token, Math.floor(SESSION_TTL_MS / 1000));
+        set.headers["cache-control"] = "no-store";
+        return meView(session);
+      },
+      hide,
+    )
+    .delete(
+      "/api/session",
+      ({ request, set }) => {
+        sessions.signOut(readCookie(request, SESSION_COOKIE));
+        set.headers["set-cookie"] = cookie("", 0);
+        return { signed_out: true };
+      },
+      hide,
+    )
+    .get("/api/me", ({ request }) => meView(sessionOf(request)), hide)
+    .get("/api/usage", ({ request }) => usageOverview(metering, clock, sessionOf(request).account), hide)
+    .get("/api/templates", () => ({ data: describeTemplates(templates) }), hide)
+
+    // The playground's preview: validated like /api/generate, rate limited by the gate with the
+    // key's window, and never reserved or counted against the quota.
+    .post(
+      "/api/preview",
+      async ({ body }) => {
+        const result = await renderer.render(parseRenderRequest(body ?? {}, templates));
+        return new Response(result.bytes as Uint8Array<ArrayBuffer>, {
+          headers: { "content-type": result.contentType, "cache-control": "no-store", "x-generation-time-ms": String(result.generationTimeMs) },
+        });
+      },
+      hide,
+    )
+
+    // Webhooks: the same core service as /api/webhooks. Its own checks validate the body (no
+    // TypeBox schema in front), so a form with several bad fields hears about all of them at
+    // once instead of only the ones a schema stage reports first.
+    .get("/api/webhooks", ({ request }) => ({ data: webhooks.list(accountId(request)) }), hide)
+    .post(
+      "/api/webhooks",
+      async ({ request, body, set }) => {
+        const created = await webhooks.create(accountId(request), webhookInput(body));
+        set.status = 201;
+        return created;
+      },
+      hide,
+    )
+    .put("/api/webhooks/:id", ({ request, params, body }) => webhooks.update(accountId(request), params.id, webhookInput(body)), hide)
+    .delete("/api/webhooks/:id", ({ request, params }) => webhooks.delete(accountId(request), params.id), hide)
+    .post("/api/webhooks/:id/test", async ({ request, params }) => (await webhooks.sendTest(accountId(request), params.id))[0], hide)
+    .get("/api/webhooks/:id/deliveries", ({ request, params }) => ({ data: webhooks.deliveries(accountId(request), params.id) }), hide);
+}

@@ -1,0 +1,80 @@
+/**
+ * A real Chromium for the dashboard tests, driven by playwright-core (no bundled browser: Debian's
+ * `chromium` package). Locally the browser tests skip with one line when it is missing; under
+ * CI=true a missing browser is a failure, so CI can never pass by skipping them.
+ *
+ * Works under `bun test` as is: `launchPersistentContext` talks to Chromium over its pipe
+ * transport (--remote-debugging-pipe) and Bun's child-process pipes carry it fine.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+
+export const CHROMIUM_PATH = process.env.OG_CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+export type BrowserAvailability = { ok: true } | { ok: false; reason: string; mustFail: boolean };
+
+/** Whether the browser tests can run here, and whether their absence must fail the run (CI). */
+export function browserAvailability(): BrowserAvailability {
+  if (existsSync(CHROMIUM_PATH)) return { ok: true };
+  return {
+    ok: false,
+    reason: `no chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set OG_CHROMIUM_PATH)`,
+    mustFail: (process.env.CI ?? "").toLowerCase() === "true" || process.env.CI === "1",
+  };
+}
+
+export interface TestBrowser {
+  context: BrowserContext;
+  /** A fresh page; cookies are shared by the context, so tests clear them first. */
+  newPage(options?: { width?: number; height?: number }): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<TestBrowser> {
+  const profileDir = mkdtempSync(join(tmpdir(), "ogsmith-chromium-"));
+  const context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
+  context.setDefaultTimeout(10_000);
+  // A persistent context opens with one blank page: close it so every test starts clean.
+  for (const page of context.pages()) await page.close();
+  return {
+    context,
+    async newPage(options = {}) {
+      const page = await context.newPage();
+      await page.setViewportSize({ width: options.width ?? 1280, height: options.height ?? 900 });
+      return page;
+    },
+    async close() {
+      await context.close().catch(() => {});
+      rmSync(profileDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let shotsDir: string | undefined;
+
+/** Screenshots of the dashboard go to one temp dir per run (printed once) to be looked at. */
+export function screenshotPath(name: string): string {
+  if (!shotsDir) {
+    shotsDir = process.env.OG_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), "ogsmith-dashboard-shots-"));
+    mkdirSync(shotsDir, { recursive: true });
+    console.log(`dashboard screenshots: ${shotsDir}`);
+  }
+  return join(shotsDir, `${name}.png`);
+}
