@@ -10,7 +10,13 @@ let binary: string;
 beforeAll(async () => {
   buildDir = mkdtempSync(join(tmpdir(), "ogsmith-build-"));
   binary = join(buildDir, "ogsmith");
-  const result = await Bun.build({ entrypoints: [`${REPO_ROOT}/src/main.ts`], compile: { outfile: binary }, target: "bun", minify: true });
+  const result = await Bun.build({
+    entrypoints: [`${REPO_ROOT}/src/main.ts`, `${REPO_ROOT}/src/render/render-worker.ts`],
+    root: `${REPO_ROOT}/src`,
+    compile: { outfile: binary },
+    target: "bun",
+    minify: true,
+  });
   expect(result.success).toBe(true);
 });
 afterAll(() => rmSync(buildDir, { recursive: true, force: true }));

@@ -1,0 +1,45 @@
+/**
+ * The content-addressed cache of rendered images (issue 3 §5). The key is a SHA-256 over
+ * everything that decides the pixels: template id, theme, size, format, the fields (keys
+ * sorted, unset ones dropped) and the bytes of every fetched image. The same logo URL serving
+ * new bytes is a new key, and two URLs serving the same bytes with otherwise equal fields
+ * still differ (the URL is a field), which keeps the key honest for templates that print a URL.
+ *
+ * Bounded by total bytes, least recently used first out (the LRU of image-cache.ts, without
+ * expiry: an entry can never go stale, its key is its content).
+ */
+import { ImageCache } from "./image-cache.ts";
+import type { RenderRequest } from "./types.ts";
+
+export const DEFAULT_PNG_CACHE_BYTES = 64 * 1024 * 1024;
+
+export type PngCache = ImageCache<Uint8Array>;
+
+export function createPngCache(maxBytes = DEFAULT_PNG_CACHE_BYTES): PngCache {
+  return new ImageCache<Uint8Array>({ maxBytes, ttlMs: Number.POSITIVE_INFINITY, sizeOf: (png) => png.byteLength });
+}
+
+/** Digests of image bytes, remembered per byte array: the image cache hands back the same array for a repeated URL. */
+const digests = new WeakMap<Uint8Array, string>();
+
+function digestOf(bytes: Uint8Array): string {
+  let digest = digests.get(bytes);
+  if (digest === undefined) {
+    digest = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+    digests.set(bytes, digest);
+  }
+  return digest;
+}
+
+/** The cache key of one request once its images are fetched (`images`: field → image bytes). */
+export function renderCacheKey(request: RenderRequest, images: Record<string, Uint8Array>): string {
+  const fields = Object.keys(request.fields)
+    .filter((name) => request.fields[name] !== undefined)
+    .sort()
+    .map((name) => [name, request.fields[name]]);
+  const imageDigests = Object.keys(images)
+    .sort()
+    .map((name) => [name, digestOf(images[name]!)]);
+  const canonical = JSON.stringify([request.template, request.theme, request.width, request.height, request.format, fields, imageDigests]);
+  return new Bun.CryptoHasher("sha256").update(canonical).digest("hex");
+}

@@ -1,0 +1,85 @@
+/**
+ * One render worker (a Bun Worker thread) of the pool in pool.ts. It loads fonts and templates
+ * once (prepareRendering: built-ins, OG_FONTS_DIR, OG_TEMPLATES_DIR — the same call the main
+ * thread makes, so both know the same templates), warms satori up, and then renders one job
+ * at a time: template → satori → resvg → PNG, with images already fetched by the main thread
+ * and handed over as data: URIs. No I/O happens here.
+ *
+ * Under `bun build --compile` this file must be an extra entrypoint of the build
+ * (scripts/build.ts), or the binary has nothing to start.
+ */
+import { ApiError } from "../errors.ts";
+import { silentLogger } from "../logger.ts";
+import { renderTemplateToPng } from "./engine.ts";
+import type { WorkerInit, WorkerReply, WorkerRequest } from "./pool.ts";
+import { prepareRendering, type RenderSetup } from "./setup.ts";
+
+declare const self: Worker;
+
+let setup: Promise<RenderSetup> | undefined;
+let gcEvery = 0;
+let sinceGc = 0;
+
+const reply = (message: WorkerReply, transfer: Transferable[] = []) => self.postMessage(message, transfer);
+
+async function init(message: WorkerInit): Promise<RenderSetup> {
+  gcEvery = message.gcEvery;
+  // The main thread already logged what the directories held; repeating it per worker is noise.
+  const ready = await prepareRendering({ templatesDir: message.templatesDir, fontsDir: message.fontsDir, logger: silentLogger });
+  if (message.warmUp) {
+    // The first satori call parses every font and compiles yoga (~0.8 s); pay it now, not in a request.
+    const template = ready.templates.get("event") ?? ready.templates.list()[0];
+    if (template) {
+      await renderTemplateToPng(template, { title: "warm-up" }, { width: 1200, height: 630, theme: "dark", images: {} }).catch(() => {});
+      Bun.gc(true);
+    }
+  }
+  return ready;
+}
+
+async function render(message: Extract<WorkerRequest, { type: "render" }>): Promise<void> {
+  const { job } = message;
+  try {
+    const { templates } = await setup!;
+    const template = templates.get(job.template);
+    if (!template) throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template: ${job.template}.`);
+    const { png, timings } = await renderTemplateToPng(template, job.fields, {
+      width: job.width,
+      height: job.height,
+      theme: job.theme,
+      images: job.images,
+    });
+    reply({ type: "done", id: message.id, png, timings }, [png.buffer as ArrayBuffer]);
+  } catch (error) {
+    reply({
+      type: "failed",
+      id: message.id,
+      error:
+        error instanceof ApiError
+          ? { code: error.code, message: error.message, details: error.details }
+          : { message: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined },
+    });
+  }
+  // resvg-js keeps each render's pixmap (≈3 MB at 1200×630) in native memory that is only freed
+  // when the JS wrapper is collected; the JS heap barely grows, so the GC rarely runs on its own
+  // and RSS climbs by hundreds of MB. A synchronous collection every few renders keeps it flat.
+  if (gcEvery > 0 && ++sinceGc >= gcEvery) {
+    sinceGc = 0;
+    const t = performance.now();
+    Bun.gc(process.env.GC_FULL === "1");
+    if (process.env.GC_LOG) console.error("gc", (performance.now() - t).toFixed(1));
+  }
+}
+
+self.onmessage = (event: MessageEvent<WorkerRequest>) => {
+  const message = event.data;
+  if (message.type === "init") {
+    setup = init(message);
+    setup.then(
+      (ready) => reply({ type: "ready", templates: ready.templates.list().map((t) => t.id) }),
+      (error) => reply({ type: "init_failed", message: error instanceof Error ? error.message : String(error) }),
+    );
+  } else if (message.type === "render") {
+    void render(message);
+  }
+};
