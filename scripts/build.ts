@@ -7,7 +7,10 @@ import { rmSync } from "node:fs";
 
 rmSync("dist", { recursive: true, force: true });
 const result = await Bun.build({
-  entrypoints: ["./src/main.ts"],
+  // The render worker is started with `new Worker(...)`, so it must be an entrypoint of its own
+  // (see src/render/pool.ts defaultWorkerUrl for where it lands inside the binary).
+  entrypoints: ["./src/main.ts", "./src/render/render-worker.ts"],
+  root: "./src",
   compile: { outfile: "./dist/ogsmith" },
   minify: true,
   sourcemap: "linked",

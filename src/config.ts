@@ -2,7 +2,7 @@
  * Every setting, parsed and validated once (DESIGN §2). The rest of the code receives a Config
  * and never reads process.env. A bad value stops start-up with one clear line (ConfigError).
  */
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 
 export interface Config {
@@ -16,6 +16,8 @@ export interface Config {
   templatesDir: string | undefined;
   fontsDir: string | undefined;
   smtpUrl: string | undefined;
+  /** PEM file of extra CA certificates trusted for SMTP TLS (a private or self-signed mail server). */
+  smtpCaFile: string | undefined;
   emailFrom: string;
   baseUrl: string;
   bootstrap: boolean;
@@ -78,6 +80,17 @@ function readableDir(name: string, path: string | undefined): string | undefined
   return path;
 }
 
+function readableFile(name: string, path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  try {
+    if (!statSync(path).isFile()) throw new Error();
+    readFileSync(path);
+  } catch {
+    throw new ConfigError(`${name} is not a readable file: ${path}`);
+  }
+  return path;
+}
+
 /** Flags given on the command line win over the environment. */
 export interface ConfigOverrides {
   port?: number;
@@ -106,6 +119,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     templatesDir: readableDir("OG_TEMPLATES_DIR", optional(env, "OG_TEMPLATES_DIR")),
     fontsDir: readableDir("OG_FONTS_DIR", optional(env, "OG_FONTS_DIR")),
     smtpUrl: url(env, "SMTP_URL", ["smtp:", "smtps:"]),
+    smtpCaFile: readableFile("OG_SMTP_CA_FILE", optional(env, "OG_SMTP_CA_FILE")),
     emailFrom: optional(env, "OG_EMAIL_FROM") ?? "ogsmith <alerts@localhost>",
     baseUrl: (url(env, "OG_BASE_URL", ["http:", "https:"]) ?? `http://localhost:${port}`).replace(/\/+$/, ""),
     bootstrap: bool(env, "OG_BOOTSTRAP", true),

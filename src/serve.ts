@@ -8,15 +8,18 @@ import { createApp, type App } from "./http/app.ts";
 import { listen } from "./http/server.ts";
 import { Metrics } from "./http/metrics.ts";
 import type { Logger } from "./logger.ts";
-import { createInProcessRenderer } from "./render/engine.ts";
+import { createServiceRenderer, type ServiceRendererOptions } from "./render/renderer.ts";
+import { prepareRendering } from "./render/setup.ts";
 import { createServices, type Services } from "./services.ts";
-import { createTemplateRegistry } from "./templates/registry.ts";
+import { JobWorker } from "./worker/index.ts";
 
 export interface RunningService {
   url: string;
   port: number;
   app: App;
   services: Services;
+  /** The background job loop (deliveries, retries, monthly reset). */
+  worker: JobWorker;
   /** The key printed by the first-start bootstrap, when it ran. */
   bootstrapKey: string | undefined;
   /** Graceful stop: stop accepting, finish in-flight work, close the database. */
@@ -25,16 +28,26 @@ export interface RunningService {
 
 export async function startService(
   config: Config,
-  options: { logger?: Logger; print?: (text: string) => void } = {},
+  options: {
+    logger?: Logger;
+    print?: (text: string) => void;
+    /** Renderer knobs that are not configuration (queue length, cache size): for tests and the benchmark. */
+    renderer?: Pick<ServiceRendererOptions, "pool" | "pngCacheBytes" | "fetch">;
+  } = {},
 ): Promise<RunningService> {
   const services = createServices(config, { logger: options.logger });
   services.metering.clearStaleReservations();
   const boot = config.bootstrap ? bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n"))) : undefined;
 
-  const templates = await createTemplateRegistry();
-  const renderer = await createInProcessRenderer(templates);
+  // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
+  const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
+  // Images fetched here, rendered PNGs cached here, rendering itself in OG_RENDER_WORKERS worker threads.
+  const renderer = createServiceRenderer({ templates, config, logger: services.logger, ...options.renderer });
   const app = createApp({ services, renderer, templates, metrics: new Metrics({ processMetrics: true }) });
   const server = listen(app, { port: config.port, host: config.host, logger: services.logger });
+  const worker = new JobWorker(services);
+  worker.start();
+  if (!services.mailer.configured) services.logger.warn("SMTP_URL is not set: email alerts are recorded and logged, not sent");
 
   let stopping: Promise<void> | undefined;
   return {
@@ -42,10 +55,12 @@ export async function startService(
     port: server.port,
     app,
     services,
+    worker,
     bootstrapKey: boot?.apiKey,
     stop: () =>
       (stopping ??= (async () => {
         await server.stop();
+        await worker.stop();
         await renderer.close();
         services.close();
       })()),

@@ -6,10 +6,13 @@ import { AccountService } from "./accounts/accounts.ts";
 import { systemClock, TestClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Db } from "./db/client.ts";
+import { createEmailAlerts, type EmailAlerts, type Mailer } from "./email/index.ts";
+import { JobQueue } from "./events/jobs.ts";
 import { Outbox } from "./events/outbox.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { Metering } from "./metering/quota.ts";
 import { SlidingWindowLimiter } from "./metering/rate-limit.ts";
+import { createWebhooks, type WebhookService } from "./webhooks/index.ts";
 
 export interface Services {
   config: Config;
@@ -22,6 +25,12 @@ export interface Services {
   metering: Metering;
   limiter: SlidingWindowLimiter;
   outbox: Outbox;
+  /** The job table (webhook deliveries, emails); kinds register here, the worker runs them. */
+  jobs: JobQueue;
+  webhooks: WebhookService;
+  /** Email alerts (usage thresholds, disabled webhooks): an `email` job kind in the same job table. */
+  email: EmailAlerts;
+  mailer: Mailer;
   close(): void;
 }
 
@@ -30,16 +39,29 @@ export function createServices(config: Config, options: { logger?: Logger } = {}
   const clock: Clock = testClock ?? systemClock;
   const db = openDatabase(config.dbPath);
   const outbox = new Outbox();
+  const jobs = new JobQueue(db, clock);
+  // A committed event may have fanned out to jobs that are due now: run them at once.
+  outbox.onCommitted(() => jobs.notify());
+  const webhooks = createWebhooks({ db, clock, config, outbox, jobs });
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const { alerts: email, mailer } = createEmailAlerts({ db, clock, config, outbox, jobs, webhooks, logger });
   return {
     config,
     clock,
     testClock,
     db,
-    logger: options.logger ?? createLogger(config.logLevel),
+    logger,
     accounts: new AccountService(db, clock),
     metering: new Metering(db, clock, outbox),
     limiter: new SlidingWindowLimiter(clock),
     outbox,
-    close: () => db.$client.close(),
+    jobs,
+    webhooks,
+    email,
+    mailer,
+    close: () => {
+      mailer.close();
+      db.$client.close();
+    },
   };
 }

@@ -57,7 +57,18 @@ export function runAccounts(services: Services, argv: string[]): void {
       const id = positionals[0];
       if (!id) throw new UsageError("accounts show needs an account id");
       const account = services.accounts.row(id);
+      const alerts = services.email.recent(id);
+      if (json) {
+        printRecord({ ...services.accounts.show(id), usage: services.metering.usage(account), email_alerts: alerts }, json);
+        return;
+      }
       printRecord({ ...services.accounts.show(id), usage: services.metering.usage(account) }, json);
+      console.log("");
+      if (alerts.length === 0) console.log("Email alerts: none");
+      else {
+        console.log(`Email alerts (last ${alerts.length}, newest first):`);
+        printTable(alerts as unknown as Record<string, unknown>[], ["created_at", "kind", "state", "attempts", "last_error"]);
+      }
       return;
     }
     case "list": {

@@ -11,6 +11,7 @@ import type { TemplateLookup } from "../render/request.ts";
 import type { Renderer } from "../render/types.ts";
 import type { Services } from "../services.ts";
 import { adminModule } from "../modules/admin/index.ts";
+import { dashboardModule } from "../modules/dashboard/index.ts";
 import { generateModule } from "../modules/generate/index.ts";
 import { opsModule } from "../modules/ops/index.ts";
 import { templatesModule } from "../modules/templates/index.ts";
@@ -106,7 +107,8 @@ export function createApp(deps: AppDeps) {
     .use(usageModule(services))
     .use(templatesModule(deps.templates))
     .use(adminModule(services))
-    .use(webhooksModule(services));
+    .use(webhooksModule(services))
+    .use(dashboardModule({ services, renderer: deps.renderer, templates: deps.templates }));
   for (const module of deps.modules ?? []) app.use(module);
 
   return Object.assign(app, {
