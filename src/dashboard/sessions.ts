@@ -10,8 +10,7 @@ import { API_KEY_PATTERN } from "../accounts/keys.ts";
 import type { AccountService } from "../accounts/accounts.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/client.ts";
-import { accounts, apiKeys, type AccountRow } from "../db/schema/index.ts";
-import { dashboardSessions } from "../db/schema/sessions.ts";
+import { accounts, apiKeys, dashboardSessions, type AccountRow } from "../db/schema/index.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { newId, randomAlphanumeric } from "../ids.ts";
 
@@ -35,10 +34,7 @@ export class SessionService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly accounts: AccountService,
-  ) {
-    // TEMP-DASHBOARD-MIGRATION: until the migration is generated.
-    db.$client.exec("CREATE TABLE IF NOT EXISTS dashboard_sessions (token_hash text PRIMARY KEY NOT NULL, id text NOT NULL UNIQUE, account_id text NOT NULL REFERENCES accounts(id) ON DELETE cascade, key_id text NOT NULL REFERENCES api_keys(id) ON DELETE cascade, created_at integer NOT NULL, expires_at integer NOT NULL)");
-  }
+  ) {}
 
   /**
    * Opens a session for the holder of `apiKey`. Canceled and past-due accounts may sign in (the

@@ -51,11 +51,7 @@ export interface RenderPoolOptions {
   templatesDir?: string;
   fontsDir?: string;
   logger: Logger;
-  /**
-   * Full GC in each worker every N renders. Measured on the event card at concurrency 8
-   * (bench/render.ts): without it RSS passed 1 GB within 300 renders; every 4 renders keeps it
-   * flat for ~1–2 ms per render.
-   */
+  /** A full GC in each worker every N renders (a young-generation one after every render); 0: never. See render-worker.ts. */
   gcEvery?: number;
   /** A render running longer than this is killed with its worker (real time). */
   jobTimeoutMs?: number;
@@ -123,7 +119,7 @@ export class RenderPool {
     if (!Number.isInteger(options.workers) || options.workers < 1) throw new RangeError(`workers must be a positive integer, got ${options.workers}`);
     this.size = options.workers;
     this.maxQueue = options.maxQueue ?? 4 * options.workers;
-    this.options = { gcEvery: 4, jobTimeoutMs: 30_000, warmUp: true, ...options };
+    this.options = { gcEvery: 32, jobTimeoutMs: 30_000, warmUp: true, ...options };
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(i));
   }
 

@@ -40,7 +40,7 @@ test("STARTTLS with a self-signed certificate the operator trusts, and AUTH over
     await s.stop();
     await smtp.stop();
   }
-});
+}, 30_000);
 
 test("without trust in the certificate nothing is sent in the clear: the attempt fails and is retried", async () => {
   const smtp = await startSmtpServer({ tls: cert, auth: { user: "u", pass: "p" } });
@@ -58,7 +58,7 @@ test("without trust in the certificate nothing is sent in the clear: the attempt
     await s.stop();
     await smtp.stop();
   }
-});
+}, 30_000);
 
 test("smtps:// uses TLS from the first byte", async () => {
   const smtp = await startSmtpServer({ tls: cert, implicitTls: true });
@@ -72,4 +72,4 @@ test("smtps:// uses TLS from the first byte", async () => {
     await s.stop();
     await smtp.stop();
   }
-});
+}, 30_000);

@@ -66,7 +66,23 @@ test("the owner is told which endpoint was disabled, why, and how to re-enable i
   const alerts = s.service.services.email.recent(accountId);
   expect(alerts.map((a) => [a.kind, a.state, a.attempts])).toEqual([["webhook_disabled", "sent", 1]]);
 
-  // Re-enabling and failing again later is a new incident: a new email.
+  // One email per disabling: nothing more while it stays disabled…
   await s.advance(3600);
   expect(smtp.to(email)).toHaveLength(1);
-});
+
+  // …but re-enabled and failing through the schedule again is a new incident, and a new email.
+  const put = await s.api(`/api/webhooks/${webhook.id}`, { key: apiKey, method: "PUT", json: { url, events: ["image.generated"], enabled: true } });
+  expect(put.status).toBe(200);
+  const again = await s.api("/api/generate", { key: apiKey, json: eventBody() });
+  await again.arrayBuffer();
+  await r.waitForCount(7, "/always-fails");
+  for (const [i, delay] of [60, 300, 1800, 7200, 86400].entries()) {
+    await s.advance(delay);
+    await r.waitForCount(i + 8, "/always-fails");
+  }
+  await smtp.waitForCount(2, email);
+  expect(s.service.services.email.recent(accountId).map((a) => [a.kind, a.state])).toEqual([
+    ["webhook_disabled", "sent"],
+    ["webhook_disabled", "sent"],
+  ]);
+}, 30_000);

@@ -109,7 +109,7 @@ describe("usage alerts", () => {
       ["usage_critical", "sent", 1],
       ["usage_warning", "sent", 1],
     ]);
-  });
+  }, 30_000);
 
   test("one request crossing every threshold sends all three; next month they come again", async () => {
     const email = "jump@example.com";
@@ -130,7 +130,7 @@ describe("usage alerts", () => {
     await s.advance(3600);
     expect(smtp.to(email)).toHaveLength(6);
     expect(alerts(accountId).filter((a) => a.state === "sent")).toHaveLength(6);
-  });
+  }, 30_000);
 });
 
 describe("delivery failures", () => {
@@ -156,7 +156,7 @@ describe("delivery failures", () => {
     await waitForAlerts(accountId, "all sent", (l) => l.every((a) => a.state === "sent"));
     expect(alerts(accountId).map((a) => a.attempts)).toEqual([2, 2, 2]);
     expect(alerts(accountId).every((a) => a.next_attempt_at === null && a.sent_at !== null)).toBe(true);
-  });
+  }, 30_000);
 
   test("550 is permanent: recorded as failed after one attempt, never retried", async () => {
     const email = "no-such-user@example.com";
@@ -177,7 +177,7 @@ describe("delivery failures", () => {
     } finally {
       smtp.accept(email);
     }
-  });
+  }, 30_000);
 
   test("4xx is retried with backoff and given up after 8 attempts, with the reason recorded", async () => {
     const email = "greylisted@example.com";
@@ -202,7 +202,7 @@ describe("delivery failures", () => {
     } finally {
       smtp.accept(email);
     }
-  });
+  }, 30_000);
 });
 
 test("without SMTP_URL the alert is recorded and logged as not sent, and nothing fails", async () => {
@@ -224,4 +224,4 @@ test("without SMTP_URL the alert is recorded and logged as not sent, and nothing
   } finally {
     await plain.stop();
   }
-});
+}, 30_000);

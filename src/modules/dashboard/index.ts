@@ -123,7 +123,12 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
       async ({ body }) => {
         const result = await renderer.render(parseRenderRequest(body ?? {}, templates));
         return new Response(result.bytes as Uint8Array<ArrayBuffer>, {
-          headers: { "content-type": result.contentType, "cache-control": "no-store", "x-generation-time-ms": String(result.generationTimeMs) },
+          headers: {
+            "content-type": result.contentType,
+            "cache-control": "no-store",
+            "x-generation-time-ms": String(result.generationTimeMs),
+            "x-render-cache": result.cached ? "hit" : "miss",
+          },
         });
       },
       hide,

@@ -834,7 +834,8 @@
         objectUrl = URL.createObjectURL(blob);
         image.src = objectUrl;
         image.alt = `Preview of the ${pg.template} template${valuesOf(pg.template).title ? `: ${valuesOf(pg.template).title}` : ""}`;
-        status.textContent = `Rendered in ${res.headers.get("x-generation-time-ms") || "?"} ms · not counted toward your quota`;
+        const rendered = res.headers.get("x-render-cache") === "hit" ? "Served from the render cache" : `Rendered in ${res.headers.get("x-generation-time-ms") || "?"} ms`;
+        status.textContent = `${rendered} · not counted toward your quota`;
       } catch (failure) {
         if (failure && failure.name === "AbortError") return;
         if (mine !== sequence) return;
