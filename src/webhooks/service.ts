@@ -85,9 +85,15 @@ export function toWebhookView(row: WebhookRow): WebhookView {
   };
 }
 
+const CREATE_FIELDS = ["url", "events", "secret"];
+const UPDATE_FIELDS = ["url", "events", "secret", "enabled"];
+
 /** Shape checks every face shares (the API's TypeBox schema says the same, for the docs). */
 export function checkWebhookInput(input: WebhookInput, mode: "create" | "update"): FieldProblem[] {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return [{ field: "body", message: "must be a JSON object" }];
   const problems: FieldProblem[] = [];
+  const known = mode === "create" ? CREATE_FIELDS : UPDATE_FIELDS;
+  for (const name of Object.keys(input)) if (!known.includes(name)) problems.push({ field: name, message: "is not a known field" });
   if (typeof input.url !== "string" || input.url.length === 0) problems.push({ field: "url", message: "is required" });
   else if (input.url.length > MAX_URL_LENGTH) problems.push({ field: "url", message: `must be at most ${MAX_URL_LENGTH} characters` });
   else {

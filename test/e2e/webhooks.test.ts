@@ -387,6 +387,11 @@ describe("address guard (DESIGN §3: blocked ranges unless OG_ALLOW_PRIVATE_NETW
       const { apiKey: key2 } = await fastAccount();
       await createWebhook(key2, { url: r.url("/allowed"), events: ["usage.reset"], secret: SECRET });
       expect(r.at("/never")).toHaveLength(0);
+
+      // A blocked address is reported together with every other bad field, in one answer.
+      const res = await strict.api("/api/webhooks", { key: apiKey, json: { url: "http://10.0.0.1/hook", events: ["nope"], secret: "short", colour: "red" } });
+      expect(res.status).toBe(400);
+      expect(((await res.json()).details as { field: string }[]).map((d) => d.field).sort()).toEqual(["colour", "events.0", "secret", "url"]);
     } finally {
       await strict.stop();
     }
