@@ -5,7 +5,6 @@
 import { limitsOf } from "../accounts/plans.ts";
 import type { Clock } from "../clock.ts";
 import type { AccountRow } from "../db/schema/index.ts";
-import { ApiError } from "../errors.ts";
 import type { Metering, UsageView } from "../metering/quota.ts";
 import { dayOf, periodOf } from "../metering/period.ts";
 
@@ -14,11 +13,6 @@ import { dayOf, periodOf } from "../metering/period.ts";
  * it may work. The dashboard refuses its API-like actions with the same codes and messages
  * (src/http/api-auth.ts) and shows the message as a banner.
  */
-export function subscriptionBlock(account: Pick<AccountRow, "status">): ApiError | undefined {
-  if (account.status === "canceled") return new ApiError("SUBSCRIPTION_CANCELED", "The subscription of this account is inactive.");
-  if (account.status === "past_due") return new ApiError("PAYMENT_PAST_DUE", "The last payment of this account failed. Update the payment method to continue.");
-  return undefined;
-}
 
 export type QuotaState = "available" | "warning" | "exhausted";
 

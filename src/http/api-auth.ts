@@ -5,9 +5,10 @@
  */
 import { Elysia } from "elysia";
 import { API_KEY_PATTERN } from "../accounts/keys.ts";
-import { limitsOf } from "../accounts/plans.ts";
+import { subscriptionBlock } from "../accounts/access.ts";
 import { ApiError } from "../errors.ts";
 import type { Services } from "../services.ts";
+import { enforceRateLimit } from "./rate-limit.ts";
 import { requestState } from "./request-context.ts";
 
 export const isApiPath = (pathname: string) => pathname === "/api" || pathname.startsWith("/api/");
@@ -20,20 +21,9 @@ export function apiAuth(services: Pick<Services, "accounts" | "limiter">) {
     if (!key) throw new ApiError("MISSING_API_KEY", "Missing API key. Send it in the X-API-Key header.");
     const found = API_KEY_PATTERN.test(key) ? services.accounts.findByKey(key) : undefined;
     if (!found) throw new ApiError("INVALID_API_KEY", "Invalid API key.");
-    const { account } = found;
-    if (account.status === "canceled") throw new ApiError("SUBSCRIPTION_CANCELED", "The subscription of this account is inactive.");
-    if (account.status === "past_due") throw new ApiError("PAYMENT_PAST_DUE", "The last payment of this account failed. Update the payment method to continue.");
-
-    const limit = limitsOf(account).requestsPerSecond;
-    const decision = services.limiter.check(found.keyId, limit);
-    set.headers["ratelimit-limit"] = String(decision.limit);
-    set.headers["ratelimit-remaining"] = String(decision.remaining);
-    set.headers["ratelimit-reset"] = String(decision.resetSeconds);
-    if (!decision.allowed) {
-      throw new ApiError("RATE_LIMIT_EXCEEDED", `Rate limit exceeded: ${limit} requests per second. Retry after ${decision.resetSeconds} s.`, undefined, {
-        "Retry-After": String(decision.resetSeconds),
-      });
-    }
+    const blocked = subscriptionBlock(found.account);
+    if (blocked) throw blocked;
+    enforceRateLimit(services.limiter, found.keyId, found.account, set.headers);
     requestState(request).auth = found;
   });
 }

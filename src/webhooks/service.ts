@@ -93,7 +93,9 @@ export function checkWebhookInput(input: WebhookInput, mode: "create" | "update"
   if (typeof input !== "object" || input === null || Array.isArray(input)) return [{ field: "body", message: "must be a JSON object" }];
   const problems: FieldProblem[] = [];
   const known = mode === "create" ? CREATE_FIELDS : UPDATE_FIELDS;
-  for (const name of Object.keys(input)) if (!known.includes(name)) problems.push({ field: name, message: "is not a known field" });
+  for (const [name, value] of Object.entries(input)) {
+    if (value !== undefined && !known.includes(name)) problems.push({ field: name, message: "is not a known field" });
+  }
   if (typeof input.url !== "string" || input.url.length === 0) problems.push({ field: "url", message: "is required" });
   else if (input.url.length > MAX_URL_LENGTH) problems.push({ field: "url", message: `must be at most ${MAX_URL_LENGTH} characters` });
   else {

@@ -10,9 +10,9 @@
  *      past-due accounts with the API's codes, then pass the account's shared rate limit.
  */
 import { Elysia } from "elysia";
-import { limitsOf } from "../../accounts/plans.ts";
 import type { Config } from "../../config.ts";
-import { subscriptionBlock } from "../../dashboard/overview.ts";
+import { subscriptionBlock } from "../../accounts/access.ts";
+import { enforceRateLimit } from "../../http/rate-limit.ts";
 import type { DashboardSession, SessionService } from "../../dashboard/sessions.ts";
 import { ApiError } from "../../errors.ts";
 import type { SlidingWindowLimiter } from "../../metering/rate-limit.ts";
@@ -78,16 +78,7 @@ export function dashboardGate(deps: { config: Pick<Config, "baseUrl">; sessions:
     if (!unsafe || pathname === SIGN_IN_PATH) return;
     const blocked = subscriptionBlock(session.account);
     if (blocked) throw blocked;
-    const limit = limitsOf(session.account).requestsPerSecond;
     // The key's own window: previews and API calls together never exceed the plan's rate.
-    const decision = deps.limiter.check(session.keyId, limit);
-    set.headers["ratelimit-limit"] = String(decision.limit);
-    set.headers["ratelimit-remaining"] = String(decision.remaining);
-    set.headers["ratelimit-reset"] = String(decision.resetSeconds);
-    if (!decision.allowed) {
-      throw new ApiError("RATE_LIMIT_EXCEEDED", `Rate limit exceeded: ${limit} requests per second. Retry after ${decision.resetSeconds} s.`, undefined, {
-        "Retry-After": String(decision.resetSeconds),
-      });
-    }
+    enforceRateLimit(deps.limiter, session.keyId, session.account, set.headers);
   });
 }

@@ -6,7 +6,8 @@
  */
 import { Elysia } from "elysia";
 import { toAccountView } from "../../accounts/accounts.ts";
-import { usageOverview, subscriptionBlock } from "../../dashboard/overview.ts";
+import { subscriptionBlock } from "../../accounts/access.ts";
+import { usageOverview } from "../../dashboard/overview.ts";
 import { SESSION_TTL_MS, SessionService, type DashboardSession } from "../../dashboard/sessions.ts";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer } from "../../render/types.ts";
@@ -62,11 +63,8 @@ function meView(session: DashboardSession) {
 }
 
 /** The form's fields only: anything else in the body is ignored rather than stored. */
-function webhookInput(body: unknown): WebhookInput {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw validationError([{ field: "body", message: "must be a JSON object" }]);
-  const { url, events, secret, enabled } = body as WebhookInput;
-  return { url, events, secret, enabled };
-}
+/** The webhooks service checks the whole body (unknown fields included), as for the API. */
+const webhookInput = (body: unknown) => body as WebhookInput;
 
 export function dashboardModule({ services, renderer, templates }: DashboardDeps) {
   const sessions = new SessionService(services.db, services.clock, services.accounts);

@@ -1,0 +1,27 @@
+/**
+ * Applies a key's per-second rate to one request: sets the RateLimit-* headers and refuses with
+ * 429 RATE_LIMIT_EXCEEDED + Retry-After when the window is full. The API gate and the dashboard
+ * share the key's one window, so together they never exceed the plan's rate.
+ */
+import { limitsOf } from "../accounts/plans.ts";
+import type { AccountRow } from "../db/schema/index.ts";
+import { ApiError } from "../errors.ts";
+import type { SlidingWindowLimiter } from "../metering/rate-limit.ts";
+
+export function enforceRateLimit(
+  limiter: SlidingWindowLimiter,
+  keyId: string,
+  account: Pick<AccountRow, "plan" | "customQuota" | "customRequestsPerSecond">,
+  headers: Record<string, unknown>,
+): void {
+  const limit = limitsOf(account).requestsPerSecond;
+  const decision = limiter.check(keyId, limit);
+  headers["ratelimit-limit"] = String(decision.limit);
+  headers["ratelimit-remaining"] = String(decision.remaining);
+  headers["ratelimit-reset"] = String(decision.resetSeconds);
+  if (!decision.allowed) {
+    throw new ApiError("RATE_LIMIT_EXCEEDED", `Rate limit exceeded: ${limit} requests per second. Retry after ${decision.resetSeconds} s.`, undefined, {
+      "Retry-After": String(decision.resetSeconds),
+    });
+  }
+}
