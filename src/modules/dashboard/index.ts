@@ -11,7 +11,6 @@ import { usageOverview } from "../../dashboard/overview.ts";
 import { SESSION_TTL_MS, SessionService, type DashboardSession } from "../../dashboard/sessions.ts";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer } from "../../render/types.ts";
-import { validationError } from "../../errors.ts";
 import type { Services } from "../../services.ts";
 import { describeTemplates } from "../templates/index.ts";
 import type { WebhookInput } from "../../webhooks/service.ts";
