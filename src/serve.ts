@@ -8,7 +8,7 @@ import { createApp, type App } from "./http/app.ts";
 import { listen } from "./http/server.ts";
 import { Metrics } from "./http/metrics.ts";
 import type { Logger } from "./logger.ts";
-import { createServiceRenderer, type ServiceRendererOptions } from "./render/renderer.ts";
+import { createServiceRenderer, type ServiceRenderer, type ServiceRendererOptions } from "./render/renderer.ts";
 import { prepareRendering } from "./render/setup.ts";
 import { createServices, type Services } from "./services.ts";
 import { JobWorker } from "./worker/index.ts";
@@ -18,6 +18,8 @@ export interface RunningService {
   port: number;
   app: App;
   services: Services;
+  /** The service renderer (pool, caches); exposed for tests and metrics. */
+  renderer: ServiceRenderer;
   /** The background job loop (deliveries, retries, monthly reset). */
   worker: JobWorker;
   /** The key printed by the first-start bootstrap, when it ran. */
@@ -55,6 +57,7 @@ export async function startService(
     port: server.port,
     app,
     services,
+    renderer,
     worker,
     bootstrapKey: boot?.apiKey,
     stop: () =>

@@ -11,7 +11,7 @@
 import { ImageCache } from "./image-cache.ts";
 import type { RenderRequest } from "./types.ts";
 
-export const DEFAULT_PNG_CACHE_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_PNG_CACHE_BYTES = 24 * 1024 * 1024;
 
 export type PngCache = ImageCache<Uint8Array>;
 

@@ -50,7 +50,10 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     logger,
     ...options.pool,
   });
-  pool.ready().catch((error) => logger.error("render workers did not start", { error: error instanceof Error ? error.message : String(error) }));
+  let closed = false;
+  pool.ready().catch((error) => {
+    if (!closed) logger.error("render workers did not start", { error: error instanceof Error ? error.message : String(error) });
+  });
   const cacheBytes = options.pngCacheBytes ?? DEFAULT_PNG_CACHE_BYTES;
   const pngCache = cacheBytes > 0 ? createPngCache(cacheBytes) : undefined;
   const fetchOptions: FetchImageOptions = {
@@ -113,7 +116,10 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
         inflight.delete(key);
       }
     },
-    close: () => pool.close(),
+    close() {
+      closed = true;
+      return pool.close();
+    },
   };
 }
 

@@ -1,0 +1,189 @@
+/**
+ * The render worker pool with real workers (render-worker.ts): concurrent renders at several
+ * sizes, the bounded queue, a crashed or stuck worker replaced, close().
+ * Misbehaving templates come from a temp OG_TEMPLATES_DIR, loaded by each worker like any
+ * disk template.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ApiError } from "../../../src/errors.ts";
+import { silentLogger } from "../../../src/logger.ts";
+import { RenderPool, type RenderJob } from "../../../src/render/pool.ts";
+import { decodePng } from "../../support/png.ts";
+
+let templatesDir: string;
+
+// process.exit inside a Worker ends that worker only; an endless loop never answers.
+const MISBEHAVING_TEMPLATE = `
+export default {
+  id: "misbehave",
+  description: "Crashes or hangs on request (pool tests).",
+  fields: [{ name: "title", type: "text", required: true }],
+  render(fields, ctx) {
+    if (fields.title === "crash") process.exit(7);
+    if (fields.title === "hang") for (;;) {}
+    return { type: "div", props: { style: { display: "flex", width: ctx.width, height: ctx.height, backgroundColor: "#123456" }, children: [] } };
+  },
+};
+`;
+
+beforeAll(() => {
+  templatesDir = mkdtempSync(join(tmpdir(), "ogsmith-pool-templates-"));
+  writeFileSync(join(templatesDir, "misbehave.ts"), MISBEHAVING_TEMPLATE);
+});
+afterAll(() => rmSync(templatesDir, { recursive: true, force: true }));
+
+const job = (overrides: Partial<RenderJob> = {}): RenderJob => ({
+  template: "event",
+  theme: "dark",
+  fields: { title: "Pool test" },
+  images: {},
+  width: 1200,
+  height: 630,
+  ...overrides,
+});
+
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+describe("RenderPool", () => {
+  test("renders valid PNGs concurrently, each at its requested size", async () => {
+    const pool = new RenderPool({ workers: 2, logger: silentLogger, warmUp: false });
+    try {
+      const sizes = [
+        [1200, 630],
+        [200, 200],
+        [630, 1200],
+        [2400, 1260],
+        [800, 418],
+        [1200, 630],
+      ] as const;
+      const results = await Promise.all(
+        sizes.map(([width, height], i) => pool.render(job({ width, height, theme: i % 2 ? "light" : "dark", fields: { title: `Card ${i}` } }))),
+      );
+      results.forEach(({ png }, i) => {
+        const decoded = decodePng(png);
+        expect([decoded.width, decoded.height]).toEqual([...sizes[i]!]);
+      });
+      expect(pool.stats).toMatchObject({ workers: 2, rendered: sizes.length, busy: 0, queued: 0, replaced: 0 });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test("a full queue fails fast with SERVER_BUSY and Retry-After; admitted jobs still finish", async () => {
+    const pool = new RenderPool({ workers: 1, maxQueue: 1, logger: silentLogger, warmUp: false });
+    try {
+      await pool.ready();
+      const jobs = Array.from({ length: 5 }, (_, i) => pool.render(job({ fields: { title: `Burst ${i}` } })));
+      const settled = await Promise.allSettled(jobs);
+      // One running, one waiting; the other three refused at once.
+      expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "rejected", "rejected"]);
+      for (const s of settled.slice(2)) {
+        const error = (s as PromiseRejectedResult).reason as ApiError;
+        expect(error).toBeInstanceOf(ApiError);
+        expect(error.code).toBe("SERVER_BUSY");
+        expect(error.status).toBe(503);
+        expect(error.headers).toEqual({ "Retry-After": "1" });
+      }
+      // Capacity is back once the queue drained.
+      expect(decodePng((await pool.render(job())).png).width).toBe(1200);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test("a worker that dies mid-render fails that job with INTERNAL_ERROR and is replaced", async () => {
+    const pool = new RenderPool({ workers: 1, logger: silentLogger, templatesDir, warmUp: false });
+    try {
+      const queuedBehind = pool.render(job({ fields: { title: "after the crash" } }));
+      const crashed = pool.render(job({ template: "misbehave", fields: { title: "crash" } }));
+      // Order: the first job was dispatched first; the crash is queued behind it.
+      expect(decodePng((await queuedBehind).png).width).toBe(1200);
+      const error = await rejection(crashed);
+      expect(error.code).toBe("INTERNAL_ERROR");
+      expect(error.status).toBe(500);
+
+      // The replacement serves both the disk template and the built-ins.
+      const again = await pool.render(job({ template: "misbehave", fields: { title: "fine" } }));
+      expect(decodePng(again.png).width).toBe(1200);
+      expect(pool.stats.replaced).toBe(1);
+      expect(pool.stats.ready).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test("jobs waiting behind a crash are served by the replacement worker", async () => {
+    const pool = new RenderPool({ workers: 1, logger: silentLogger, templatesDir, warmUp: false });
+    try {
+      await pool.ready();
+      const crashed = pool.render(job({ template: "misbehave", fields: { title: "crash" } }));
+      const waiting = [1, 2, 3].map((i) => pool.render(job({ fields: { title: `waiting ${i}` } })));
+      expect((await rejection(crashed)).code).toBe("INTERNAL_ERROR");
+      for (const result of await Promise.all(waiting)) expect(decodePng(result.png).height).toBe(630);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test("a render that overruns the job timeout is killed with its worker, not left hanging", async () => {
+    const pool = new RenderPool({ workers: 1, logger: silentLogger, templatesDir, warmUp: false, jobTimeoutMs: 1_000 });
+    try {
+      await pool.ready();
+      const started = performance.now();
+      const error = await rejection(pool.render(job({ template: "misbehave", fields: { title: "hang" } })));
+      expect(error.code).toBe("INTERNAL_ERROR");
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(decodePng((await pool.render(job())).png).width).toBe(1200);
+      expect(pool.stats.replaced).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test("a template error inside the worker is an ordinary failure; the worker survives", async () => {
+    const pool = new RenderPool({ workers: 1, logger: silentLogger, warmUp: false });
+    try {
+      const error = await rejection(pool.render(job({ template: "no-such-template" })));
+      expect(error.code).toBe("UNKNOWN_TEMPLATE");
+      expect(decodePng((await pool.render(job())).png).width).toBe(1200);
+      expect(pool.stats.replaced).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test("close() terminates the workers and refuses new work", async () => {
+    const pool = new RenderPool({ workers: 2, logger: silentLogger, warmUp: false });
+    await pool.ready();
+    await pool.close();
+    expect((await rejection(pool.render(job()))).code).toBe("SERVER_BUSY");
+    expect(pool.stats.ready).toBe(0);
+  });
+
+  test("workers that cannot start make the pool fail jobs instead of respawning forever", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ogsmith-pool-broken-"));
+    try {
+      const script = join(dir, "broken-worker.ts");
+      writeFileSync(script, `throw new Error("cannot start");\n`);
+      const pool = new RenderPool({ workers: 1, logger: silentLogger, workerUrl: script });
+      try {
+        await expect(pool.ready()).rejects.toThrow(/cannot start/);
+        expect((await rejection(pool.render(job()))).code).toBe("INTERNAL_ERROR");
+      } finally {
+        await pool.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
