@@ -45,7 +45,13 @@ export async function startService(
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
   // Images fetched here, rendered PNGs cached here, rendering itself in OG_RENDER_WORKERS worker threads.
   const renderer = createServiceRenderer({ templates, config, logger: services.logger, ...options.renderer });
-  const app = createApp({ services, renderer, templates, metrics: new Metrics({ processMetrics: true }) });
+  const metrics = new Metrics({ processMetrics: true });
+  metrics.gauge("ogsmith_render_pool", "Render pool: workers, ready, busy, queued, rendered, replaced", () => {
+    const { workers, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
+    return { workers, ready, busy, queued, rendered, replaced };
+  }, "state");
+  metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind());
+  const app = createApp({ services, renderer, templates, metrics });
   const server = listen(app, { port: config.port, host: config.host, logger: services.logger });
   const worker = new JobWorker(services);
   worker.start();

@@ -224,6 +224,19 @@ export class JobQueue {
     return this.db.update(jobs).set({ claimedUntil: null }).where(and(eq(jobs.status, "pending"), sql`${jobs.claimedUntil} IS NOT NULL`)).returning({ id: jobs.id }).all().length;
   }
 
+  /** Pending jobs per kind, for /metrics. */
+  pendingByKind(): Record<string, number> {
+    const rows = this.db
+      .select({ kind: jobs.kind, n: sql<number>`count(*)` })
+      .from(jobs)
+      .where(eq(jobs.status, "pending"))
+      .groupBy(jobs.kind)
+      .all();
+    const counts: Record<string, number> = Object.fromEntries([...this.kinds.keys()].map((kind) => [kind, 0]));
+    for (const row of rows) counts[row.kind] = row.n;
+    return counts;
+  }
+
   /** Drops pending jobs matching `where` (e.g. a deleted or disabled webhook's deliveries). */
   cancelPending(tx: DbOrTx, where: { webhookId: string }): number {
     const now = this.clock.now();

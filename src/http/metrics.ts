@@ -1,5 +1,5 @@
 /** Prometheus metrics (prom-client), one registry per app so tests and servers don't share counters. */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 export class Metrics {
   readonly registry = new Registry();
@@ -19,6 +19,24 @@ export class Metrics {
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: "ogsmith_" });
+  }
+
+  /**
+   * Gauges read at scrape time from a live source (the render pool, the job table), so the
+   * numbers are current without any bookkeeping on the hot path.
+   */
+  gauge(name: string, help: string, read: () => Record<string, number> | number, labelName = "kind"): void {
+    new Gauge({
+      name,
+      help,
+      labelNames: [labelName],
+      registers: [this.registry],
+      collect() {
+        const value = read();
+        if (typeof value === "number") this.set(value);
+        else for (const [label, n] of Object.entries(value)) this.set({ [labelName]: label }, n);
+      },
+    });
   }
 
   observe(method: string, route: string, status: number, seconds: number): void {

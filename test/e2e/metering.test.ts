@@ -82,7 +82,9 @@ describe("usage and the monthly period (spec §2.3, §3.2)", () => {
     const { apiKey } = await s.createAccount({ plan: "custom", quota: 5, requests_per_second: 100 });
     await s.api("/api/generate", { key: apiKey, json: { subtitle: "no title" } });
     await s.api("/api/generate", { key: apiKey, json: eventBody({ template: "nope" }) });
-    await s.api("/api/generate", { key: apiKey, json: eventBody({ logo_url: "data:image/png;base64,AAAA" }) });
+    const garbage = await s.api("/api/generate", { key: apiKey, json: eventBody({ logo_url: "data:image/png;base64,AAAA" }) });
+    expect(garbage.status).toBe(422); // not a 500: bytes that are no image are the client's problem
+    expect(((await garbage.json()) as any).details[0]).toMatchObject({ field: "logo_url", reason: "not_an_image" });
     expect((await usage(apiKey)).used).toBe(0);
   });
 });

@@ -39,4 +39,7 @@ test("/healthz, /readyz and /metrics", async () => {
   await s.api("/api/user/usage");
   const metrics = await (await s.api("/metrics")).text();
   expect(metrics).toContain('ogsmith_http_requests_total{method="GET",route="/api/user/usage",status="401"}');
+  expect(metrics).toMatch(/ogsmith_render_pool\{state="workers"\} 2/);
+  expect(metrics).toMatch(/ogsmith_jobs_pending\{kind="webhook_delivery"\} 0/);
+  expect(metrics).toMatch(/ogsmith_jobs_pending\{kind="email"\} 0/);
 });
