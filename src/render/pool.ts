@@ -2,7 +2,8 @@
  * The render worker pool (issue 3 §5): `OG_RENDER_WORKERS` Bun Workers, each running
  * render-worker.ts, and a bounded queue in front of them.
  *
- * - One job per worker at a time; at most `maxQueue` more wait. A job that finds the queue full
+ * - One job per worker at a time; at most `maxQueue` more wait (workers + maxQueue in all, so
+ *   jobs arriving while workers are still starting are not refused). A job that finds it full
  *   fails at once with 503 SERVER_BUSY + `Retry-After: 1`: under overload callers get a fast
  *   answer they can retry instead of a latency that grows without bound.
  * - The main thread never renders, so HTTP handling (auth, usage, webhooks) stays responsive
@@ -134,7 +135,10 @@ export class RenderPool {
     if (this.closing) return Promise.reject(busy("The renderer is shutting down; retry shortly."));
     if (this.broken) return Promise.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer is unavailable."));
     const idle = this.slots.find((s) => s.ready && !s.dead && !s.current);
-    if (!idle && this.queue.length >= this.maxQueue) {
+    // Capacity is workers + maxQueue jobs in all, busy or waiting: a worker still starting up
+    // (or being replaced) holds no job, so its share may wait in the queue instead.
+    const outstanding = this.queue.length + this.slots.filter((s) => s.current).length;
+    if (!idle && outstanding >= this.size + this.maxQueue) {
       return Promise.reject(busy("Too many images are being rendered right now; retry shortly."));
     }
     return new Promise<RenderedPng>((resolve, reject) => {
