@@ -34,13 +34,8 @@ export function sessionOf(request: Request): DashboardSession {
 }
 
 export function readCookie(request: Request, name: string): string | undefined {
-  const header = request.headers.get("cookie");
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+  // Bun's own Cookie header parser (decoding, quoting) rather than a hand-rolled split.
+  return new Bun.CookieMap(request.headers.get("cookie") ?? "").get(name) ?? undefined;
 }
 
 /**
