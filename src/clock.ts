@@ -44,11 +44,6 @@ export class TestClock implements Clock {
     for (const listener of this.listeners) await listener(this.current);
     return this.current;
   }
-
-  /** Moves the clock to an absolute instant (tests only); never backwards. */
-  async setTo(epochMs: number): Promise<number> {
-    return this.advance(Math.max(0, (epochMs - this.current) / 1000));
-  }
 }
 
 export const isoString = (epochMs: number): string => new Date(epochMs).toISOString();

@@ -26,7 +26,6 @@ export const errorStatus = {
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
-export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 
 /** One problem with one input field; `field` is a dotted path such as `events.1`. */
 export interface FieldProblem {

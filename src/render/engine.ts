@@ -33,8 +33,9 @@ export const MAX_SIZE = 2400;
 export type ImageLoader = (url: string, field: string) => Promise<string>;
 
 /**
- * Phase A: only `data:image/…` URIs, passed through unchanged. Fetching http(s) URLs (with the
- * guard of src/net) replaces this loader; until then such a URL is a 422, never a blank hole.
+ * The default loader of the bare in-process renderer (pixel tests, the bench baseline): only
+ * `data:image/…` URIs, passed through. The service and the CLI pass a loader built on
+ * fetchImage (guarded http(s) fetching, format sniffing); anything else here is a 422.
  */
 export const dataUriOnlyLoader: ImageLoader = async (url, field) => {
   if (/^data:image\/[a-z0-9.+-]+;base64,/i.test(url)) return url;

@@ -9,6 +9,7 @@ import { createInProcessRenderer } from "../../../src/render/engine.ts";
 import type { RenderRequest } from "../../../src/render/types.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { averageColour, decodePng, fractionNear, solidPngDataUri, type DecodedPng } from "../../support/png.ts";
+import { luminance, maxDiff } from "./regions.ts";
 
 const renderer = createInProcessRenderer(createTemplateRegistry());
 
@@ -30,20 +31,6 @@ async function render(fields: Record<string, string | undefined>, over: Partial<
   const result = await renderer.render({ template: "event", theme: "dark", fields, width: 1200, height: 630, format: "png", ...over });
   expect(result.contentType).toBe("image/png");
   return decodePng(result.bytes);
-}
-
-const luminance = ([r, g, b]: number[]) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
-
-/** Largest per-channel difference between two same-sized renders inside a rectangle. */
-function maxDiff(a: DecodedPng, b: DecodedPng, x: number, y: number, w: number, h: number): number {
-  let max = 0;
-  for (let yy = y; yy < y + h; yy++) {
-    for (let xx = x; xx < x + w; xx++) {
-      const i = (yy * a.width + xx) * 4;
-      for (let k = 0; k < 3; k++) max = Math.max(max, Math.abs(a.pixels[i + k] - b.pixels[i + k]));
-    }
-  }
-  return max;
 }
 
 describe("event template", () => {
