@@ -1,0 +1,250 @@
+/**
+ * Scaling benchmark: how the service's throughput, latency and memory grow with cores.
+ *
+ *   bun run bench:scale [--seconds 10] [--workers 1,2,4,8,16] [--connections 64] [--clients N]
+ *   BUN_BE_BUN=1 ./ogsmith run bench/scale.ts        (with the compiled binary, no Bun installed)
+ *
+ * One run prints, each beside a baseline measured in the same run with the same load client:
+ *   1. request paths at 64 connections: a bare Bun.serve hello-world (the client's ceiling),
+ *      GET /healthz, authenticated GET /api/user/usage, and a cached POST /api/generate
+ *      (one repeated body: every request is a cache hit that still counts one unit);
+ *   2. the in-process single-thread render baseline on the same card: stock satori +
+ *      resvg-js `asPng()`, and our in-process pipeline;
+ *   3. cold renders over HTTP (every title distinct) with 1, 2, 4, … render workers up to the
+ *      core count: images/s, per worker, scaling against one worker, median and p95 latency,
+ *      peak RSS and RSS per worker;
+ *   4. start-up: spawn to the first 200 from /healthz.
+ * and then each target with its verdict. The load client runs in `--clients` separate processes
+ * (default: a quarter of the cores, at least 1) so that it is not the bottleneck; each client
+ * process uses its own API key, so no key's rate limit caps a path.
+ *
+ * Set OG_BENCH_BINARY=dist/ogsmith to measure the compiled binary instead of `bun src/main.ts`.
+ */
+import { Resvg } from "@resvg/resvg-js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import satori from "satori";
+import { layoutSize, renderTemplateToPng } from "../src/render/engine.ts";
+import { loadAdditionalAsset } from "../src/render/emoji.ts";
+import { loadFonts } from "../src/render/fonts.ts";
+import { createTemplateRegistry } from "../src/templates/registry.ts";
+import type { SatoriNode } from "../src/templates/types.ts";
+import { markdownTable, measure, quantile, type Measured } from "./lib/load.ts";
+import { createBenchAccount, RssSampler, rssMb, startHelloWorld, startOgsmith, type ChildServer } from "./lib/server.ts";
+
+const cores = availableParallelism();
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "10" },
+    workers: { type: "string" },
+    connections: { type: "string", default: "64" },
+    clients: { type: "string" },
+    baseline: { type: "string", default: "40" },
+  },
+});
+const SECONDS = Number(args.seconds);
+const CONNECTIONS = Number(args.connections);
+const CLIENTS = Number(args.clients ?? Math.max(1, Math.floor(cores / 4)));
+const BASELINE_RENDERS = Number(args.baseline);
+const WORKER_COUNTS = args.workers
+  ? args.workers.split(",").map(Number)
+  : [...new Set([...Array.from({ length: Math.floor(Math.log2(cores)) + 1 }, (_, i) => 2 ** i), cores])].sort((a, b) => a - b);
+
+/** The card every render row uses: every text field of the event template set. */
+const CARD = {
+  title: "Bun Meetup Berlin: rendering Open Graph images at scale",
+  subtitle: "Workers, caches and a PNG encoder that earns its keep",
+  date: "Thursday, March 14",
+  time: "18:30 CET",
+  location: "c-base, Berlin",
+  speaker_name: "Ada Lovelace",
+};
+
+const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
+const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
+const errorsOf = (m: Measured) => {
+  const list = Object.entries(m.errors).map(([k, v]) => `${v}× ${k}`);
+  return list.length ? list.join(", ") : "";
+};
+
+async function withServer<T>(env: Record<string, string>, run: (server: ChildServer, dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "ogsmith-scale-"));
+  const server = await startOgsmith(dir, env);
+  try {
+    return await run(server, dir);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function keysFor(url: string, count: number): Promise<string[]> {
+  return Promise.all(Array.from({ length: count }, () => createBenchAccount(url)));
+}
+
+// 1. ----------------------------------------------------------------------------------------------
+async function requestPaths() {
+  const hello = await startHelloWorld();
+  let helloRate: Measured;
+  try {
+    helloRate = await measure({ url: hello.url + "/", seconds: SECONDS }, CONNECTIONS, CLIENTS);
+  } finally {
+    await hello.stop();
+  }
+  return withServer({}, async (server) => {
+    const keys = await keysFor(server.url, CLIENTS);
+    const healthz = await measure({ url: server.url + "/healthz", seconds: SECONDS }, CONNECTIONS, CLIENTS);
+    const usage = await measure((p) => ({ url: server.url + "/api/user/usage", headers: { "x-api-key": keys[p]! }, seconds: SECONDS }), CONNECTIONS, CLIENTS);
+    const body = JSON.stringify(CARD);
+    // Warm the cache with one render per key's account (the cache is shared; one suffices).
+    await fetch(server.url + "/api/generate", { method: "POST", headers: { "x-api-key": keys[0]!, "content-type": "application/json" }, body });
+    const cached = await measure(
+      (p) => ({ url: server.url + "/api/generate", method: "POST", headers: { "x-api-key": keys[p]!, "content-type": "application/json" }, body, seconds: SECONDS }),
+      CONNECTIONS,
+      CLIENTS,
+    );
+    return { hello: helloRate, healthz, usage, cached };
+  });
+}
+
+// 2. ----------------------------------------------------------------------------------------------
+async function inProcessBaselines() {
+  const template = createTemplateRegistry().get("event")!;
+  const fonts = await loadFonts();
+  const fields = (i: number) => ({ ...CARD, title: `${CARD.title} #${i}` });
+  const run = async (renderOne: (i: number) => Promise<unknown>) => {
+    for (let i = 0; i < 5; i++) await renderOne(-1 - i);
+    Bun.gc(true);
+    const latencies: number[] = [];
+    const started = performance.now();
+    for (let i = 0; i < BASELINE_RENDERS; i++) {
+      const t = performance.now();
+      await renderOne(i);
+      latencies.push(performance.now() - t);
+    }
+    latencies.sort((a, b) => a - b);
+    return { perSecond: BASELINE_RENDERS / ((performance.now() - started) / 1000), median: quantile(latencies, 0.5), p95: quantile(latencies, 0.95) };
+  };
+  const stock = await run(async (i) => {
+    const logical = layoutSize(1200, 630);
+    const tree = template.render(fields(i), { ...logical, theme: "dark", images: {} });
+    const svg = await satori(tree as SatoriNode as Parameters<typeof satori>[0], { ...logical, fonts, loadAdditionalAsset });
+    return new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: "original" } }).render().asPng();
+  });
+  const ours = await run((i) => renderTemplateToPng(template, fields(i), { width: 1200, height: 630, theme: "dark", images: {} }));
+  return { stock, ours };
+}
+
+// 3. ----------------------------------------------------------------------------------------------
+interface WorkerRow {
+  workers: number;
+  cold: Measured;
+  idleRss: number;
+  peakRss: number;
+}
+
+async function coldRenders(workers: number): Promise<WorkerRow> {
+  return withServer({ OG_RENDER_WORKERS: String(workers) }, async (server) => {
+    const keys = await keysFor(server.url, CLIENTS);
+    const body = JSON.stringify({ ...CARD, title: `${CARD.title} #{i}` });
+    // Warm every worker: fonts parsed, JIT warm.
+    await measure((p) => ({ url: server.url + "/api/generate", method: "POST", headers: { "x-api-key": keys[p]!, "content-type": "application/json" }, body: body.replace("#{i}", `warm-${p}-{i}`), seconds: 2 }), workers * 2, CLIENTS);
+    Bun.gc(true);
+    const idleRss = rssMb(server.pid);
+    const sampler = new RssSampler(server.pid, 100);
+    // Enough requests in flight to keep every worker busy, not so many that the queue answers 503.
+    const inFlight = Math.max(2, workers * 3);
+    const cold = await measure(
+      (p) => ({ url: server.url + "/api/generate", method: "POST", headers: { "x-api-key": keys[p % keys.length]!, "content-type": "application/json" }, body, seconds: SECONDS }),
+      inFlight,
+      Math.min(CLIENTS, inFlight),
+    );
+    sampler.stop();
+    return { workers, cold, idleRss, peakRss: Math.max(sampler.peak, sampler.sample()) };
+  });
+}
+
+// 4. ----------------------------------------------------------------------------------------------
+async function startUp(): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) times.push(await withServer({ OG_RENDER_WORKERS: "1" }, async (server) => server.startMs));
+  return times.sort((a, b) => a - b);
+}
+
+async function main() {
+  const what = process.env.OG_BENCH_BINARY ? `binary ${process.env.OG_BENCH_BINARY}` : "bun src/main.ts";
+  console.log(`bench:scale — ${new Date().toISOString().slice(0, 10)}, ${cores} cores, bun ${Bun.version}, ${what}; ${SECONDS} s per row, ${CLIENTS} client process(es)\n`);
+
+  const paths = await requestPaths();
+  const pct = (m: Measured) => `${fmt((100 * m.perSecond) / paths.hello.perSecond)} %`;
+  console.log(`1. Request paths, ${CONNECTIONS} connections\n`);
+  console.log(
+    markdownTable(
+      ["path", "req/s", "of hello-world", "median ms", "p99 ms", "errors"],
+      [
+        ["Bun.serve hello-world (ceiling)", fmt(paths.hello.perSecond, 0), "100 %", fmt(paths.hello.median, 2), fmt(paths.hello.p99, 2), errorsOf(paths.hello)],
+        ["GET /healthz", fmt(paths.healthz.perSecond, 0), pct(paths.healthz), fmt(paths.healthz.median, 2), fmt(paths.healthz.p99, 2), errorsOf(paths.healthz)],
+        ["GET /api/user/usage (authenticated)", fmt(paths.usage.perSecond, 0), pct(paths.usage), fmt(paths.usage.median, 2), fmt(paths.usage.p99, 2), errorsOf(paths.usage)],
+        ["POST /api/generate, cached (counts each)", fmt(paths.cached.perSecond, 0), pct(paths.cached), fmt(paths.cached.median, 2), fmt(paths.cached.p99, 2), errorsOf(paths.cached)],
+      ],
+    ),
+  );
+
+  const base = await inProcessBaselines();
+  console.log(`\n2. In-process, single thread, same card (${BASELINE_RENDERS} renders each)\n`);
+  console.log(
+    markdownTable(
+      ["pipeline", "images/s", "median ms", "p95 ms"],
+      [
+        ["stock satori + resvg-js asPng() (baseline)", fmt(base.stock.perSecond), fmt(base.stock.median), fmt(base.stock.p95)],
+        ["ours (renderTemplateToPng)", fmt(base.ours.perSecond), fmt(base.ours.median), fmt(base.ours.p95)],
+      ],
+    ),
+  );
+
+  const rows: WorkerRow[] = [];
+  for (const workers of WORKER_COUNTS) rows.push(await coldRenders(workers));
+  const one = rows.find((r) => r.workers === 1) ?? rows[0]!;
+  console.log(`\n3. Cold renders over HTTP (distinct titles), in flight = 3 × workers\n`);
+  console.log(
+    markdownTable(
+      ["workers", "images/s", "per worker", "× 1 worker", "median ms", "p95 ms", "p95/median", "idle RSS MB", "peak RSS MB", "MB per worker", "errors"],
+      rows.map((r) => [
+        r.workers,
+        fmt(r.cold.perSecond),
+        fmt(r.cold.perSecond / r.workers),
+        fmt(r.cold.perSecond / one.cold.perSecond, 2),
+        fmt(r.cold.median),
+        fmt(r.cold.p95),
+        fmt(r.cold.p95 / r.cold.median, 2),
+        fmt(r.idleRss, 0),
+        fmt(r.peakRss, 0),
+        fmt(r.workers > 1 ? (r.peakRss - one.peakRss) / (r.workers - 1) : r.peakRss, 0),
+        errorsOf(r.cold),
+      ]),
+    ),
+  );
+
+  const starts = await startUp();
+  console.log(`\n4. Start-up to the first 200 (5 starts): median ${fmt(quantile(starts, 0.5), 0)} ms, min ${fmt(starts[0]!, 0)} ms, max ${fmt(starts.at(-1)!, 0)} ms`);
+
+  const top = rows.at(-1)!;
+  const usageShare = paths.usage.perSecond / paths.hello.perSecond;
+  const perWorkerTop = top.cold.perSecond / top.workers;
+  const perWorkerMb = top.workers > 1 ? (top.peakRss - one.peakRss) / (top.workers - 1) : top.peakRss;
+  console.log(`
+targets:
+  authenticated usage ≥ 40 % of hello-world:    ${fmt(100 * usageShare)} %  ${verdict(usageShare >= 0.4)}
+  authenticated usage p99 ≤ 5 ms:                ${fmt(paths.usage.p99, 2)} ms  ${verdict(paths.usage.p99 <= 5)}
+  cached POST ≥ 5,000 img/s (16-core machine):   ${fmt(paths.cached.perSecond, 0)} img/s  ${cores >= 16 ? verdict(paths.cached.perSecond >= 5000) : `(${cores} cores: not judged)`}
+  per worker ≥ stock in-process rate:            ${fmt(perWorkerTop)} vs ${fmt(base.stock.perSecond)} img/s at ${top.workers} workers  ${verdict(perWorkerTop >= base.stock.perSecond)}
+  ${top.workers} workers ≥ ${top.workers >= 16 ? "12×" : `${fmt(top.workers * 0.75, 1)}× (75 %)`} one worker:            ${fmt(top.cold.perSecond / one.cold.perSecond, 2)}×  ${verdict(top.cold.perSecond / one.cold.perSecond >= top.workers * 0.75)}
+  p95 ≤ 2× median at saturation:                 ${fmt(top.cold.p95 / top.cold.median, 2)}  ${verdict(top.cold.p95 <= 2 * top.cold.median)}
+  ≤ 60 MB RSS per render worker:                 ${fmt(perWorkerMb, 0)} MB  ${verdict(perWorkerMb <= 60)}
+  start-up to first 200 ≤ 150 ms:                ${fmt(quantile(starts, 0.5), 0)} ms  ${verdict(quantile(starts, 0.5) <= 150)}`);
+}
+
+await main();
+process.exit(0);
