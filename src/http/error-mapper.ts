@@ -1,5 +1,5 @@
 /**
- * The one place errors become responses (DESIGN §3): our ApiError as is, the framework's errors
+ * The one place errors become responses (the envelope of docs/api.md): our ApiError as is, the framework's errors
  * mapped onto our codes, anything else a 500 whose body says nothing and whose log says all.
  */
 import { ApiError, type FieldProblem } from "../errors.ts";

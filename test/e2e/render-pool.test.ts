@@ -1,5 +1,5 @@
 /**
- * The service render path end to end (issue 3 §5–6): POST /api/generate through the worker
+ * The service render path end to end: POST /api/generate through the worker
  * pool and the rendered-PNG cache of a real service on port 0.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
