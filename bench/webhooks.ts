@@ -54,8 +54,7 @@ async function startReceiver() {
     let buffered = "";
     for await (const chunk of proc.stdout) {
       buffered += decoder.decode(chunk, { stream: true });
-      let newline: number;
-      while ((newline = buffered.indexOf("\n")) !== -1) {
+      for (let newline = buffered.indexOf("\n"); newline !== -1; newline = buffered.indexOf("\n")) {
         const [a, b] = buffered.slice(0, newline).split(" ");
         buffered = buffered.slice(newline + 1);
         if (a === "port") port(Number(b));

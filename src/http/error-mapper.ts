@@ -26,7 +26,7 @@ function fieldOf(issue: { path: string; message: string; schema?: unknown; value
 export function validationProblems(issues: { path: string; message: string; type?: number; value?: unknown; schema?: any }[], value: unknown): FieldProblem[] {
   const problems = new Map<string, string>();
   for (const issue of issues) {
-    let field = fieldOf(issue);
+    const field = fieldOf(issue);
     let message = issue.message;
     // Additional properties are reported on the parent object: name each unknown field instead.
     if (issue.schema && issue.schema.additionalProperties === false && typeof issue.value === "object" && issue.value !== null) {

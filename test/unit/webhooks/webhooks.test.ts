@@ -234,7 +234,10 @@ describe("runner", () => {
       perform: (job) =>
         job.lane === "stuck"
           ? new Promise<JobOutcome>((resolve) => release.push(() => resolve({ ok: true })))
-          : Promise.resolve({ ok: true }).then((o) => (done.push(job.id), o)),
+          : Promise.resolve({ ok: true }).then((o) => {
+              done.push(job.id);
+              return o;
+            }),
     });
     const runner = new JobRunner(queue, silentLogger, { concurrency: 6, perLane: 2 });
     for (let i = 0; i < 50; i++) queue.enqueue(db, { kind: "fake", lane: "stuck" });
@@ -243,7 +246,7 @@ describe("runner", () => {
     await receiver.waitFor(() => done.length === 30, "30 jobs on free lanes", 3_000);
     expect(release).toHaveLength(2);
     while (release.length > 0 || runner.active > 0) {
-      release.splice(0).forEach((f) => f());
+      for (const f of release.splice(0)) f();
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
     await runner.runDue();
