@@ -5,11 +5,12 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eventBody, startTestService } from "../support/harness.ts";
-import { selfSignedCertificate, startSmtpServer } from "../support/smtp.ts";
+import { selfSignedCert, type SelfSignedCert } from "../support/certificates.ts";
+import { startSmtpServer } from "../support/smtp.ts";
 
-let cert: Awaited<ReturnType<typeof selfSignedCertificate>>;
-beforeAll(async () => {
-  cert = await selfSignedCertificate();
+let cert: SelfSignedCert;
+beforeAll(() => {
+  cert = selfSignedCert("127.0.0.1", "localhost");
 });
 afterAll(() => cert.cleanup());
 
