@@ -58,16 +58,6 @@ export class ImageCache<V> {
     }
   }
 
-  delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (entry) this.remove(key, entry);
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.bytes = 0;
-  }
-
   get size(): number {
     return this.entries.size;
   }
