@@ -1,5 +1,5 @@
 /**
- * Render benchmark (issue 3): where a box's images/s come from and what they cost in memory.
+ * Render benchmark: where a box's images/s come from and what they cost in memory.
  *
  *   bun run bench:render
  *

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery benchmark (issue 4): event-to-first-attempt latency and sustained deliveries
+ * Webhook delivery benchmark: event-to-first-attempt latency and sustained deliveries
  * per second to a loopback receiver, with 1 and with 50 webhooks. Events go through the real
  * path — outbox row, fan-out to jobs in the same transaction, commit, worker — on a real SQLite
  * file. The receiver is a separate process on 127.0.0.1.
@@ -54,8 +54,7 @@ async function startReceiver() {
     let buffered = "";
     for await (const chunk of proc.stdout) {
       buffered += decoder.decode(chunk, { stream: true });
-      let newline: number;
-      while ((newline = buffered.indexOf("\n")) !== -1) {
+      for (let newline = buffered.indexOf("\n"); newline !== -1; newline = buffered.indexOf("\n")) {
         const [a, b] = buffered.slice(0, newline).split(" ");
         buffered = buffered.slice(newline + 1);
         if (a === "port") port(Number(b));

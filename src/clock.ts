@@ -2,7 +2,7 @@
  * The one clock. Everything that depends on time (quota periods, the monthly reset, retry
  * schedules, rate-limit windows, event timestamps) reads it; nothing else calls Date.now().
  *
- * The test clock (DESIGN §7) starts at the real time and stands still until advanced, so tests
+ * The test clock (docs/operations.md) starts at the real time and stands still until advanced, so tests
  * can cross a month boundary or a 24 h retry delay without waiting. Durations that protect the
  * process (HTTP timeouts) deliberately stay on real time and do not use this module.
  */

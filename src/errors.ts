@@ -1,5 +1,5 @@
 /**
- * The closed set of error codes (DESIGN §3, spec §7) and the one error type every face throws.
+ * The closed set of error codes (listed in docs/api.md) and the one error type every face throws.
  * HTTP maps it to the envelope `{error: true, message, code, details?}`; the CLI prints the message.
  */
 export const errorStatus = {

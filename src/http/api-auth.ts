@@ -1,5 +1,5 @@
 /**
- * The /api gate, in the order of DESIGN §3: key present → key known and active → subscription
+ * The /api gate, in the order of docs/api.md: key present → key known and active → subscription
  * → rate limit. It runs in `onRequest`, before the body is read, so a client with a bad key or
  * over its rate learns that first and costs no parsing. Validation and quota come later.
  */

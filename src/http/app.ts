@@ -33,8 +33,6 @@ export interface AppDeps {
   renderer: Renderer;
   templates: TemplateLookup;
   metrics?: Metrics;
-  /** Extra feature modules (webhooks, dashboard, …) mounted after the core ones. */
-  modules?: Elysia<any, any, any, any, any, any, any>[];
 }
 
 export function createApp(deps: AppDeps) {
@@ -109,7 +107,6 @@ export function createApp(deps: AppDeps) {
     .use(adminModule(services))
     .use(webhooksModule(services))
     .use(dashboardModule({ services, renderer: deps.renderer, templates: deps.templates }));
-  for (const module of deps.modules ?? []) app.use(module);
 
   return Object.assign(app, {
     metrics,

@@ -34,7 +34,7 @@ export async function parseJsonBody(request: Request): Promise<unknown> {
   const contentType = request.headers.get("content-type");
   const bytes = await readCapped(request, MAX_BODY_BYTES);
   if (bytes.byteLength === 0) return undefined;
-  const mediaType = contentType?.split(";")[0]!.trim().toLowerCase();
+  const mediaType = contentType?.split(";")[0]?.trim().toLowerCase();
   if (mediaType !== "application/json" && !mediaType?.endsWith("+json")) {
     throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Request bodies must be sent with Content-Type: application/json.");
   }

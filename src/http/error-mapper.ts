@@ -1,5 +1,5 @@
 /**
- * The one place errors become responses (DESIGN §3): our ApiError as is, the framework's errors
+ * The one place errors become responses (the envelope of docs/api.md): our ApiError as is, the framework's errors
  * mapped onto our codes, anything else a 500 whose body says nothing and whose log says all.
  */
 import { ApiError, type FieldProblem } from "../errors.ts";
@@ -26,7 +26,7 @@ function fieldOf(issue: { path: string; message: string; schema?: unknown; value
 export function validationProblems(issues: { path: string; message: string; type?: number; value?: unknown; schema?: any }[], value: unknown): FieldProblem[] {
   const problems = new Map<string, string>();
   for (const issue of issues) {
-    let field = fieldOf(issue);
+    const field = fieldOf(issue);
     let message = issue.message;
     // Additional properties are reported on the parent object: name each unknown field instead.
     if (issue.schema && issue.schema.additionalProperties === false && typeof issue.value === "object" && issue.value !== null) {

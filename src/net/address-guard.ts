@@ -7,7 +7,7 @@
  * IPv6 forms that carry an IPv4 address (IPv4-mapped, 6to4, Teredo, NAT64) are judged by the
  * IPv4 address inside, because that is where the packets end up.
  *
- * `OG_ALLOW_PRIVATE_NETWORKS` (DESIGN §2) lifts the block for private-network ranges only.
+ * `OG_ALLOW_PRIVATE_NETWORKS` (docs/operations.md) lifts the block for private-network ranges only.
  * Cloud metadata endpoints, "this host" (0.0.0.0, ::), broadcast and multicast stay blocked
  * even then: none of them is ever a legitimate image host or webhook receiver, and metadata
  * endpoints hand out credentials.

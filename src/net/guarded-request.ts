@@ -7,7 +7,8 @@
  * - Redirects are followed by hand, at most `maxRedirects`, or not at all (`followRedirects:
  *   false`, webhooks): then the 3xx is returned like any other final response.
  * - One real-time deadline covers resolution, connection, redirects and the body. It is
- *   deliberately not the app's clock (DESIGN §7): a frozen test clock must not freeze I/O.
+ *   deliberately not the app's clock (docs/operations.md, the test clock): a frozen test clock
+ *   must not freeze I/O.
  * - The body is read with a byte cap and the request is aborted as soon as the cap is passed,
  *   so a huge or endless body never sits in memory.
  */

@@ -1,7 +1,7 @@
 /**
  * Turns a template's image field (logo_url, speaker_avatar_url, author_avatar_url) into a data:
  * URI satori can draw, or a 422 IMAGE_FETCH_FAILED that names the field and the reason
- * (DESIGN §3). Never a blank hole: every format we accept is one resvg really draws.
+ * (docs/templates.md, Images). Never a blank hole: every format we accept is one resvg really draws.
  *
  * - data: URIs are decoded locally; http(s) goes through the address guard (src/net) with a
  *   5 s real-time budget, a 5 MiB cap and at most 3 redirects.

@@ -44,9 +44,6 @@ import inter_vietnamese_600 from "../../assets/fonts/inter-vietnamese-600-normal
 import inter_vietnamese_700 from "../../assets/fonts/inter-vietnamese-700-normal.woff" with { type: "file" };
 import inter_vietnamese_800 from "../../assets/fonts/inter-vietnamese-800-normal.woff" with { type: "file" };
 
-/** The family name templates use. */
-export const FONT_FAMILY = "Inter";
-
 type Weight = 400 | 600 | 700 | 800;
 const BUNDLED: { family: string; weight: Weight; path: string }[] = [
   { family: "Inter", weight: 400, path: inter_latin_400 },

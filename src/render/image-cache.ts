@@ -1,6 +1,6 @@
 /**
- * A bounded in-memory LRU for fetched images, keyed by URL (DESIGN §3: "cached in memory,
- * bounded LRU"). Bounded by total bytes, not entry count, because one 5 MiB logo weighs as
+ * A bounded in-memory LRU for fetched images, keyed by URL, so repeated cards do not
+ * refetch their logos. Bounded by total bytes, not entry count, because one 5 MiB logo weighs as
  * much as a thousand avatars. Entries expire after a TTL so a changed logo shows up eventually.
  *
  * The TTL runs on real time (an injectable `now`, not the app's test clock): it protects
@@ -56,16 +56,6 @@ export class ImageCache<V> {
       if (this.bytes <= this.options.maxBytes) break;
       this.remove(oldKey, oldEntry);
     }
-  }
-
-  delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (entry) this.remove(key, entry);
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.bytes = 0;
   }
 
   get size(): number {

@@ -34,6 +34,7 @@ type Style = Record<string, string | number | undefined>;
 export namespace JSX {
   export type Element = SatoriNode;
   export interface ElementChildrenAttribute {
+    // biome-ignore lint/complexity/noBannedTypes: TypeScript reads the children prop's name from this `{}` shape.
     children: {};
   }
   export interface IntrinsicAttributes {

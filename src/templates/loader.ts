@@ -1,5 +1,5 @@
 /**
- * Templates from OG_TEMPLATES_DIR (DESIGN §4): every top-level `.tsx`/`.ts` file is imported at
+ * Templates from OG_TEMPLATES_DIR (docs/templates.md): every top-level `.tsx`/`.ts` file is imported at
  * start-up; its default export must be a TemplateDefinition. A file that fails (syntax error,
  * throws on import, wrong shape, an id already taken, a render that throws on a minimal input)
  * is reported with its path and reason and skipped; the others load.

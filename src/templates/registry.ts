@@ -1,7 +1,7 @@
 /**
  * The set of templates the service knows. Built-ins are imported statically (so
  * `bun build --compile` embeds them); templates from OG_TEMPLATES_DIR are added at start-up
- * through `add` (phase B).
+ * through `add`.
  */
 import type { TemplateDefinition } from "./types.ts";
 import blog from "../../templates/blog.tsx";

@@ -9,7 +9,7 @@ export interface TemplateField {
   name: string;
   type: FieldType;
   required?: boolean;
-  /** Max characters. Defaults: `title` 200, other text 300, URLs 2048 (DESIGN §3). */
+  /** Max characters. Defaults: `title` 200, other text 300, URLs 2048 (docs/templates.md). */
   maxLength?: number;
   description?: string;
 }

@@ -12,7 +12,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("operator CLI (DESIGN §6)", () => {
+describe("operator CLI", () => {
   test("accounts create/show/update/list and keys replace", async () => {
     const created = await runCli(["accounts", "create", "--email", "ops@example.com", "--plan", "starter", "--json"], env);
     expect(created.code).toBe(0);

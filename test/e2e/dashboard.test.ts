@@ -98,7 +98,12 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
     await page.screenshot({ path: screenshotPath("usage"), fullPage: true });
     await page.setViewportSize({ width: 375, height: 812 });
     await page.getByRole("img", { name: /Images per day/ }).waitFor();
-    await page.waitForTimeout(200); // the chart redraws for the new width after a debounced resize
+    // The chart redraws for the new width after a debounced resize: wait until it has.
+    await page.waitForFunction(() => {
+      const svg = document.querySelector("svg.chart-svg");
+      const holder = svg?.parentElement;
+      return !!svg && !!holder && Number(svg.getAttribute("width")) === Math.max(260, Math.floor(holder.clientWidth || 600));
+    });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await page.screenshot({ path: screenshotPath("usage-375"), fullPage: true });
     await page.close();

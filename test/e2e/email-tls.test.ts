@@ -1,15 +1,16 @@
 /**
- * Email over TLS (DESIGN §2 SMTP_URL): STARTTLS with AUTH against a server whose self-signed
+ * Email over TLS (SMTP_URL, docs/operations.md): STARTTLS with AUTH against a server whose self-signed
  * certificate the test trusts through OG_SMTP_CA_FILE, and implicit TLS with `smtps://`.
  * Bun's TLS over SMTP has broken before; this guards the pinned Bun version.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eventBody, startTestService } from "../support/harness.ts";
-import { selfSignedCertificate, startSmtpServer } from "../support/smtp.ts";
+import { selfSignedCert, type SelfSignedCert } from "../support/certificates.ts";
+import { startSmtpServer } from "../support/smtp.ts";
 
-let cert: Awaited<ReturnType<typeof selfSignedCertificate>>;
-beforeAll(async () => {
-  cert = await selfSignedCertificate();
+let cert: SelfSignedCert;
+beforeAll(() => {
+  cert = selfSignedCert("127.0.0.1", "localhost");
 });
 afterAll(() => cert.cleanup());
 

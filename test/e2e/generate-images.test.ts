@@ -1,5 +1,5 @@
 /**
- * Image URLs through the real route (DESIGN §3, issue 3 §3): POST /api/generate fetches
+ * Image URLs through the real route (docs/templates.md, Images): POST /api/generate fetches
  * logo_url / speaker_avatar_url on the main thread, through the address guard, and hands the
  * worker a data: URI. Every server here is on loopback. The service that may reach loopback
  * (OG_ALLOW_PRIVATE_NETWORKS=1) also gets a transport fenced to loopback, so even a broken

@@ -1,23 +1,53 @@
 /**
- * The service render path end to end (issue 3 §5–6): POST /api/generate through the worker
+ * The service render path end to end: POST /api/generate through the worker
  * pool and the rendered-PNG cache of a real service on port 0.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodePng } from "../support/png.ts";
 import { startRenderService, type RenderTestService } from "../support/render-service.ts";
+import { waitFor } from "../support/wait.ts";
 
 const png = async (res: Response) => new Uint8Array(await res.arrayBuffer());
 
 describe("render pool and PNG cache", () => {
   let svc: RenderTestService;
+  let gateDir: string;
+  const gate = (name: "started" | "release" | "finished") => join(gateDir, name);
   beforeAll(async () => {
-    svc = await startRenderService({ OG_RENDER_WORKERS: "2" });
+    // A template whose render, for the title "hold", announces that it started and then blocks
+    // its thread until the test releases it (or 10 s pass, so a broken pool cannot hang the run).
+    // Blocking is synchronous on purpose: if renders ran on the main thread, nothing else — the
+    // HTTP server included — could run until it ended.
+    gateDir = mkdtempSync(join(tmpdir(), "ogsmith-e2e-gate-"));
+    writeFileSync(
+      join(gateDir, "gate.ts"),
+      `import { existsSync, writeFileSync } from "node:fs";
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      export default {
+        id: "gate",
+        description: "Blocks its render thread on title 'hold' until released (test).",
+        fields: [{ name: "title", type: "text", required: true }],
+        render(fields, ctx) {
+          if (fields.title === "hold") {
+            writeFileSync(${JSON.stringify(join(gateDir, "started"))}, "");
+            const deadline = Date.now() + 10_000;
+            while (!existsSync(${JSON.stringify(join(gateDir, "release"))}) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 2);
+            writeFileSync(${JSON.stringify(join(gateDir, "finished"))}, "");
+          }
+          return { type: "div", props: { style: { display: "flex", width: ctx.width, height: ctx.height, backgroundColor: "#224466" }, children: [] } };
+        },
+      };\n`,
+    );
+    svc = await startRenderService({ OG_RENDER_WORKERS: "2", OG_TEMPLATES_DIR: gateDir });
     await svc.renderer.pool.ready();
   });
-  afterAll(() => svc.stop());
+  afterAll(async () => {
+    await svc.stop();
+    rmSync(gateDir, { recursive: true, force: true });
+  });
 
   test("a repeated body is answered from the cache with identical bytes, and still counts", async () => {
     const body = { title: "Cache me", subtitle: "once", theme: "light" };
@@ -68,17 +98,27 @@ describe("render pool and PNG cache", () => {
     }
   });
 
-  test("usage stays responsive while renders are queued", async () => {
-    // Big cards keep both workers busy for a while; the main thread only routes.
-    const renders = Array.from({ length: 6 }, (_, i) => svc.generate({ title: `Busy ${i}`, width: 2400, height: 2400 }).then(async (r) => ({ status: r.status, done: performance.now(), body: await r.arrayBuffer() })));
-    await Bun.sleep(20);
+  test("the main thread answers /healthz and usage while a render holds its thread", async () => {
+    let settled = false;
+    const held = svc.generate({ template: "gate", title: "hold" }).then(async (r) => {
+      settled = true;
+      return { status: r.status, body: await r.arrayBuffer() };
+    });
+    // The render has started and is blocking whichever thread runs it.
+    await waitFor(() => existsSync(gate("started")), "the gated render to start");
+
+    const health = await fetch(`${svc.url}/healthz`);
+    expect(health.status).toBe(200);
     const usage = await fetch(`${svc.url}/api/user/usage`, { headers: { "x-api-key": svc.key } });
-    const usageDone = performance.now();
     expect(usage.status).toBe(200);
-    const results = await Promise.all(renders);
-    expect(results.every((r) => r.status === 200)).toBe(true);
-    // The usage answer did not wait behind the render queue.
-    expect(usageDone).toBeLessThan(Math.max(...results.map((r) => r.done)));
+    // Both answered while the render was still blocked: it runs on another thread.
+    expect(existsSync(gate("finished"))).toBe(false);
+    expect(settled).toBe(false);
+
+    writeFileSync(gate("release"), "");
+    const result = await held;
+    expect(result.status).toBe(200);
+    expect(existsSync(gate("finished"))).toBe(true);
   });
 });
 

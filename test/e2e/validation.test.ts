@@ -20,7 +20,7 @@ async function rejected(res: Response, status: number, code: string): Promise<Er
 
 const fieldsOf = (body: ErrorBody) => (body.details ?? []).map((d) => d.field).sort();
 
-describe("POST /api/generate validation (DESIGN §3); nothing is counted", () => {
+describe("POST /api/generate validation; nothing is counted", () => {
   afterAll(async () => {
     const usage = (await (await s.api("/api/user/usage", { key })).json()) as { used: number };
     expect(usage.used).toBe(0);

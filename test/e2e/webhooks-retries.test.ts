@@ -1,5 +1,5 @@
 /**
- * Retries and disabling (spec §6.3, §3.1; DESIGN §5): the whole schedule on the test clock —
+ * Retries and disabling (docs/events.md): the whole schedule on the test clock —
  * nothing a second early, the retry on the dot — then disabled, then silent, then re-enabled.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";

@@ -6,14 +6,12 @@
  * refuses (and records) any other address on its own, without trusting src/net's classifier;
  * resolvers in tests are injected maps, so no name is ever sent to a real DNS server.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import tls from "node:tls";
 
 import type { Resolver } from "../../src/net/resolve.ts";
 import { createFetchTransport, type Transport } from "../../src/net/transport.ts";
+import type { SelfSignedCert } from "./certificates.ts";
 
 export interface SeenRequest {
   method: string;
@@ -143,27 +141,6 @@ export function fakeResolver(table: Record<string, string[]>): Resolver & { aske
   return Object.assign(resolver, { asked });
 }
 
-export interface SelfSignedCert {
-  cert: string;
-  key: string;
-}
-
-/** A throwaway self-signed certificate for the given DNS names, made with openssl. */
-export function selfSignedCert(...names: string[]): SelfSignedCert {
-  const dir = mkdtempSync(join(tmpdir(), "ogsmith-cert-"));
-  try {
-    const result = Bun.spawnSync([
-      "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-      "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1",
-      "-subj", `/CN=${names[0]}`, "-addext", `subjectAltName=${names.map((n) => `DNS:${n}`).join(",")}`,
-    ]);
-    if (result.exitCode !== 0) throw new Error(`openssl failed: ${result.stderr.toString()}`);
-    return { cert: readFileSync(join(dir, "cert.pem"), "utf8"), key: readFileSync(join(dir, "key.pem"), "utf8") };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 export interface TlsFixture {
   port: number;
   /** Per connection: the SNI name the client sent and the request's Host header. */
@@ -175,7 +152,7 @@ export interface TlsFixture {
  * An HTTPS server on 127.0.0.1 built on node:tls rather than Bun.serve, because only a raw TLS
  * socket exposes the SNI name the client sent. Answers every request with `body`.
  */
-export async function serveTls(cert: SelfSignedCert, body: Uint8Array): Promise<TlsFixture> {
+export async function serveTls(cert: Pick<SelfSignedCert, "cert" | "key">, body: Uint8Array): Promise<TlsFixture> {
   const seen: TlsFixture["seen"] = [];
   const sockets = new Set<tls.TLSSocket>();
   const server = tls.createServer({ cert: cert.cert, key: cert.key }, (socket) => {
@@ -204,11 +181,3 @@ export async function serveTls(cert: SelfSignedCert, body: Uint8Array): Promise<
   };
 }
 
-/** Polls until `condition` holds, failing after `timeoutMs` (never a bare sleep). */
-export async function waitFor(condition: () => boolean, timeoutMs = 2_000, what = "condition"): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -3,6 +3,8 @@
  * exact body and headers, answers with a status that tests can switch per path (and a delay,
  * or a hang until released), and waits for deliveries with a deadline instead of sleeping.
  */
+import { waitFor as waitUntil } from "./wait.ts";
+
 export interface Received {
   path: string;
   method: string;
@@ -75,13 +77,8 @@ export async function startReceiver(): Promise<TestReceiver> {
   });
   const port = server.port!;
 
-  const waitFor = async (condition: () => boolean, what: string, timeoutMs = 10_000) => {
-    const deadline = performance.now() + timeoutMs;
-    while (!condition()) {
-      if (performance.now() > deadline) throw new Error(`receiver: timed out after ${timeoutMs} ms waiting for ${what} (received ${received.length})`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  };
+  const waitFor = (condition: () => boolean, what: string, timeoutMs?: number) =>
+    waitUntil(condition, () => `receiver: ${what} (received ${received.length})`, { timeoutMs });
   const at = (path: string) => received.filter((r) => r.path === path);
 
   return {

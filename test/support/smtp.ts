@@ -3,13 +3,11 @@
  * exercise nodemailer, the socket and TLS for real: it records every message (parsed with
  * mailparser), can be stopped and started again on the same port to simulate downtime, can
  * answer a recipient with 550 or a 4xx, and can offer STARTTLS with a self-signed certificate
- * made by `openssl` in the test (the test then trusts it through OG_SMTP_CA_FILE).
+ * from test/support/certificates.ts (the test then trusts it through OG_SMTP_CA_FILE).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
+import { waitFor as waitUntil } from "./wait.ts";
 
 export interface ReceivedMail {
   /** Envelope recipients (RCPT TO). */
@@ -137,13 +135,7 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
   await listen();
   const credentials = options.auth ? `${encodeURIComponent(options.auth.user)}:${encodeURIComponent(options.auth.pass)}@` : "";
 
-  const waitFor = async (condition: () => boolean, what: string, timeoutMs = 10_000) => {
-    const deadline = performance.now() + timeoutMs;
-    while (!condition()) {
-      if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
+  const waitFor = (condition: () => boolean, what: string, timeoutMs?: number) => waitUntil(condition, `smtp: ${what}`, { timeoutMs, intervalMs: 10 });
   const to = (address: string) => messages.filter((m) => m.to.includes(address.toLowerCase()));
 
   return {
@@ -175,33 +167,5 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
       return list();
     },
     stop: close,
-  };
-}
-
-/**
- * A self-signed certificate for 127.0.0.1 / localhost, made with openssl in a temp dir.
- * `caFile` is the path to pass as OG_SMTP_CA_FILE; `cleanup()` removes the dir.
- */
-export async function selfSignedCertificate(): Promise<{ key: string; cert: string; caFile: string; cleanup(): void }> {
-  const dir = mkdtempSync(join(tmpdir(), "ogsmith-smtp-tls-"));
-  const keyFile = join(dir, "key.pem");
-  const certFile = join(dir, "cert.pem");
-  const proc = Bun.spawn(
-    [
-      "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "2",
-      "-keyout", keyFile, "-out", certFile,
-      "-subj", "/CN=ogsmith test SMTP",
-      "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-      "-addext", "basicConstraints=critical,CA:TRUE",
-    ],
-    { stdout: "pipe", stderr: "pipe" },
-  );
-  const code = await proc.exited;
-  if (code !== 0) throw new Error(`openssl failed (${code}): ${await new Response(proc.stderr).text()}`);
-  return {
-    key: readFileSync(keyFile, "utf8"),
-    cert: readFileSync(certFile, "utf8"),
-    caFile: certFile,
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

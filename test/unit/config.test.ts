@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 
-describe("config (DESIGN §2)", () => {
+describe("config", () => {
   test("defaults", () => {
     const c = loadConfig({});
     expect(c).toMatchObject({ port: 3000, host: "0.0.0.0", dbPath: "./data/ogsmith.db", adminToken: undefined, allowPrivateNetworks: false, testClock: false, bootstrap: true, baseUrl: "http://localhost:3000" });

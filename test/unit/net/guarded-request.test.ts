@@ -8,7 +8,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { guardedFetch, type GuardedFetchOptions } from "../../../src/net/guarded-request.ts";
 import { OutboundError } from "../../../src/net/outbound-error.ts";
 import { checkUrl } from "../../../src/net/resolve.ts";
-import { fakeResolver, listenTcp, loopbackOnly, selfSignedCert, serveHttp, serveTls, unusedPort } from "../../support/loopback.ts";
+import { selfSignedCert } from "../../support/certificates.ts";
+import { fakeResolver, listenTcp, loopbackOnly, serveHttp, serveTls, unusedPort } from "../../support/loopback.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

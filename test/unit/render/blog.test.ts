@@ -43,7 +43,7 @@ async function render(fields: Record<string, string | undefined>, over: Partial<
 }
 
 describe("blog template", () => {
-  test("is a built-in with the DESIGN §3 fields", () => {
+  test("is a built-in with its documented fields", () => {
     const blog = registry.get("blog");
     expect(blog?.fields.map((f) => f.name)).toEqual(["title", "subtitle", "logo_url", "author_name", "author_avatar_url", "date", "reading_time", "category"]);
     expect(blog?.fields.find((f) => f.name === "title")).toMatchObject({ required: true, maxLength: 200, type: "text" });

@@ -7,11 +7,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger } from "../../src/logger.ts";
-import { createInProcessRenderer } from "../../src/render/engine.ts";
-import { prepareRendering } from "../../src/render/setup.ts";
-import { checkTemplateShape, loadTemplatesFromDir } from "../../src/templates/loader.ts";
-import { decodePng, fractionNear } from "../support/png.ts";
+import { createLogger } from "../../../src/logger.ts";
+import { createInProcessRenderer } from "../../../src/render/engine.ts";
+import { prepareRendering } from "../../../src/render/setup.ts";
+import { checkTemplateShape, loadTemplatesFromDir } from "../../../src/templates/loader.ts";
+import { decodePng, fractionNear } from "../../support/png.ts";
 
 const dirs: string[] = [];
 afterAll(() => {

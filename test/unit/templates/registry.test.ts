@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 
 describe("template registry", () => {
-  test("has the built-in event template with the spec §2.1 fields", () => {
+  test("has the built-in event template with its documented fields", () => {
     const registry = createTemplateRegistry();
     const event = registry.get("event");
     expect(event).toBeDefined();

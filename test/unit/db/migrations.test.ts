@@ -2,9 +2,9 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, embeddedMigrations } from "../../src/db/client.ts";
-import { migrationJournal, migrationSql } from "../../src/db/embedded-migrations.ts";
-import { REPO_ROOT } from "../support/process.ts";
+import { openDatabase, embeddedMigrations } from "../../../src/db/client.ts";
+import { migrationJournal, migrationSql } from "../../../src/db/embedded-migrations.ts";
+import { REPO_ROOT } from "../../support/process.ts";
 
 test("every migration file under migrations/ is in the journal and embedded", () => {
   const files = readdirSync(`${REPO_ROOT}/migrations`).filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, "")).sort();

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { dayOf, nextResetAt, periodOf, periodStart, previousPeriod } from "../../src/metering/period.ts";
+import { dayOf, nextResetAt, periodOf, periodStart, previousPeriod } from "../../../src/metering/period.ts";
 
 test("UTC month arithmetic, including year ends and leap days", () => {
   const t = Date.parse("2028-02-29T23:59:59.999Z");

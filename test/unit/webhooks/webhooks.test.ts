@@ -7,18 +7,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sign as signOctokit, verify as verifyOctokit } from "@octokit/webhooks-methods";
 import { Webhook } from "standardwebhooks";
 import { eq } from "drizzle-orm";
-import { TestClock } from "../../src/clock.ts";
-import { openDatabase, type Db } from "../../src/db/client.ts";
-import { accounts, jobs } from "../../src/db/schema/index.ts";
-import { envelopeBody } from "../../src/events/envelope.ts";
-import { JobQueue, type JobOutcome } from "../../src/events/jobs.ts";
-import { deliveryHeaders, ogSignature, standardSignature } from "../../src/events/signing.ts";
-import { silentLogger } from "../../src/logger.ts";
-import { WebhookSender } from "../../src/webhooks/delivery.ts";
-import { checkWebhookInput, RETRY_SCHEDULE, WebhookService } from "../../src/webhooks/service.ts";
-import { JobRunner } from "../../src/worker/runner.ts";
-import { fakeResolver, listenTcp, loopbackOnly, type TcpFixture } from "../support/loopback.ts";
-import { startReceiver, type TestReceiver } from "../support/receiver.ts";
+import { TestClock } from "../../../src/clock.ts";
+import { openDatabase, type Db } from "../../../src/db/client.ts";
+import { accounts, jobs } from "../../../src/db/schema/index.ts";
+import { envelopeBody } from "../../../src/events/envelope.ts";
+import { JobQueue, type JobOutcome } from "../../../src/events/jobs.ts";
+import { deliveryHeaders, ogSignature, standardSignature } from "../../../src/events/signing.ts";
+import { silentLogger } from "../../../src/logger.ts";
+import { WebhookSender } from "../../../src/webhooks/delivery.ts";
+import { checkWebhookInput, RETRY_SCHEDULE, WebhookService } from "../../../src/webhooks/service.ts";
+import { JobRunner } from "../../../src/worker/runner.ts";
+import { fakeResolver, listenTcp, loopbackOnly, type TcpFixture } from "../../support/loopback.ts";
+import { startReceiver, type TestReceiver } from "../../support/receiver.ts";
 
 const SECRET = "unit-secret-0123456789abcdef";
 
@@ -234,7 +234,10 @@ describe("runner", () => {
       perform: (job) =>
         job.lane === "stuck"
           ? new Promise<JobOutcome>((resolve) => release.push(() => resolve({ ok: true })))
-          : Promise.resolve({ ok: true }).then((o) => (done.push(job.id), o)),
+          : Promise.resolve({ ok: true }).then((o) => {
+              done.push(job.id);
+              return o;
+            }),
     });
     const runner = new JobRunner(queue, silentLogger, { concurrency: 6, perLane: 2 });
     for (let i = 0; i < 50; i++) queue.enqueue(db, { kind: "fake", lane: "stuck" });
@@ -243,7 +246,7 @@ describe("runner", () => {
     await receiver.waitFor(() => done.length === 30, "30 jobs on free lanes", 3_000);
     expect(release).toHaveLength(2);
     while (release.length > 0 || runner.active > 0) {
-      release.splice(0).forEach((f) => f());
+      for (const f of release.splice(0)) f();
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
     await runner.runDue();

@@ -1,7 +1,7 @@
 /** Alert messages and SMTP error classification, in-process (the SMTP round trips are in test/e2e/email*.test.ts). */
 import { describe, expect, test } from "bun:test";
-import { classify } from "../../src/email/mailer.ts";
-import { buildAlertEmail, displayUrl, escapeHtml } from "../../src/email/messages.ts";
+import { classify } from "../../../src/email/mailer.ts";
+import { buildAlertEmail, displayUrl, escapeHtml } from "../../../src/email/messages.ts";
 
 describe("alert messages", () => {
   test("every value is escaped in the HTML part", () => {

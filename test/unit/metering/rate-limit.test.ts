@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { TestClock } from "../../src/clock.ts";
-import { SlidingWindowLimiter } from "../../src/metering/rate-limit.ts";
+import { TestClock } from "../../../src/clock.ts";
+import { SlidingWindowLimiter } from "../../../src/metering/rate-limit.ts";
 
 test("no 1-second window, wherever it starts, admits more than the limit", async () => {
   const clock = new TestClock(1_000_000);
