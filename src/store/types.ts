@@ -309,9 +309,9 @@ export interface JobSettlement {
   deliveryAttempt?: DeliveryAttemptRecord;
   /**
    * Webhook deliveries that gave up: only if the job was pending and the webhook is still
-   * enabled — disable it with `reason`, cancel its pending jobs, and raise `alert`.
+   * enabled — disable it with `reason`, cancel its pending jobs, and raise `alert` when given.
    */
-  disableWebhook?: { webhookId: string; reason: string; alert: AlertDraft };
+  disableWebhook?: { webhookId: string; reason: string; alert?: AlertDraft };
   /** Email jobs: only if the job was pending — update the alert row. */
   emailAlert?: { alertId: string; state: EmailAlertState; attempts: number; lastError: string | null; nextAttemptAt: number | null; sentAt: number | null };
 }
