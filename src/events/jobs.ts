@@ -68,6 +68,8 @@ const realTimeNow: RealTime = () => Date.now();
 export class JobQueue {
   private readonly kinds = new Map<string, JobKind>();
   private readonly enqueuedListeners = new Set<() => void>();
+  /** Clock time each claimed job was handed out: retry delays count from the attempt, not from when it was settled. */
+  private readonly claimedAt = new WeakMap<JobRecord, number>();
 
   constructor(
     private readonly store: Store,
@@ -109,8 +111,11 @@ export class JobQueue {
    * lane; each claimed job's `attempts` is incremented. `searchedEmpty`: the search past full
    * lanes found nothing, so the caller skips it until something new may be due.
    */
-  claimDue(options: { limit: number; laneRoom: (lane: string) => number; leaseMs: number; searchPastFullLanes?: boolean }): Promise<ClaimResult> {
-    return this.store.claimJobs({ kinds: this.registeredKinds(), now: this.clock.now(), realNow: this.realNow(), ...options });
+  async claimDue(options: { limit: number; laneRoom: (lane: string) => number; leaseMs: number; searchPastFullLanes?: boolean }): Promise<ClaimResult> {
+    const now = this.clock.now();
+    const claimed = await this.store.claimJobs({ kinds: this.registeredKinds(), now, realNow: this.realNow(), ...options });
+    for (const job of claimed.jobs) this.claimedAt.set(job, now);
+    return claimed;
   }
 
   /** Records one attempt's outcome: done, retry at the next step of the schedule, or give up. */
@@ -125,7 +130,8 @@ export class JobQueue {
     else if (outcome.canceled) status = "canceled";
     else if (outcome.retryable !== false && job.attempts - 1 < schedule.length) {
       status = "pending";
-      nextRunAt = now + schedule[job.attempts - 1]! * 1000;
+      // From the attempt's start: a test-clock advance while the attempt ran does not push the retry out.
+      nextRunAt = (this.claimedAt.get(job) ?? now) + schedule[job.attempts - 1]! * 1000;
     } else {
       status = "failed";
       gaveUp = true;

@@ -5,7 +5,6 @@
  * operator sees the log in `accounts show`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { EMAIL_RETRY_SCHEDULE, type EmailAlertView } from "../../src/email/alerts.ts";
 import { nextResetAt } from "../../src/metering/period.ts";
 import { eventBody, startTestService, type TestService } from "../support/harness.ts";
@@ -100,7 +99,7 @@ describe("usage alerts", () => {
     }
 
     // The operator's view of the same log.
-    const env = { OG_DB_PATH: join(s.dir, "ogsmith.db"), OG_BOOTSTRAP: "false", OG_LOG_LEVEL: "silent" };
+    const env = { ...s.storeEnv, OG_BOOTSTRAP: "false", OG_LOG_LEVEL: "silent" };
     const shown = await runCli(["accounts", "show", accountId], env);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain("Email alerts (last 3, newest first):");
