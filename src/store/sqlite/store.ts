@@ -44,6 +44,8 @@ export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   private readonly attemptsSinceTrim = new Map<string, number>();
   private closed = false;
+  /** Times a call found the database locked by another connection and waited to try again. */
+  lockRetries = 0;
 
   constructor(
     readonly db: Db,
@@ -67,6 +69,7 @@ export class SqliteStore implements Store {
         const fault = this.closed ? undefined : classifySqliteError(error);
         if (fault === undefined) throw error;
         if (fault === "locked" && performance.now() + wait < deadline) {
+          this.lockRetries++;
           await sleep(wait);
           wait = Math.min(wait * 2, 50);
           continue;
