@@ -1,5 +1,5 @@
 /**
- * Webhook delivery benchmark (issue 4): event-to-first-attempt latency and sustained deliveries
+ * Webhook delivery benchmark: event-to-first-attempt latency and sustained deliveries
  * per second to a loopback receiver, with 1 and with 50 webhooks. Events go through the real
  * path — outbox row, fan-out to jobs in the same transaction, commit, worker — on a real SQLite
  * file. The receiver is a separate process on 127.0.0.1.

@@ -59,8 +59,6 @@ export interface JobKind {
   bookkeeping?(planned: PlannedSettlement): Bookkeeping;
 }
 
-export type { ClaimResult } from "../store/types.ts";
-
 /** Real time in ms, for leases only (they protect the process, so they ignore the test clock). */
 export type RealTime = () => number;
 const realTimeNow: RealTime = () => Date.now();

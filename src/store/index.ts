@@ -6,8 +6,6 @@
 import type { Config } from "../config.ts";
 import type { Store } from "./types.ts";
 
-export type { Store } from "./types.ts";
-
 export interface StoreOptions {
   /**
    * How long one call may keep retrying a database locked by another connection before it

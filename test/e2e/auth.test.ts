@@ -23,7 +23,7 @@ const usedOf = async (key: string) => {
   return ((await res.json()) as { used: number }).used;
 };
 
-describe("authentication pipeline (spec §5, DESIGN §3 order)", () => {
+describe("authentication pipeline, in the documented order", () => {
   test("missing key → 401 MISSING_API_KEY, even with a malformed body", async () => {
     await expectError(await s.api("/api/user/usage"), 401, "MISSING_API_KEY");
     await expectError(await s.api("/api/generate", { body: "{not json", headers: { "content-type": "application/json" } }), 401, "MISSING_API_KEY");

@@ -1,5 +1,5 @@
 /**
- * Email over TLS (DESIGN §2 SMTP_URL): STARTTLS with AUTH against a server whose self-signed
+ * Email over TLS (SMTP_URL): STARTTLS with AUTH against a server whose self-signed
  * certificate the test trusts through OG_SMTP_CA_FILE, and implicit TLS with `smtps://`.
  * Bun's TLS over SMTP has broken before; this guards the pinned Bun version.
  */

@@ -1,5 +1,5 @@
 /**
- * A webhook disabled after its retry schedule (spec §6.3, §3.1) emails its owner: which
+ * A webhook disabled after its retry schedule emails its owner: which
  * endpoint, why, and how to re-enable it — and nothing secret.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";

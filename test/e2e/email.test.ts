@@ -1,5 +1,5 @@
 /**
- * Email alerts against a real SMTP server on loopback (spec §6.4, DESIGN §5): 80 / 95 / 100 %
+ * Email alerts against a real SMTP server on loopback: 80 / 95 / 100 %
  * alerts arrive once each with the right recipient and numbers, retries on the test clock when
  * SMTP is down or answers 4xx, a 550 fails at once, no SMTP_URL records "not sent", and the
  * operator sees the log in `accounts show`.

@@ -1,5 +1,5 @@
 /**
- * At-least-once across `kill -9` (DESIGN §5): the real server as a child process
+ * At-least-once across `kill -9`: the real server as a child process
  * (`bun src/main.ts serve`), killed while deliveries are committed but not yet acknowledged,
  * then restarted on the same database: every event still arrives.
  */

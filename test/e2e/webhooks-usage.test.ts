@@ -1,5 +1,5 @@
 /**
- * Usage events over webhooks (spec §3.2, §6.2; DESIGN §5): the free plan's thresholds, the
+ * Usage events over webhooks: the free plan's thresholds, the
  * monthly `usage.reset` at the boundary, and its catch-up after a restart — each exactly once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

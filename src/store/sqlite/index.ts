@@ -19,7 +19,6 @@ import { openDatabase } from "./database.ts";
 import { classifySqliteError } from "./faults.ts";
 import { SqliteStore } from "./store.ts";
 
-export { SqliteStore } from "./store.ts";
 
 export const DEFAULT_LOCK_WAIT_MS = 3_000;
 
