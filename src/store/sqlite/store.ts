@@ -58,8 +58,14 @@ export class SqliteStore implements Store {
    * Runs a synchronous, atomic body; a database locked by another connection is retried after
    * asynchronous waits until `lockWaitMs`, operational faults become StoreUnavailableError.
    */
-  private async run<T>(body: () => T, deadline = performance.now() + this.options.lockWaitMs): Promise<T> {
+  private async run<T>(body: () => T, deadline = performance.now() + this.options.lockWaitMs, foundLocked = false): Promise<T> {
     let wait = 2;
+    if (foundLocked) {
+      // The caller just found the lock held: wait before the next probe.
+      this.lockRetries++;
+      await sleep(wait);
+      wait *= 2;
+    }
     for (;;) {
       try {
         return this.attempt(body);
@@ -101,15 +107,17 @@ export class SqliteStore implements Store {
   private async write<T>(body: () => T): Promise<T> {
     const tx = () => this.db.$client.transaction(body).immediate();
     const deadline = performance.now() + this.options.lockWaitMs;
+    let foundLocked = false;
     if (this.waitingWrites === 0) {
       try {
         return this.attempt(tx);
       } catch (error) {
         if (!(error instanceof Locked)) throw this.unavailable(error);
+        foundLocked = true;
       }
     }
     this.waitingWrites++;
-    const turn = this.writeLine.then(() => this.run(tx, deadline));
+    const turn = this.writeLine.then(() => this.run(tx, deadline, foundLocked));
     this.writeLine = turn.catch(() => undefined);
     try {
       return await turn;
