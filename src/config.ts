@@ -9,6 +9,8 @@ export interface Config {
   port: number;
   host: string;
   dbPath: string;
+  /** `OG_DATABASE_URL` (postgres://…): the PostgreSQL store instead of the SQLite file. */
+  databaseUrl: string | undefined;
   adminToken: string | undefined;
   allowPrivateNetworks: boolean;
   testClock: boolean;
@@ -112,6 +114,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     port,
     host: overrides.host ?? optional(env, "HOST") ?? "0.0.0.0",
     dbPath: overrides.dbPath ?? optional(env, "OG_DB_PATH") ?? "./data/ogsmith.db",
+    databaseUrl: url(env, "OG_DATABASE_URL", ["postgres:", "postgresql:"]),
     adminToken,
     allowPrivateNetworks: bool(env, "OG_ALLOW_PRIVATE_NETWORKS", false),
     testClock: bool(env, "OG_TEST_CLOCK", false),

@@ -287,4 +287,4 @@ export class RenderPool {
   }
 }
 
-const busy = (message: string) => new ApiError("SERVER_BUSY", message, undefined, { "Retry-After": "1" });
+const busy = (message: string) => new ApiError("SERVER_BUSY", message).retryAfter(1);
