@@ -19,10 +19,8 @@ import { OutboundError } from "../net/outbound-error.ts";
 import type { SendResult, WebhookSender } from "./delivery.ts";
 
 export const WEBHOOK_DELIVERY = "webhook_delivery";
-export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
-export const MAX_URL_LENGTH = 2048;
-export const SECRET_MIN = 16;
-export const SECRET_MAX = 256;
+import { MAX_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_MAX, SECRET_MIN } from "./rules.ts";
+export { MAX_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_MAX, SECRET_MIN };
 /** Seconds after the 1st…5th failure (spec §6.3). The failure after the last step disables. */
 export const RETRY_SCHEDULE = [60, 300, 1800, 7200, 86400] as const;
 /** Attempts kept per webhook for the delivery log. */

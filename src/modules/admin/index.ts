@@ -1,9 +1,9 @@
-/** Operator API (DESIGN §6) and the test clock (DESIGN §7). Guarded by src/http/admin-auth.ts. */
-import { Elysia, t } from "elysia";
+/** Operator API and the test clock. Guarded by src/http/admin-auth.ts (bearer token). */
+import { Elysia } from "elysia";
 import { ApiError } from "../../errors.ts";
 import type { Services } from "../../services.ts";
 import { errorResponses } from "../../http/error-schema.ts";
-import { AccountRecord, AdvanceBody, CreateAccountBody, UpdateAccountBody } from "./model.ts";
+import { AccountRecord, AdvanceBody, ClockTime, CreateAccountBody, CreatedAccount, ReplacedKey, UpdateAccountBody } from "./model.ts";
 
 const ADMIN_ERRORS = ["UNAUTHORIZED", "NOT_FOUND", "INVALID_JSON", "VALIDATION_ERROR", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const;
 
@@ -25,7 +25,7 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
       },
       {
         body: CreateAccountBody,
-        response: { 201: t.Object({ account_id: t.String(), api_key: t.String(), account: AccountRecord }), ...errorResponses(...ADMIN_ERRORS) },
+        response: { 201: CreatedAccount, ...errorResponses(...ADMIN_ERRORS) },
         detail: { summary: "Create an account (the key is shown once)", tags: ["Admin"] },
       },
     )
@@ -57,7 +57,7 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
         return { api_key: apiKey };
       },
       {
-        response: { 201: t.Object({ api_key: t.String() }), ...errorResponses(...ADMIN_ERRORS) },
+        response: { 201: ReplacedKey, ...errorResponses(...ADMIN_ERRORS) },
         detail: { summary: "Replace the account's key (the old one stops at once)", tags: ["Admin"] },
       },
     );
@@ -68,7 +68,7 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
   };
   return app
     .get("/clock", () => ({ now: new Date(requireTestClock().now()).toISOString() }), {
-      response: { 200: t.Object({ now: t.String({ format: "date-time" }) }), ...errorResponses(...ADMIN_ERRORS) },
+      response: { 200: ClockTime, ...errorResponses(...ADMIN_ERRORS) },
       detail: { summary: "Read the test clock", tags: ["Test clock"] },
     })
     .post(
@@ -79,7 +79,7 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
       },
       {
         body: AdvanceBody,
-        response: { 200: t.Object({ now: t.String({ format: "date-time" }) }), ...errorResponses(...ADMIN_ERRORS) },
+        response: { 200: ClockTime, ...errorResponses(...ADMIN_ERRORS) },
         detail: {
           summary: "Advance the test clock",
           description: "Moves the clock forward and, before answering, runs every job that became due.",

@@ -12,7 +12,7 @@ import { SESSION_TTL_MS, SessionService, type DashboardSession } from "../../das
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
-import { describeTemplates } from "../templates/index.ts";
+import { templateCatalog } from "../templates/index.ts";
 import type { WebhookInput } from "../../webhooks/service.ts";
 import { dashboardGate, readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
 import indexHtmlText from "./assets/index.html" with { type: "text" };
@@ -111,7 +111,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     )
     .get("/api/me", ({ request }) => meView(sessionOf(request)), hide)
     .get("/api/usage", ({ request }) => usageOverview(metering, clock, sessionOf(request).account), hide)
-    .get("/api/templates", () => ({ data: describeTemplates(templates) }), hide)
+    .get("/api/templates", () => templateCatalog(templates), hide)
 
     // The playground's preview: validated like /api/generate, rate limited by the gate with the
     // key's window, and never reserved or counted against the quota.
