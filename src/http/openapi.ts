@@ -96,12 +96,12 @@ class SchemaRegistry {
   readonly components: Record<string, Json> = {};
 
   /** A clean JSON Schema for OpenAPI; objects with a `title` become components referenced by `$ref`. */
-  convert(input: unknown): Json {
+  convert(input: unknown, inlineTop = false): Json {
     // JSON round trip: drops TypeBox's symbol keys and functions.
-    return this.clean(JSON.parse(JSON.stringify(input ?? {})));
+    return this.clean(JSON.parse(JSON.stringify(input ?? {})), inlineTop);
   }
 
-  private clean(node: any): any {
+  private clean(node: any, inline = false): any {
     if (Array.isArray(node)) return node.map((item) => this.clean(item));
     if (node === null || typeof node !== "object") return node;
     let out: Json = {};
@@ -114,7 +114,7 @@ class SchemaRegistry {
     // The framework's File type carries `default: "File"`, which is not a valid binary default.
     if (out.format === "binary" && out.default === "File") delete out.default;
     if (out.type === "integer" && out.format === undefined) out.format = out.maximum !== undefined && out.maximum > 2_147_483_647 ? "int64" : "int32";
-    if (typeof out.title === "string" && (out.type === "object" || out.properties)) {
+    if (!inline && typeof out.title === "string" && (out.type === "object" || out.properties)) {
       const name = out.title.replace(/[^A-Za-z0-9_.-]/g, "");
       const { description, ...component } = out;
       this.components[name] ??= component;
@@ -124,16 +124,17 @@ class SchemaRegistry {
   }
 }
 
-function bodyContent(registry: SchemaRegistry, raw: any): Json {
+function bodyContent(registry: SchemaRegistry, raw: any, options: { inlineTop?: boolean } = {}): Json {
   const media: string[] = raw?.[MEDIA_TYPES] ?? ["application/json"];
   const example = raw?.examples?.[0];
-  const schema = registry.convert(raw);
+  const schema = registry.convert(raw, options.inlineTop);
   return Object.fromEntries(media.map((type) => [type, example === undefined ? { schema } : { schema, example }]));
 }
 
 export function buildOpenApiDocument(routes: RouteInfo[], info: OpenApiInfo): Json {
   const registry = new SchemaRegistry();
   const paths: Record<string, Json> = {};
+  const requestBodies: Record<string, Json> = {};
   const tags = new Set<string>();
 
   for (const route of routes) {
@@ -170,8 +171,17 @@ export function buildOpenApiDocument(routes: RouteInfo[], info: OpenApiInfo): Js
       responses,
     };
     // A route validates its body (`body` hook) or documents one it validates itself (`detail.requestBody`).
-    const bodySchema = route.hooks.body ?? rawBody?.content?.["application/json"]?.schema;
-    if (bodySchema) operation.requestBody = { required: rawBody?.required ?? true, content: bodyContent(registry, bodySchema) };
+    const bodySchema: any = route.hooks.body ?? rawBody?.content?.["application/json"]?.schema;
+    if (bodySchema) {
+      const requestBody = { required: rawBody?.required ?? true, content: bodyContent(registry, bodySchema, { inlineTop: true }) };
+      // Named request bodies live under components.requestBodies (not schemas): generators then
+      // read a field with a `default` as optional to send, as it is, rather than always present.
+      const name = typeof bodySchema.title === "string" ? bodySchema.title : undefined;
+      if (name) {
+        requestBodies[name] = requestBody;
+        operation.requestBody = { $ref: `#/components/requestBodies/${name}` };
+      } else operation.requestBody = requestBody;
+    }
     for (const tag of operation.tags ?? []) tags.add(tag);
     (paths[openPath] ??= {})[method] = operation;
   }
@@ -182,7 +192,7 @@ export function buildOpenApiDocument(routes: RouteInfo[], info: OpenApiInfo): Js
     servers: [{ url: "/", description: "This server", "x-internal": false }],
     tags: [...tags].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     paths,
-    components: { schemas: registry.components, securitySchemes: SECURITY_SCHEMES, headers: HEADERS },
+    components: { schemas: registry.components, requestBodies, securitySchemes: SECURITY_SCHEMES, headers: HEADERS },
   };
 }
 
