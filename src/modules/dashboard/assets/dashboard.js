@@ -500,8 +500,10 @@
       {
         type: "button",
         onclick: () => {
-          const bytes = crypto.getRandomValues(new Uint8Array(24));
-          secret.value = "whsec_" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+          // whsec_ + base64 of 32 random bytes: the form the standardwebhooks and svix libraries
+          // take as is (the server keys the Standard Webhooks signature with the decoded bytes).
+          const bytes = crypto.getRandomValues(new Uint8Array(32));
+          secret.value = "whsec_" + btoa(String.fromCharCode(...bytes));
           secret.focus();
         },
       },
