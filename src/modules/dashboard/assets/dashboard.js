@@ -370,7 +370,7 @@
             "dl.facts",
             null,
             fact("Monthly images", fmt(usage.quota)),
-            fact("Rate limit", `${fmt(rate.requests_per_second)} requests per second`, "usage-rate"),
+            fact("Rate limit", `${fmt(rate.requests_per_second)} ${rate.requests_per_second === 1 ? "request" : "requests"} per second`, "usage-rate"),
             fact("Key", `${me.account.key_prefix || "—"}…`),
             fact("Account", me.account.id),
           ),
