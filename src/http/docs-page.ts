@@ -19,7 +19,13 @@ const CONFIG = {
   proxyUrl: "",
   // No credentials are pre-filled: the reader types their own key.
   authentication: { preferredSecurityScheme: "apiKey" },
-  customCss: `:root { --scalar-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; --scalar-font-code: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }`,
+  customCss: [
+    `:root { --scalar-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; --scalar-font-code: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }`,
+    // The key field's placeholder is a made-up token that reads like a real one: show nothing.
+    `input.scalar-password-input::placeholder { color: transparent !important; }`,
+    // The sidebar's "Powered by" link points at the vendor's site.
+    `a[href^="https://www.scalar.com"], a[href^="https://scalar.com"] { display: none !important; }`,
+  ].join("\n"),
 };
 
 export const DOCS_CSP = [
