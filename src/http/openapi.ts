@@ -40,7 +40,6 @@ const HEADERS: Record<string, Json> = {
   "X-Quota-Remaining": integer("Images left this month after this one."),
   "X-Generation-Time-Ms": integer("Time this request spent, in milliseconds (about 0 for a cache hit)."),
   ETag: { description: "Content hash of the image.", schema: { type: "string", maxLength: 64, pattern: '^"[0-9a-f]+"$' } },
-  "Access-Control-Allow-Origin": { description: "Not sent: the API is not meant to be called from other origins' browser pages.", schema: { type: "string", maxLength: 0 } },
 };
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -48,7 +47,7 @@ const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit
 
 /** Headers each response of a route family carries. */
 function responseHeaders(path: string, method: string, status: string): string[] {
-  const names = ["X-Request-Id", "Access-Control-Allow-Origin"];
+  const names = ["X-Request-Id"];
   const authenticatedApi = path.startsWith("/api/") && status !== "401" && status !== "403";
   if (authenticatedApi) names.push(...RATE_LIMIT_HEADERS);
   if (status === "429" || status === "503") names.push("Retry-After");
@@ -134,7 +133,6 @@ function bodyContent(registry: SchemaRegistry, raw: any, options: { inlineTop?: 
 export function buildOpenApiDocument(routes: RouteInfo[], info: OpenApiInfo): Json {
   const registry = new SchemaRegistry();
   const paths: Record<string, Json> = {};
-  const requestBodies: Record<string, Json> = {};
   const tags = new Set<string>();
 
   for (const route of routes) {
@@ -172,16 +170,9 @@ export function buildOpenApiDocument(routes: RouteInfo[], info: OpenApiInfo): Js
     };
     // A route validates its body (`body` hook) or documents one it validates itself (`detail.requestBody`).
     const bodySchema: any = route.hooks.body ?? rawBody?.content?.["application/json"]?.schema;
-    if (bodySchema) {
-      const requestBody = { required: rawBody?.required ?? true, content: bodyContent(registry, bodySchema, { inlineTop: true }) };
-      // Named request bodies live under components.requestBodies (not schemas): generators then
-      // read a field with a `default` as optional to send, as it is, rather than always present.
-      const name = typeof bodySchema.title === "string" ? bodySchema.title : undefined;
-      if (name) {
-        requestBodies[name] = requestBody;
-        operation.requestBody = { $ref: `#/components/requestBodies/${name}` };
-      } else operation.requestBody = requestBody;
-    }
+    // Inline (not a component): generators then read a field with a `default` as optional to
+    // send, as it is, rather than as always present (which they assume for component schemas).
+    if (bodySchema) operation.requestBody = { required: rawBody?.required ?? true, content: bodyContent(registry, bodySchema, { inlineTop: true }) };
     for (const tag of operation.tags ?? []) tags.add(tag);
     (paths[openPath] ??= {})[method] = operation;
   }
@@ -192,7 +183,7 @@ export function buildOpenApiDocument(routes: RouteInfo[], info: OpenApiInfo): Js
     servers: [{ url: "/", description: "This server", "x-internal": false }],
     tags: [...tags].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     paths,
-    components: { schemas: registry.components, requestBodies, securitySchemes: SECURITY_SCHEMES, headers: HEADERS },
+    components: { schemas: registry.components, securitySchemes: SECURITY_SCHEMES, headers: HEADERS },
   };
 }
 

@@ -77,8 +77,7 @@ describe.skipIf(!availability.ok)("docs and layout in a browser", () => {
 
       // The example the document gives for generate is accepted by the API as is.
       const document = (await (await s.api("/openapi.json")).json()) as any;
-      const requestBody = document.components.requestBodies.GenerateRequest;
-      const example = requestBody.content["application/json"].example;
+      const example = document.paths["/api/generate"].post.requestBody.content["application/json"].example;
       expect(example.title).toBeDefined();
       const { apiKey } = await s.createAccount({ plan: "pro" });
       const res = await s.api("/api/generate", { key: apiKey, json: example });

@@ -34,7 +34,10 @@ export const COMMON_PARAMETERS: RequestParameter[] = [
   { name: "width", type: "integer", default: DEFAULT_WIDTH, minimum: MIN_SIZE, maximum: MAX_SIZE, description: "Image width in pixels." },
   { name: "height", type: "integer", default: DEFAULT_HEIGHT, minimum: MIN_SIZE, maximum: MAX_SIZE, description: "Image height in pixels." },
   { name: "format", type: "string", default: "png", enum: [...FORMATS], description: "Output format." },
-  { name: "quality", type: "integer", default: QUALITY.default, minimum: QUALITY.minimum, maximum: QUALITY.maximum, description: "JPEG/WebP quality; ignored for png." },
+  // Offered once a lossy format is (FORMATS is the one list of formats the renderer produces).
+  ...(FORMATS.some((format) => format !== "png")
+    ? [{ name: "quality", type: "integer" as const, default: QUALITY.default, minimum: QUALITY.minimum, maximum: QUALITY.maximum, description: "JPEG/WebP quality; ignored for png." }]
+    : []),
 ];
 
 function parameterSchema(p: RequestParameter) {
