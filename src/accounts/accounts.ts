@@ -131,7 +131,7 @@ export class AccountService {
     return this.show(id);
   }
 
-  /** Revokes every active key of the account and issues a new one, atomically (spec §5 rule 7). */
+  /** Revokes every active key of the account and issues a new one, atomically. */
   replaceKey(id: string): string {
     this.row(id);
     const now = this.clock.now();

@@ -1,4 +1,4 @@
-/** `ogsmith accounts …` and `ogsmith keys …`: operator commands on the same database (DESIGN §6). */
+/** `ogsmith accounts …` and `ogsmith keys …`: operator commands on the same database a server uses. */
 import { parseArgs } from "node:util";
 import type { Services } from "../services.ts";
 import { printRecord, printTable, UsageError } from "./output.ts";

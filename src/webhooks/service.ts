@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints (DESIGN §3) and their delivery pipeline, shared by the API and the
+ * Webhook endpoints and their delivery pipeline, shared by the API and the
  * dashboard: CRUD with validation, the outbox fan-out (one delivery job per subscribed enabled
  * webhook, in the event's transaction), the delivery job kind (attempt log, retries, disabling)
  * and the synchronous test send. None of it knows about HTTP requests.
@@ -21,7 +21,7 @@ import type { SendResult, WebhookSender } from "./delivery.ts";
 export const WEBHOOK_DELIVERY = "webhook_delivery";
 import { MAX_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_MAX, SECRET_MIN } from "./rules.ts";
 export { MAX_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_MAX, SECRET_MIN };
-/** Seconds after the 1st…5th failure (spec §6.3). The failure after the last step disables. */
+/** Seconds after the 1st…5th failure. The failure after the last step disables. */
 export const RETRY_SCHEDULE = [60, 300, 1800, 7200, 86400] as const;
 /** Attempts kept per webhook for the delivery log. */
 export const DELIVERY_LOG_SIZE = 100;
