@@ -26,7 +26,7 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
       {
         body: CreateAccountBody,
         response: { 201: CreatedAccount, ...errorResponses(...ADMIN_ERRORS) },
-        detail: { summary: "Create an account (the key is shown once)", tags: ["Admin"] },
+        detail: { summary: "Create an account (the key is shown once)", description: "`quota` and `requests_per_second` are required for the custom plan and refused for the others.", tags: ["Admin"] },
       },
     )
     .patch(
@@ -42,12 +42,12 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
       {
         body: UpdateAccountBody,
         response: { 200: AccountRecord, ...errorResponses(...ADMIN_ERRORS) },
-        detail: { summary: "Change an account's plan, status or email", tags: ["Admin"] },
+        detail: { summary: "Change an account's plan, status or email", description: "Fields left out keep their values.", tags: ["Admin"] },
       },
     )
     .get("/accounts/:id", ({ params }) => accounts.show(params.id), {
       response: { 200: AccountRecord, ...errorResponses(...ADMIN_ERRORS) },
-      detail: { summary: "Show an account", tags: ["Admin"] },
+      detail: { summary: "Show an account", description: "The account with its plan limits and key prefix (never the key).", tags: ["Admin"] },
     })
     .post(
       "/accounts/:id/keys",
@@ -58,7 +58,7 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
       },
       {
         response: { 201: ReplacedKey, ...errorResponses(...ADMIN_ERRORS) },
-        detail: { summary: "Replace the account's key (the old one stops at once)", tags: ["Admin"] },
+        detail: { summary: "Replace the account's key (the old one stops at once)", description: "The new key is in this answer only; dashboard sessions opened with the old key end.", tags: ["Admin"] },
       },
     );
 
@@ -69,7 +69,7 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
   return app
     .get("/clock", () => ({ now: new Date(requireTestClock().now()).toISOString() }), {
       response: { 200: ClockTime, ...errorResponses(...ADMIN_ERRORS) },
-      detail: { summary: "Read the test clock", tags: ["Test clock"] },
+      detail: { summary: "Read the test clock", description: "Only with OG_TEST_CLOCK; 404 otherwise.", tags: ["Test clock"] },
     })
     .post(
       "/clock/advance",

@@ -67,6 +67,10 @@ export const templateCatalog = (templates: TemplateLookup) => ({ data: describeT
 export function templatesModule(templates: TemplateLookup) {
   return new Elysia({ name: "module.templates" }).get("/api/templates", () => templateCatalog(templates), {
     response: { 200: TemplateList, ...errorResponses(...API_AUTH_ERRORS) },
-    detail: { summary: "List templates, their fields and the common parameters", tags: ["Images"] },
+    detail: {
+      summary: "List templates, their fields and the common parameters",
+      description: "Every template with its own fields (type, required, limit), and the parameters every template takes (theme, size, format) with type, default and limits.",
+      tags: ["Images"],
+    },
   });
 }

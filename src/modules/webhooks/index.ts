@@ -36,7 +36,7 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
     )
     .get("", ({ request }) => ({ data: webhooks.list(authOf(request).account.id).map(asRecord) }), {
       response: { 200: WebhookList, ...errorResponses(...API_AUTH_ERRORS) },
-      detail: { summary: "List webhooks", tags },
+      detail: { summary: "List webhooks", description: "Every webhook of the account (at most 20); secrets are never returned.", tags },
     })
     .post(
       "/test",
@@ -55,7 +55,7 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
     )
     .get("/:id", ({ request, params }) => asRecord(webhooks.get(authOf(request).account.id, params.id)), {
       response: { 200: WebhookRecord, ...errorResponses(...API_AUTH_ERRORS, "WEBHOOK_NOT_FOUND") },
-      detail: { summary: "Show a webhook", tags },
+      detail: { summary: "Show a webhook", description: "Another account's webhook is 404 WEBHOOK_NOT_FOUND.", tags },
     })
     .put("/:id", async ({ request, params, body }) => asRecord(await webhooks.update(authOf(request).account.id, params.id, body as any)), {
       response: { 200: WebhookRecord, ...errorResponses(...API_AUTH_ERRORS, ...BODY_ERRORS, "WEBHOOK_NOT_FOUND") },
