@@ -50,7 +50,8 @@ function responseHeaders(path: string, method: string, status: string): string[]
   const names = ["X-Request-Id"];
   const authenticatedApi = path.startsWith("/api/") && status !== "401" && status !== "403";
   if (authenticatedApi) names.push(...RATE_LIMIT_HEADERS);
-  if (status === "429" || status === "503") names.push("Retry-After");
+  // SERVER_BUSY and the rate limit say when to retry; a failed readiness check does not.
+  if (status === "429" || (status === "503" && path.startsWith("/api/"))) names.push("Retry-After");
   if (path === "/api/generate" && method === "post" && status === "200") names.push("X-Quota-Limit", "X-Quota-Remaining", "X-Generation-Time-Ms", "ETag");
   return names;
 }

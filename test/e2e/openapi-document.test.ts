@@ -92,3 +92,19 @@ test("GET /api/templates describes the parameters every template takes", async (
   expect(!!byName.quality).toBe(byName.format.enum.some((f: string) => f !== "png"));
   expect(body.data.map((t) => t.id).sort()).toEqual(["blog", "event"]);
 });
+
+test("the headers the document promises are on the real answers", async () => {
+  const { apiKey } = await s.createAccount({ plan: "pro" });
+  const checks: [string, string, string, Response][] = [
+    ["/api/generate", "post", "200", await s.api("/api/generate", { key: apiKey, json: { title: "Headers" } })],
+    ["/api/user/usage", "get", "200", await s.api("/api/user/usage", { key: apiKey })],
+    ["/api/generate", "post", "400", await s.api("/api/generate", { key: apiKey, json: { title: "" } })],
+    ["/api/user/usage", "get", "401", await s.api("/api/user/usage")],
+  ];
+  for (const [path, method, status, res] of checks) {
+    expect(String(res.status)).toBe(status);
+    for (const name of Object.keys(doc.paths[path][method].responses[status].headers)) {
+      expect({ path, status, name, present: res.headers.has(name) }).toEqual({ path, status, name, present: true });
+    }
+  }
+});
