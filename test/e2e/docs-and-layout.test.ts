@@ -2,7 +2,8 @@
  * In a real browser: /docs works fully offline (every request the page makes goes to the server
  * itself), shows no hosted-product buttons and no pre-filled key, and its example body for
  * generate is one the API accepts; the Webhooks page stays within 375 px with the delivery
- * attempts open; the playground carries typed fields to another template.
+ * attempts open; the playground carries typed fields to another template; the secret generator
+ * makes secrets the Standard Webhooks libraries take as they are.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
@@ -134,6 +135,28 @@ describe.skipIf(!availability.ok)("docs and layout in a browser", () => {
       expect(await page.locator("#field-subtitle").inputValue()).toBe("Kept too");
       const curl = await page.getByLabel("curl command").inputValue();
       expect(JSON.parse(/-d '([^']*)'/.exec(curl)![1]!)).toMatchObject({ template: "blog", title: "Typed once", subtitle: "Kept too" });
+      await page.close();
+    },
+    BROWSER_TEST_TIMEOUT,
+  );
+
+  test(
+    "Generate a secret makes whsec_ + base64 of 32 random bytes (the form the webhook libraries take as is)",
+    async () => {
+      const { apiKey } = await s.createAccount({ plan: "pro" });
+      const page = await signIn(apiKey);
+      await page.goto(s.url + "/dashboard#/webhooks");
+      const values = new Set<string>();
+      for (let i = 0; i < 2; i++) {
+        await page.getByRole("button", { name: "Generate a secret" }).click();
+        values.add(await page.getByLabel("Secret").inputValue());
+      }
+      expect(values.size).toBe(2);
+      for (const secret of values) {
+        expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
+        expect(Buffer.from(secret.slice("whsec_".length), "base64")).toHaveLength(32);
+        // test/e2e/webhook-secrets.test.ts verifies real deliveries signed with secrets of this form.
+      }
       await page.close();
     },
     BROWSER_TEST_TIMEOUT,
