@@ -69,3 +69,18 @@ test("Dockerfile: the data volume's directory exists and belongs to the runtime 
   // The database path the image sets lives on that volume.
   expect(runtime).toContain(`OG_DB_PATH=${volume}/`);
 });
+
+test("README: the X-OG-Signature snippet verifies a good signature and answers false (not throws) without the header", () => {
+  const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+  const snippet = readme.slice(readme.indexOf("Verify it like this:")).match(/```js\n([^]*?)```/)?.[1];
+  expect(snippet).toBeDefined();
+  const verify = new Function("createHmac", "timingSafeEqual", "secret", "rawBody", "req", `${snippet}\nreturn ok;`);
+  const { createHmac, timingSafeEqual } = require("node:crypto");
+  const secret = "whsec_c2VjcmV0LWJ5dGVzLTAxMjM0NTY3ODk=";
+  const rawBody = '{"id":"evt_1","event":"usage.reset"}';
+  const good = "sha256=" + createHmac("sha256", secret).update(rawBody).digest("hex");
+  expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": good } })).toBe(true);
+  expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: {} })).toBe(false);
+  expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": "sha256=short" } })).toBe(false);
+  expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": good.replace(/.$/, (c) => (c === "0" ? "1" : "0")) } })).toBe(false);
+});
