@@ -161,4 +161,32 @@ describe.skipIf(!availability.ok)("docs and layout in a browser", () => {
     },
     BROWSER_TEST_TIMEOUT,
   );
+
+  test(
+    "playground: width and height take the server's limits; a size out of range is shown next to its field",
+    async () => {
+      const { apiKey } = await s.createAccount({ plan: "pro" });
+      const page = await signIn(apiKey);
+      await page.goto(s.url + "/dashboard#/playground");
+      const width = page.getByLabel("Width");
+      expect(await width.getAttribute("min")).toBe("200");
+      expect(await width.getAttribute("max")).toBe("2400");
+      expect(await width.inputValue()).toBe("1200");
+
+      await width.fill("600");
+      await page.getByLabel("Height").fill("315");
+      await page.waitForFunction(() => (document.querySelector("#preview-image") as HTMLImageElement | null)?.naturalWidth === 600);
+      const curl = await page.getByLabel("curl command").inputValue();
+      expect(curl).toStartWith("curl --fail-with-body ");
+      expect(JSON.parse(/-d '([^']*)'/.exec(curl)![1]!)).toMatchObject({ width: 600, height: 315 });
+
+      await width.fill("100");
+      const error = page.locator('[data-error-for="width"]');
+      await error.waitFor();
+      expect(await error.textContent()).toContain("200");
+      expect(await width.getAttribute("aria-invalid")).toBe("true");
+      await page.close();
+    },
+    BROWSER_TEST_TIMEOUT,
+  );
 });

@@ -39,6 +39,16 @@ export async function renderPlayground(current) {
     templates.map((t) => h("option", { value: t.id, selected: t.id === pg.template }, t.id)),
   );
   const themeSelect = h("select#theme-select", { name: "theme" }, theme.enum.map((value) => h("option", { value, selected: value === pg.theme }, value)));
+  // Width and height with the server's limits and defaults (the catalog's parameters).
+  const sizeInputs = ["width", "height"].map((name) => {
+    const param = state.catalog.parameters.find((p) => p.name === name);
+    const input = h(`input#size-${name}`, { type: "number", name, inputmode: "numeric", min: param.minimum, max: param.maximum, step: 1, value: pg.size[name] ?? param.default });
+    input.addEventListener("input", () => {
+      pg.size[name] = input.value === "" ? undefined : Number(input.value);
+      schedule();
+    });
+    return { name, param, input };
+  });
 
   // Values are kept per template. On a switch, what was typed into a field the new template
   // also has (title, subtitle, …) comes along, unless that field was already typed there.
@@ -77,6 +87,8 @@ export async function renderPlayground(current) {
   const requestBody = () => {
     const template = templates.find((t) => t.id === pg.template);
     const body = { template: template.id, theme: pg.theme };
+    // Sizes only when changed, so the usual request stays as short as the API allows.
+    for (const { name, param } of sizeInputs) if (pg.size[name] !== undefined && pg.size[name] !== param.default) body[name] = pg.size[name];
     for (const f of template.fields) {
       const value = valuesOf(template.id)[f.name];
       if (value !== undefined && value !== "") body[f.name] = value;
@@ -88,7 +100,7 @@ export async function renderPlayground(current) {
   const updateCurl = () => {
     const body = JSON.stringify(requestBody());
     curl.value = [
-      `curl -X POST ${shellQuote(location.origin + "/api/generate")} \\`,
+      `curl --fail-with-body -X POST ${shellQuote(location.origin + "/api/generate")} \\`,
       `  -H "X-API-Key: $OGSMITH_API_KEY" \\`,
       `  -H 'Content-Type: application/json' \\`,
       `  -d ${shellQuote(body)} \\`,
@@ -171,6 +183,13 @@ export async function renderPlayground(current) {
 
   form.append(
     h("div.row", null, field("Template", templateSelect), field("Theme", themeSelect, { key: "theme" })),
+    h(
+      "div.row",
+      null,
+      sizeInputs.map(({ name, param, input }) =>
+        field(name === "width" ? "Width" : "Height", input, { key: name, hint: `${fmt(param.minimum)}–${fmt(param.maximum)} px, default ${fmt(param.default)}.` }),
+      ),
+    ),
     fieldsBox,
     h("p.form-error", { role: "alert", hidden: true, dataset: { errorFor: "_form" } }),
   );

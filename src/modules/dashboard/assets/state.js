@@ -8,7 +8,7 @@ export const state = {
   /** The input rules the server enforces (GET /dashboard/api/rules). */
   rules: null,
   /** Playground: chosen template and theme, values per template, and which fields the user typed. */
-  playground: { template: null, theme: null, values: {}, typed: {} },
+  playground: { template: null, theme: null, values: {}, typed: {}, size: {} },
   /** Webhook being edited (its record) or null for "add". */
   editing: null,
 };
