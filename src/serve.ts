@@ -3,6 +3,8 @@
  * the end-to-end tests, which start the real service on port 0 against a real store.
  */
 import { bootstrapFirstAccount } from "./accounts/bootstrap.ts";
+import { listenError } from "./cli/listen.ts";
+import { selfCommand } from "./cli/self.ts";
 import type { Config } from "./config.ts";
 import { createApp, type App } from "./http/app.ts";
 import { listen } from "./http/server.ts";
@@ -39,7 +41,6 @@ export async function startService(
 ): Promise<RunningService> {
   const services = await createServices(config, { logger: options.logger });
   await services.metering.clearStaleReservations();
-  const boot = config.bootstrap ? await bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n"))) : undefined;
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
@@ -52,7 +53,16 @@ export async function startService(
   }, "state");
   metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind().catch(() => ({})));
   const app = createApp({ services, renderer, templates, metrics });
-  const server = listen(app, { port: config.port, host: config.host, logger: services.logger });
+  let server;
+  try {
+    server = listen(app, { port: config.port, host: config.host, logger: services.logger });
+  } catch (error) {
+    await renderer.close();
+    await services.close();
+    throw listenError(error, config.host, config.port);
+  }
+  // Bound first, so a key is never printed by a process that cannot serve it (port taken, bad HOST).
+  const boot = config.bootstrap ? await bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n")), selfCommand()) : undefined;
   const worker = new JobWorker(services);
   await worker.start();
   if (!services.mailer.configured) services.logger.warn("SMTP_URL is not set: email alerts are recorded and logged, not sent");

@@ -29,15 +29,13 @@ export interface AccountView {
   updated_at: string;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const MAX_QUOTA = 100_000_000;
-const MAX_RPS = 10_000;
+import { EMAIL_PATTERN as EMAIL, MAX_EMAIL_LENGTH, MAX_QUOTA, MAX_RPS } from "./rules.ts";
 
 /** Validates a create or update; on update, fields absent from `input` keep the account's values. */
 function checkAccountInput(input: AccountInput, current: AccountRecord | undefined): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (!current || input.email !== undefined) {
-    if (typeof input.email !== "string" || !EMAIL.test(input.email) || input.email.length > 254) {
+    if (typeof input.email !== "string" || !EMAIL.test(input.email) || input.email.length > MAX_EMAIL_LENGTH) {
       problems.push({ field: "email", message: "must be an email address" });
     }
   }

@@ -5,7 +5,12 @@
  */
 import type { AccountService } from "./accounts.ts";
 
-export async function bootstrapFirstAccount(accounts: AccountService, print: (text: string) => void): Promise<{ accountId: string; apiKey: string } | undefined> {
+export async function bootstrapFirstAccount(
+  accounts: AccountService,
+  print: (text: string) => void,
+  /** How the operator runs this program (`ogsmith`, `./dist/ogsmith`, `bun run ogsmith`), for the hint. */
+  command = "ogsmith",
+): Promise<{ accountId: string; apiKey: string } | undefined> {
   if ((await accounts.count()) > 0) return undefined;
   const { account, apiKey } = await accounts.create({ email: "owner@ogsmith.local", plan: "free" });
   print(
@@ -15,7 +20,7 @@ export async function bootstrapFirstAccount(accounts: AccountService, print: (te
       `  Account: ${account.id}`,
       `  API key: ${apiKey}`,
       "  This key is shown once and stored only as a hash. Keep it somewhere safe.",
-      `  Set the alert address with: ogsmith accounts update ${account.id} --email you@example.com`,
+      `  Set the alert address with: ${command} accounts update ${account.id} --email you@example.com`,
       "",
     ].join("\n"),
   );

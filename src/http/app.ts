@@ -2,7 +2,6 @@
  * Assembles the HTTP face: hooks first (request id, auth, body parsing, the error mapper), then
  * the feature modules. Every error leaves through `onError` as the one JSON envelope.
  */
-import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 // The package does not export its browser bundle, so it is imported by path (and embedded by `bun build --compile`).
 import scalarBundle from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
@@ -26,8 +25,17 @@ import { Metrics } from "./metrics.ts";
 import { peekRequestState, requestState } from "./request-context.ts";
 import { buildRouteTable, type RouteTable } from "./routes.ts";
 import { validationError } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import { buildOpenApiDocument, type RouteInfo } from "./openapi.ts";
+import { DOCS_CSP, docsPage } from "./docs-page.ts";
 
-export const VERSION = "0.1.0";
+export { VERSION };
+
+const API_INFO = {
+  title: "ogsmith API",
+  version: VERSION,
+  description: "Open Graph image generation with metered API keys, usage webhooks and email alerts.",
+};
 
 export interface AppDeps {
   services: Services;
@@ -40,6 +48,9 @@ export function createApp(deps: AppDeps) {
   const { services } = deps;
   const metrics = deps.metrics ?? new Metrics();
   let routeTable: RouteTable | undefined;
+  let document: Record<string, unknown> | undefined;
+  // The document describes the assembled app, so it is built on first request from its routes.
+  let routes = (): RouteInfo[] => [];
 
   const app = new Elysia({ name: "ogsmith", normalize: false })
     .onRequest(({ request, set }) => {
@@ -82,26 +93,10 @@ export function createApp(deps: AppDeps) {
           return jsonError(unexpectedError(error, services.logger, peekRequestState(request)?.id), headers);
       }
     })
-    .use(
-      openapi({
-        path: "/docs",
-        specPath: "/openapi.json",
-        // The UI script is served from the binary: no CDN, works offline.
-        scalar: { cdn: "/docs/scalar.js" } as any,
-        exclude: { paths: ["/docs", "/docs/scalar.js", "/openapi.json"] },
-        documentation: {
-          info: {
-            title: "ogsmith API",
-            version: VERSION,
-            description: "Open Graph image generation with metered API keys, usage webhooks and email alerts.",
-          },
-          components: {
-            securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "X-API-Key" }, adminToken: { type: "http", scheme: "bearer" } },
-          },
-          security: [{ apiKey: [] }],
-        },
-      }),
-    )
+    .get("/openapi.json", () => (document ??= buildOpenApiDocument(routes(), API_INFO)), { detail: { hide: true } })
+    .get("/docs", () => new Response(docsPage(), { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP } }), {
+      detail: { hide: true },
+    })
     .get("/docs/scalar.js", () => new Response(Bun.file(scalarBundle), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
       detail: { hide: true },
     })

@@ -9,13 +9,13 @@ import { guardedFetch } from "../net/guarded-request.ts";
 import { OutboundError } from "../net/outbound-error.ts";
 import type { Resolver } from "../net/resolve.ts";
 import type { Transport } from "../net/transport.ts";
-import packageJson from "../../package.json";
+import { VERSION } from "../version.ts";
 
 export const DELIVERY_TIMEOUT_MS = 5_000;
 /** Receivers' answers are not used; read a little (to keep connections reusable) and drop it. */
 const RESPONSE_BYTES = 4 * 1024;
 
-export const USER_AGENT = `ogsmith-webhooks/${packageJson.version}`;
+export const USER_AGENT = `ogsmith-webhooks/${VERSION}`;
 
 export interface SendResult {
   delivered: boolean;

@@ -1,12 +1,11 @@
-/** The input rules for a webhook, shared by the API and the dashboard (one definition). */
+/** The checker for webhook input, shared by the API and the dashboard; the limits are in ./rules.ts. */
 import type { FieldProblem } from "../errors.ts";
 import { EVENT_TYPES, isEventType } from "../events/types.ts";
 import { parseOutboundUrl } from "../net/resolve.ts";
 
-export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
-export const MAX_URL_LENGTH = 2048;
-export const SECRET_MIN = 16;
-export const SECRET_MAX = 256;
+import { MAX_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_MAX, SECRET_MIN } from "./rules.ts";
+
+export { MAX_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_MAX, SECRET_MIN };
 
 export interface WebhookInput {
   url?: unknown;

@@ -45,6 +45,23 @@ test("the compiled binary starts in an empty directory, prints a working key, se
     const png = new Uint8Array(await res.arrayBuffer());
     expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
+    // The dashboard's page, its stylesheet and every ES module it imports come from the binary.
+    const base = match[1]!;
+    const html = await (await fetch(`${base}/dashboard`)).text();
+    const queue = [...html.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    const seen = new Set<string>();
+    while (queue.length) {
+      const path = queue.shift()!;
+      if (seen.has(path)) continue;
+      seen.add(path);
+      const asset = await fetch(base + path);
+      expect({ path, status: asset.status }).toEqual({ path, status: 200 });
+      const text = await asset.text();
+      for (const m of text.matchAll(/from "\.\/([^"]+)"/g)) queue.push(new URL(m[1]!, base + path).pathname + new URL(m[1]!, base + path).search);
+    }
+    expect([...seen].filter((p) => p.includes(".js")).length).toBeGreaterThanOrEqual(5);
+    for (const path of ["/docs", "/docs/scalar.js", "/openapi.json"]) expect({ path, status: (await fetch(base + path)).status }).toEqual({ path, status: 200 });
+
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
     // The database was created where OG_DB_PATH's default points, relative to the working directory.

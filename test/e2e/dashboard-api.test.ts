@@ -172,7 +172,7 @@ describe("playground previews", () => {
 
     // Same instant on the test clock: the window is full, for the dashboard and the API alike.
     const limited = await expectError(await dash("/dashboard/api/preview", { cookie, json: { title: "again" } }), 429, "RATE_LIMIT_EXCEEDED");
-    expect(limited.message).toContain("1 requests per second");
+    expect(limited.message).toContain("1 request per second");
     await expectError(await s.api("/api/user/usage", { key: apiKey }), 429, "RATE_LIMIT_EXCEEDED");
 
     await s.advance(1);

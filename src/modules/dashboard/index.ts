@@ -1,10 +1,11 @@
 /**
- * The dashboard: one HTML page and its script and styles, embedded in
+ * The dashboard: one HTML page and its scripts and styles, embedded in
  * the binary, plus the session-authenticated JSON endpoints it calls under /dashboard/api/*.
  * Every endpoint is a thin shell over the same core the /api routes use (accounts, metering,
  * webhooks, the renderer), and every error leaves through the one envelope.
  */
 import { Elysia } from "elysia";
+import { ApiError } from "../../errors.ts";
 import { toAccountView } from "../../accounts/accounts.ts";
 import { subscriptionBlock } from "../../accounts/access.ts";
 import { usageOverview } from "../../metering/overview.ts";
@@ -12,12 +13,11 @@ import { SESSION_TTL_MS, type DashboardSession } from "../../sessions/sessions.t
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
-import { describeTemplates } from "../templates/index.ts";
+import { templateCatalog } from "../templates/index.ts";
 import type { WebhookInput } from "../../webhooks/input.ts";
 import { dashboardGate, readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
-import indexHtmlText from "./assets/index.html" with { type: "text" };
-import stylesheet from "./assets/dashboard.css" with { type: "text" };
-import script from "./assets/dashboard.js" with { type: "text" };
+import { dashboardAssets } from "./assets.ts";
+import { dashboardRules } from "./rules.ts";
 
 export interface DashboardDeps {
   services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks">;
@@ -46,10 +46,6 @@ const PAGE_HEADERS = {
 
 const hide = { detail: { hide: true } } as const;
 
-// bun-types declares every `.html` import as an HTMLBundle (Bun's full-stack dev server); with
-// `type: "text"` it is the file's text, which is what is served here.
-const indexHtml = indexHtmlText as unknown as string;
-
 function meView(session: DashboardSession) {
   const blocked = subscriptionBlock(session.account);
   const account = toAccountView(session.account, session.keyPrefix);
@@ -70,12 +66,12 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
   const cookie = (value: string, maxAgeSeconds: number) =>
     `${SESSION_COOKIE}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
 
-  // Asset URLs carry a content hash, so the files can be cached for good and a new binary
-  // still serves its own.
-  const version = Bun.hash(script + stylesheet).toString(36);
-  const page = indexHtml.replaceAll("{{version}}", version);
-  const asset = (body: string, type: string) => () =>
-    new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" } });
+  const { page, files } = dashboardAssets();
+  const asset = (name: string) => {
+    const file = files.get(name);
+    if (!file) throw new ApiError("NOT_FOUND", `No dashboard asset ${name}.`);
+    return new Response(file.body, { headers: { "content-type": file.type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" } });
+  };
   const html = () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...PAGE_HEADERS } });
 
   const { webhooks, metering, clock } = services;
@@ -85,8 +81,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     .use(dashboardGate({ config: services.config, sessions, limiter: services.limiter }))
     .get("", html, hide)
     .get("/", html, hide)
-    .get("/assets/dashboard.js", asset(script, "text/javascript; charset=utf-8"), hide)
-    .get("/assets/dashboard.css", asset(stylesheet, "text/css; charset=utf-8"), hide)
+    .get("/assets/:name", ({ params }) => asset(params.name), hide)
 
     // Sign-in and sign-out. The key travels once, in this request body, and is never echoed.
     .post(
@@ -110,7 +105,8 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     )
     .get("/api/me", ({ request }) => meView(sessionOf(request)), hide)
     .get("/api/usage", ({ request }) => usageOverview(metering, clock, sessionOf(request).account), hide)
-    .get("/api/templates", () => ({ data: describeTemplates(templates) }), hide)
+    .get("/api/templates", () => templateCatalog(templates), hide)
+    .get("/api/rules", () => dashboardRules, hide)
 
     // The playground's preview: validated like /api/generate, rate limited by the gate with the
     // key's window, and never reserved or counted against the quota.

@@ -5,7 +5,7 @@ import type { Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
 import { authOf, requestState } from "../../http/request-context.ts";
-import { GenerateBody } from "./model.ts";
+import { generateBodySchema, ImageResponse } from "./model.ts";
 
 export interface GenerateDeps {
   services: Pick<Services, "metering">;
@@ -43,7 +43,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
       // (parseRenderRequest) so unknown fields are named with the template that owns them.
       // The schema still documents the request in OpenAPI.
       response: {
-        200: t.File({ description: "The image (image/png)." }),
+        200: ImageResponse,
         ...errorResponses(
           ...API_AUTH_ERRORS,
           "INVALID_JSON",
@@ -59,9 +59,9 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
       },
       detail: {
         summary: "Generate an image",
-        description: "Renders the template with the given fields and returns the PNG. Each success counts one image toward the monthly quota.",
+        description: "Renders the template with the given fields and returns the image. Each success counts one image toward the monthly quota.",
         tags: ["Images"],
-        requestBody: { required: true, content: { "application/json": { schema: GenerateBody as any } } },
+        requestBody: { required: true, content: { "application/json": { schema: generateBodySchema(templates) as any } } },
       },
     },
   );
