@@ -107,6 +107,7 @@ export function createApp(deps: AppDeps) {
     .use(adminModule(services))
     .use(webhooksModule(services))
     .use(dashboardModule({ services, renderer: deps.renderer, templates: deps.templates }));
+  routes = () => app.routes as unknown as RouteInfo[];
 
   return Object.assign(app, {
     metrics,
