@@ -15,6 +15,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Font } from "satori";
 
+import fallbackPackPath from "../../assets/fonts/noto-fallback.bin" with { type: "file" };
 import inter_latin_400 from "../../assets/fonts/inter-latin-400-normal.woff" with { type: "file" };
 import inter_latin_600 from "../../assets/fonts/inter-latin-600-normal.woff" with { type: "file" };
 import inter_latin_700 from "../../assets/fonts/inter-latin-700-normal.woff" with { type: "file" };
@@ -198,4 +199,124 @@ export function loadFonts(): Promise<Font[]> {
     })),
   ).then((bundled): Font[] => [...bundled, ...extraFonts.map(({ family, weight, style, data }) => ({ name: family, weight, style, data }))]);
   return loaded;
+}
+
+// ---- Bundled fallback fonts (CJK, Arabic, Hebrew, Devanagari, Thai, symbols) ----
+
+/** One slice of assets/fonts/noto-fallback.bin (see scripts/pack-fonts.ts). */
+interface PackSlice {
+  family: string;
+  langs: string[];
+  weight: number;
+  offset: number;
+  length: number;
+  ranges: [number, number][];
+}
+
+interface Pack {
+  slices: PackSlice[];
+  /** Where slice bytes start in the file. */
+  dataStart: number;
+  /** Per slice, its face: slices of one family with the same ranges are the weights of one face ("Noto Sans JP#12"). */
+  faces: string[];
+}
+
+let pack: Promise<Pack> | undefined;
+/** Fonts handed to satori, by slice group ("family#n"), so a second ask returns the same objects (satori caches parses by identity). */
+const sliceFonts = new Map<string, Promise<Font[]>>();
+
+/**
+ * The pack's index, read on the first character Inter and OG_FONTS_DIR lack, never at
+ * start-up: a server that only renders Latin never reads it. Only the index is read here;
+ * slice bytes are read one slice at a time by `fontsForSegment`.
+ */
+function openPack(): Promise<Pack> {
+  pack ??= (async () => {
+    const file = Bun.file(fallbackPackPath);
+    const head = new DataView(await file.slice(0, 4).arrayBuffer()).getUint32(0, true);
+    const index = JSON.parse(await file.slice(4, 4 + head).text()) as { slices: PackSlice[] };
+    const firstOf = new Map<string, number>();
+    const faces = index.slices.map((s, i) => {
+      const id = `${s.family}|${JSON.stringify(s.ranges)}`;
+      if (!firstOf.has(id)) firstOf.set(id, i);
+      return `${s.family}#${firstOf.get(id)}`;
+    });
+    return { slices: index.slices, dataStart: 4 + head, faces };
+  })();
+  return pack;
+}
+
+/** Characters that draw nothing and are not worth a font (joiners, selectors, bidi marks, spaces). */
+export function isIgnorable(cp: number): boolean {
+  return (
+    cp <= 0x20 ||
+    (cp >= 0x7f && cp <= 0xa0) ||
+    cp === 0xad ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0x2028 && cp <= 0x202f) ||
+    (cp >= 0x2060 && cp <= 0x206f) ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    cp === 0xfeff ||
+    (cp >= 0xe0000 && cp <= 0xe0fff)
+  );
+}
+
+function covers(slice: PackSlice, cp: number): boolean {
+  for (const [a, b] of slice.ranges) if (cp >= a && cp <= b) return true;
+  return false;
+}
+
+/**
+ * satori's answer for a segment of text no loaded font covers: the bundled slices that hold its
+ * characters, preferring the family of the language satori detected (Han in a Japanese title
+ * draws with Noto Sans JP, in a Chinese one with SC or TC). Each slice becomes its own family
+ * name with its weights (satori picks one face per name, so one name per slice keeps every
+ * slice in the fallback chain). satori adds what is returned to its font list for the rest of
+ * this process's (worker's) life, so each slice is read and parsed once per worker, on first use.
+ * Also returns the code points no bundled slice has.
+ */
+export async function fontsForSegment(lang: string, segment: string): Promise<{ fonts: Font[]; missing: number[] }> {
+  const { slices, dataStart, faces } = await openPack();
+  const groups = new Set<string>();
+  const missing: number[] = [];
+  for (const ch of segment) {
+    const cp = ch.codePointAt(0)!;
+    if (isIgnorable(cp)) continue;
+    let best: number | undefined;
+    for (let i = 0; i < slices.length; i++) {
+      const slice = slices[i]!;
+      if (!covers(slice, cp)) continue;
+      if (best === undefined) best = i;
+      if (slice.langs.includes(lang)) {
+        best = i;
+        break;
+      }
+    }
+    if (best === undefined) missing.push(cp);
+    else groups.add(faces[best]!);
+  }
+  const fonts = await Promise.all(
+    [...groups].map((key) => {
+      let loading = sliceFonts.get(key);
+      if (!loading) {
+        const members = slices.filter((_, i) => faces[i] === key);
+        loading = Promise.all(
+          members.map(async (s) => ({
+            name: key,
+            weight: s.weight as Weight,
+            style: "normal" as const,
+            data: await Bun.file(fallbackPackPath).slice(dataStart + s.offset, dataStart + s.offset + s.length).arrayBuffer(),
+          })),
+        );
+        sliceFonts.set(key, loading);
+      }
+      return loading;
+    }),
+  );
+  return { fonts: fonts.flat(), missing };
+}
+
+/** Bundled fallback slices this process has read so far (for tests and diagnostics). */
+export function loadedFallbackSlices(): string[] {
+  return [...sliceFonts.keys()];
 }

@@ -25,6 +25,8 @@ export interface RenderResult {
   generationTimeMs: number;
   /** True when the bytes came from the rendered-image cache. */
   cached: boolean;
+  /** Code points no font has (drawn as a box): sent as X-Missing-Glyphs, logged by name. */
+  missingGlyphs?: number[];
 }
 
 export interface Renderer {

@@ -3,6 +3,9 @@
  * before layout, so the size is estimated from the text itself, and `lineClamp` with an
  * ellipsis is the safety net when the estimate is optimistic: text never leaves its box.
  */
+import bidiFactory from "bidi-js";
+
+const bidi = bidiFactory();
 
 /**
  * Approximate advance of a character in Inter, in ems, at bold weights. Deliberately a little
@@ -104,4 +107,26 @@ export function singleLineStyle(fontSize: number): Record<string, string | numbe
 /** Text fields arrive as strings or undefined; treat blank as absent so layouts don't reserve space for it. */
 export function present(value: string | undefined): value is string {
   return typeof value === "string" && value.trim().length > 0;
+}
+
+/** Arabic-script blocks (Arabic, Syriac, Thaana, NKo, Arabic Extended and presentation forms). */
+const ARABIC = /[\u0600-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/;
+
+/**
+ * Style for a block of user text in its own writing direction: the paragraph direction comes
+ * from its first strong character (the Unicode bidi algorithm's rules P2–P3, via bidi-js), so
+ * an Arabic or Hebrew title is laid out right-to-left and right-aligned, and satori then orders
+ * mixed runs (Latin words, numbers) inside it. Spread it after the block's own style.
+ *
+ * Arabic also gets letter spacing 0 (spacing would break the joins between letters) and the
+ * font's `ccmp` feature off: Noto Sans Arabic decomposes ي (and a few other letters) into a
+ * dotless base plus a separate dots glyph there, and satori drops that separate glyph, so the
+ * letter lost its dots. Without `ccmp` the font's precomposed forms, dots included, are drawn.
+ */
+export function textDirectionStyle(text: string | undefined): Record<string, string | number> {
+  if (!text) return {};
+  const rtl = bidi.getEmbeddingLevels(text).paragraphs[0]?.level === 1;
+  const style: Record<string, string | number> = rtl ? { direction: "rtl", textAlign: "right" } : {};
+  if (ARABIC.test(text)) Object.assign(style, { letterSpacing: 0, fontFeatureSettings: '"ccmp" 0' });
+  return style;
 }
