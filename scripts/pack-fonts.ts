@@ -13,6 +13,11 @@
  * (each CJK weight is ~3 MB per language; Noto Sans Arabic Bold loses its joins in satori once
  * `ccmp` is off, see textDirectionStyle in src/templates/kit.ts); bold is satori's synthetic bold.
  *
+ * A slice's unicode-range is what its CSS declares, which can be wider than the glyphs it holds
+ * (the "symbols" slice of Noto Sans Arabic declares arrows and shapes but has 71 glyphs, so it
+ * is not packed). A character inside a declared range that the slice lacks is drawn as satori's
+ * missing glyph without being counted in X-Missing-Glyphs.
+ *
  * Layout: u32 LE index length, the index as UTF-8 JSON (`PackIndex` in src/render/fonts.ts),
  * then every slice's bytes back to back. Re-run after bumping a @fontsource package.
  */
@@ -32,9 +37,6 @@ interface Slice {
 
 const FAMILIES: { pkg: string; family: string; langs: string[]; weights: number[]; keep: (subset: string) => boolean }[] = [
   { pkg: "noto-sans-arabic", family: "Noto Sans Arabic", langs: ["ar-AR"], weights: [400], keep: (s) => s === "arabic" },
-  // The "symbols" slice of Noto Sans Arabic: arrows, geometric shapes (the □ drawn for
-  // characters no font has), dingbats. Its own family so it is found for any script.
-  { pkg: "noto-sans-arabic", family: "Noto Sans Symbols", langs: [], weights: [400], keep: (s) => s === "symbols" },
   { pkg: "noto-sans-hebrew", family: "Noto Sans Hebrew", langs: ["he-IL"], weights: [400, 700], keep: (s) => s === "hebrew" },
   { pkg: "noto-sans-devanagari", family: "Noto Sans Devanagari", langs: ["devanagari", "hi-IN", "ne-NP", "mr-IN"], weights: [400, 700], keep: (s) => s === "devanagari" },
   { pkg: "noto-sans-thai", family: "Noto Sans Thai", langs: ["th-TH"], weights: [400, 700], keep: (s) => s === "thai" },

@@ -93,6 +93,8 @@ export interface ExtraFontsReport {
   loaded: string[];
   /** Files in the directory that were not loaded, with why. */
   skipped: { file: string; reason: string }[];
+  /** Files loaded with a limit worth knowing (variable font, collection). */
+  notes: { file: string; note: string }[];
 }
 
 let extraFonts: ExtraFont[] = [];
@@ -115,7 +117,7 @@ const WEIGHT_WORDS: [RegExp, ExtraFont["weight"]][] = [
  * several weights then form one satori family, so a bold title picks the bold face.
  */
 export function describeFontFile(file: string): Pick<ExtraFont, "family" | "weight" | "style"> {
-  const stem = file.replace(/\.(ttf|otf|woff)$/i, "");
+  const stem = file.replace(/\.(ttf|otf|woff2?|ttc|otc)$/i, "");
   const style = /italic|oblique/i.test(stem) ? "italic" : "normal";
   const numeric = stem.match(/(?:^|[-_ ])([1-9]00)(?=$|[-_ ])/);
   let weight: ExtraFont["weight"] = 400;
@@ -133,29 +135,81 @@ export function describeFontFile(file: string): Pick<ExtraFont, "family" | "weig
   return { family: `Fallback ${family || stem}`, weight, style };
 }
 
-/** The first four bytes of every format satori reads (it cannot read WOFF2). */
-function fontFormat(data: Uint8Array): "ttf" | "otf" | "woff" | "woff2" | undefined {
+/** The first four bytes of every format we accept. */
+function fontFormat(data: Uint8Array): "ttf" | "otf" | "woff" | "woff2" | "ttc" | undefined {
   const tag = String.fromCharCode(...data.subarray(0, 4));
   if (tag === "\0\x01\0\0" || tag === "true") return "ttf";
   if (tag === "OTTO") return "otf";
   if (tag === "wOFF") return "woff";
   if (tag === "wOF2") return "woff2";
+  if (tag === "ttcf") return "ttc";
   return undefined;
 }
 
+/** Table tags of a TrueType/OpenType font (sfnt) starting at `offset`, or undefined when the directory is cut short. */
+function sfntTables(data: Uint8Array, offset = 0): Map<string, { offset: number; length: number }> | undefined {
+  if (data.length < offset + 12) return undefined;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const count = view.getUint16(offset + 4);
+  if (data.length < offset + 12 + count * 16) return undefined;
+  const tables = new Map<string, { offset: number; length: number }>();
+  for (let i = 0; i < count; i++) {
+    const at = offset + 12 + i * 16;
+    const tag = String.fromCharCode(...data.subarray(at, at + 4));
+    const start = view.getUint32(at + 8);
+    const length = view.getUint32(at + 12);
+    if (start + length > data.length) return undefined;
+    tables.set(tag, { offset: start, length });
+  }
+  return tables;
+}
+
 /**
- * Registers every .ttf/.otf/.woff file in `dir` (OG_FONTS_DIR) as a fallback font: satori
- * draws a glyph Inter lacks (CJK, Arabic, Devanagari, …) with the first of these that has it.
- * Called once at start-up, before rendering, in every process or worker that renders; files
- * are read here, synchronously, so a bad directory is reported at start-up, not at the first
- * render. `undefined` clears the extra fonts.
+ * The first font of a TrueType/OpenType collection (.ttc, e.g. Debian's NotoSansCJK-Regular.ttc)
+ * as a standalone font file: its table directory with every table copied after it. Only the
+ * first is taken: the fonts of a CJK collection share most of their bytes, and unpacking all
+ * of them would hold each shared table once per font.
+ */
+export function firstFontOfCollection(data: Uint8Array): { font: Uint8Array; count: number } {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const count = view.getUint32(8);
+  if (count < 1 || data.length < 16) throw new Error("empty font collection");
+  const start = view.getUint32(12);
+  const tables = sfntTables(data, start);
+  if (!tables) throw new Error("font collection cut short");
+  const entries = [...tables.entries()];
+  let size = 12 + entries.length * 16;
+  for (const [, t] of entries) size += (t.length + 3) & ~3;
+  const out = new Uint8Array(size);
+  const outView = new DataView(out.buffer);
+  out.set(data.subarray(start, start + 12), 0);
+  let at = 12 + entries.length * 16;
+  entries.forEach(([tag, t], i) => {
+    const dir = start + 12 + i * 16;
+    out.set(data.subarray(dir, dir + 16), 12 + i * 16);
+    outView.setUint32(12 + i * 16 + 8, at);
+    out.set(data.subarray(t.offset, t.offset + t.length), at);
+    at += (t.length + 3) & ~3;
+    void tag;
+  });
+  return { font: out, count };
+}
+
+/**
+ * Registers every .ttf/.otf/.woff/.woff2/.ttc file in `dir` (OG_FONTS_DIR) as a fallback font:
+ * satori draws a glyph Inter lacks with the first of these that has it (before the bundled
+ * Noto fallbacks, so an operator's font wins). WOFF2 is decoded by satori; a collection
+ * contributes its first font. Called once at start-up, before rendering, in every process or
+ * worker that renders; files are read here, synchronously, so a bad directory is reported at
+ * start-up, not at the first render. Every file is either loaded, loaded with a note (a
+ * variable font, a collection), or skipped with the reason. `undefined` clears the extra fonts.
  */
 export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
-  const report: ExtraFontsReport = { loaded: [], skipped: [] };
+  const report: ExtraFontsReport = { loaded: [], skipped: [], notes: [] };
   const fonts: ExtraFont[] = [];
   if (dir) {
     for (const file of readdirSync(dir).sort()) {
-      if (!/\.(ttf|otf|woff2?)$/i.test(file)) continue;
+      if (!/\.(ttf|otf|woff2?|ttc|otc)$/i.test(file)) continue;
       const path = join(dir, file);
       let data: Uint8Array;
       try {
@@ -166,13 +220,31 @@ export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
         continue;
       }
       const format = fontFormat(data);
-      if (format === "woff2") {
-        report.skipped.push({ file: path, reason: "WOFF2 is not supported by the renderer; use the .woff, .ttf or .otf file" });
+      if (!format) {
+        report.skipped.push({ file: path, reason: "not a TrueType, OpenType, WOFF, WOFF2 or collection font" });
         continue;
       }
-      if (!format) {
-        report.skipped.push({ file: path, reason: "not a TrueType, OpenType or WOFF font" });
+      if (format === "ttc") {
+        try {
+          const { font, count } = firstFontOfCollection(data);
+          data = font;
+          if (count > 1) report.notes.push({ file: path, note: `collection of ${count} fonts: only the first is used` });
+        } catch (error) {
+          report.skipped.push({ file: path, reason: `unusable font collection: ${(error as Error).message}` });
+          continue;
+        }
+      }
+      if (format === "woff2" && data.length >= 12 && new DataView(data.buffer, data.byteOffset).getUint32(8) !== data.length) {
+        report.skipped.push({ file: path, reason: "truncated WOFF2 (its header gives another length)" });
         continue;
+      }
+      if (format !== "woff" && format !== "woff2") {
+        const tables = sfntTables(data);
+        if (!tables || !tables.has("cmap")) {
+          report.skipped.push({ file: path, reason: tables ? "no character map (cmap table)" : "truncated font file" });
+          continue;
+        }
+        if (tables.has("fvar")) report.notes.push({ file: path, note: "variable font: drawn at its default instance only (use static files for other weights)" });
       }
       const meta = describeFontFile(file);
       fonts.push({ ...meta, data: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer });
