@@ -9,9 +9,8 @@
  * costs a few hundred KB, not the whole 4 MB family). Latin, Cyrillic, Greek and Vietnamese
  * slices are left out (Inter draws those).
  *
- * Weights: 400 and 700 for Hebrew, Devanagari and Thai (small). CJK and Arabic ship 400 only
- * (each CJK weight is ~3 MB per language; Noto Sans Arabic Bold loses its joins in satori once
- * `ccmp` is off, see textDirectionStyle in src/templates/kit.ts); bold is satori's synthetic bold.
+ * Weights: 400 and 700 for Arabic, Hebrew, Devanagari and Thai (small). CJK ships 400 only
+ * (each CJK weight is ~3 MB per language); bold CJK is satori's synthetic bold.
  *
  * A slice's unicode-range is what its CSS declares, which can be wider than the glyphs it holds
  * (the "symbols" slice of Noto Sans Arabic declares arrows and shapes but has 71 glyphs, so it
@@ -36,7 +35,7 @@ interface Slice {
 }
 
 const FAMILIES: { pkg: string; family: string; langs: string[]; weights: number[]; keep: (subset: string) => boolean }[] = [
-  { pkg: "noto-sans-arabic", family: "Noto Sans Arabic", langs: ["ar-AR"], weights: [400], keep: (s) => s === "arabic" },
+  { pkg: "noto-sans-arabic", family: "Noto Sans Arabic", langs: ["ar-AR"], weights: [400, 700], keep: (s) => s === "arabic" },
   { pkg: "noto-sans-hebrew", family: "Noto Sans Hebrew", langs: ["he-IL"], weights: [400, 700], keep: (s) => s === "hebrew" },
   { pkg: "noto-sans-devanagari", family: "Noto Sans Devanagari", langs: ["devanagari", "hi-IN", "ne-NP", "mr-IN"], weights: [400, 700], keep: (s) => s === "devanagari" },
   { pkg: "noto-sans-thai", family: "Noto Sans Thai", langs: ["th-TH"], weights: [400, 700], keep: (s) => s === "thai" },

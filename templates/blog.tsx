@@ -214,12 +214,12 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
             fontWeight: p.titleWeight,
             letterSpacing: -titleSize * 0.022,
             color: p.title,
-            ...textDirectionStyle(title),
+            ...textDirectionStyle(title, clampStyle(titleLines, titleSize, TITLE_LH)),
           }}
         >
           {title}
         </div>
-        {subtitle ? <div style={{ ...clampStyle(2, subtitleSize, 1.35), fontWeight: 400, color: p.subtitle, ...textDirectionStyle(subtitle) }}>{subtitle}</div> : null}
+        {subtitle ? <div style={{ ...clampStyle(2, subtitleSize, 1.35), fontWeight: 400, color: p.subtitle, ...textDirectionStyle(subtitle, clampStyle(2, subtitleSize, 1.35)) }}>{subtitle}</div> : null}
       </div>
 
       {hasByline ? (

@@ -217,13 +217,13 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
             fontWeight: p.titleWeight,
             letterSpacing: -titleSize * 0.025,
             color: p.title,
-            ...textDirectionStyle(title),
+            ...textDirectionStyle(title, clampStyle(titleLines, titleSize, TITLE_LH)),
           }}
         >
           {title}
         </div>
         {subtitle ? (
-          <div style={{ ...clampStyle(2, subtitleSize, 1.3), fontWeight: 400, color: p.subtitle, ...textDirectionStyle(subtitle) }}>{subtitle}</div>
+          <div style={{ ...clampStyle(2, subtitleSize, 1.3), fontWeight: 400, color: p.subtitle, ...textDirectionStyle(subtitle, clampStyle(2, subtitleSize, 1.3)) }}>{subtitle}</div>
         ) : null}
       </div>
 

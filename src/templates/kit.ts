@@ -116,17 +116,30 @@ const ARABIC = /[\u0600-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/;
  * Style for a block of user text in its own writing direction: the paragraph direction comes
  * from its first strong character (the Unicode bidi algorithm's rules P2–P3, via bidi-js), so
  * an Arabic or Hebrew title is laid out right-to-left and right-aligned, and satori then orders
- * mixed runs (Latin words, numbers) inside it. Spread it after the block's own style.
+ * mixed runs (Latin words, numbers) inside it. Spread it after the block's own style, and pass
+ * that style (from clampStyle or singleLineStyle) as `block`.
  *
- * Arabic also gets letter spacing 0 (spacing would break the joins between letters) and the
- * font's `ccmp` feature off: Noto Sans Arabic decomposes ي (and a few other letters) into a
- * dotless base plus a separate dots glyph there, and satori drops that separate glyph, so the
- * letter lost its dots. Without `ccmp` the font's precomposed forms, dots included, are drawn.
+ * Arabic also gets letter spacing 0 (spacing would open the joins between letters) and room
+ * below its last line: its letters reach much further below the baseline than Latin ones (the
+ * dots of a final ي, the tail of ج), and the block's `overflow: hidden` cut them off, which
+ * left a final ي without its dots. The room is padding cancelled by a negative margin, so the
+ * layout around the block does not move.
  */
-export function textDirectionStyle(text: string | undefined): Record<string, string | number> {
+export function textDirectionStyle(text: string | undefined, block?: Record<string, string | number>): Record<string, string | number> {
   if (!text) return {};
   const rtl = bidi.getEmbeddingLevels(text).paragraphs[0]?.level === 1;
   const style: Record<string, string | number> = rtl ? { direction: "rtl", textAlign: "right" } : {};
-  if (ARABIC.test(text)) Object.assign(style, { letterSpacing: 0, fontFeatureSettings: '"ccmp" 0' });
+  if (ARABIC.test(text)) {
+    style.letterSpacing = 0;
+    const fontSize = typeof block?.fontSize === "number" ? block.fontSize : undefined;
+    if (fontSize) {
+      const room = Math.ceil(fontSize * ARABIC_DESCENT_ROOM);
+      Object.assign(style, { paddingBottom: room, marginBottom: -room });
+      if (typeof block?.maxHeight === "number") style.maxHeight = block.maxHeight + room;
+    }
+  }
   return style;
 }
+
+/** Extra room below Arabic text, in ems: Noto Sans Arabic's deepest marks sit about 0.35 em below the line box. */
+const ARABIC_DESCENT_ROOM = 0.4;
