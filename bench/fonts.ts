@@ -17,6 +17,7 @@
 import { Resvg } from "@resvg/resvg-js";
 import { readFileSync } from "node:fs";
 import satori from "satori";
+import fallbackPackPath from "../assets/fonts/noto-fallback.bin" with { type: "file" };
 import { silentLogger } from "../src/logger.ts";
 import { layoutSize, renderTemplateToPng } from "../src/render/engine.ts";
 import { loadAdditionalAsset } from "../src/render/emoji.ts";
@@ -77,6 +78,14 @@ function rssMb(): number {
   return line ? Number(line[1]) / 1024 : process.memoryUsage().rss / 1048576;
 }
 
+/** The first character of every slice face in the fallback pack. */
+async function charactersOfEverySlice(): Promise<string[]> {
+  const file = Bun.file(fallbackPackPath);
+  const length = new DataView(await file.slice(0, 4).arrayBuffer()).getUint32(0, true);
+  const { slices } = JSON.parse(await file.slice(4, 4 + length).text()) as { slices: { ranges: [number, number][] }[] };
+  return [...new Set(slices.map((s) => String.fromCodePoint(s.ranges[0]![0])))];
+}
+
 async function memory(): Promise<void> {
   const pool = new RenderPool({ workers: 1, logger: silentLogger, gcEvery: 1 });
   await pool.ready();
@@ -96,6 +105,10 @@ async function memory(): Promise<void> {
   const scripts = ["开源的社交图片生成服务", "開源的社交圖片產生服務", "こんにちは、日本語のタイトル", "안녕하세요 한국어 제목입니다", "مرحبا بالعالم العربي", "שלום עולם", "नमस्ते दुनिया", "สวัสดีชาวโลก"];
   for (let i = 0; i < 40; i++) await pool.render(job(`${scripts[i % scripts.length]} ${i}`));
   rows.push(["after 40 renders across all 8 bundled scripts", await settle()]);
+  // Worst case: one character from every bundled slice, so the worker holds every fallback font.
+  const everySlice = await charactersOfEverySlice();
+  for (let i = 0; i < everySlice.length; i += 24) await pool.render(job(everySlice.slice(i, i + 24).join("")));
+  rows.push([`after touching all ${everySlice.length} slice faces (worst case)`, await settle()]);
   await pool.close();
   console.log("\n(2) one render worker (RenderPool, 1 worker): process RSS, main thread + worker\n");
   console.log("| moment | RSS MB |");
@@ -103,5 +116,5 @@ async function memory(): Promise<void> {
   for (const [name, mb] of rows) console.log(`| ${name} | ${mb.toFixed(1)} |`);
 }
 
-await speed();
+if (!process.argv.includes("--memory-only")) await speed();
 await memory();
