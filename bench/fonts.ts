@@ -1,7 +1,7 @@
 /**
  * Fonts benchmark: what the bundled fallback fonts cost.
  *
- *   bun run bench/fonts.ts
+ *   bun run bench:fonts
  *
  * From one run it prints
  *   (1) Latin render speed, in this process, single-threaded, interleaved round by round:
