@@ -1,6 +1,6 @@
 /** @jsxImportSource ogsmith */
 /**
- * `blog` (DESIGN §3): a post card. Category pill and logo on top, the title as the hero, an
+ * `blog`: a post card. Category pill and logo on top, the title as the hero, an
  * optional standfirst (subtitle), and a byline: round author photo, name, "date · reading time".
  *
  * Same family as `event` (Inter, the violet/pink glows of the dark theme, navy ink on paper for

@@ -1,6 +1,6 @@
 /** @jsxImportSource ogsmith */
 /**
- * `event` (spec §2.1): logo top right, title, subtitle, date, time, location and a speaker
+ * `event`: logo top right, title, subtitle, date, time, location and a speaker
  * block with a round avatar and a "Featuring <name>" line.
  *
  * Designed on a 1200×630 logical canvas (the engine scales the canvas to the requested size).

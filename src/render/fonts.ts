@@ -3,8 +3,9 @@
  * Latin-extended, Vietnamese, Cyrillic and Greek (with their extended ranges), as WOFF.
  * Imported `with { type: "file" }` so `bun build --compile` embeds them: the binary never
  * reads system fonts or node_modules, which also keeps renders identical on every machine.
- * Scripts outside these subsets (CJK, Arabic, Hebrew, Devanagari, Thai, …, and symbols such as
- * arrows) come from the fallback fonts of OG_FONTS_DIR (`useExtraFonts`).
+ * Chinese, Japanese, Korean, Arabic, Hebrew, Devanagari and Thai come from the bundled Noto
+ * slices of assets/fonts/noto-fallback.bin, loaded on first use (`fontsForSegment`, below);
+ * anything else (and replacements for those) from the fonts of OG_FONTS_DIR (`useExtraFonts`).
  *
  * Each subset is registered under its own family name. satori picks one face per family name
  * (the closest weight), then falls back to the other families for glyphs the first lacks, so

@@ -1,5 +1,5 @@
 /**
- * `ogsmith render` (DESIGN §1) as a child process: `bun src/main.ts render …`, no server, no
+ * `ogsmith render` as a child process: `bun src/main.ts render …`, no server, no
  * database, real files in a temp dir. stderr is a pipe here, so progress comes as plain lines.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
