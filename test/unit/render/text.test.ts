@@ -8,10 +8,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { inflateSync } from "node:zlib";
-import { createInProcessRenderer } from "../../../src/render/engine.ts";
+import { createInProcessRenderer, renderTemplateToPng } from "../../../src/render/engine.ts";
 import { firstFontOfCollection, useExtraFonts } from "../../../src/render/fonts.ts";
 import { textDirectionStyle } from "../../../src/templates/kit.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
+import type { TemplateDefinition } from "../../../src/templates/types.ts";
 import { decodePng, pixelAt, type DecodedPng } from "../../support/png.ts";
 import { countInk, maxDiff } from "./regions.ts";
 
@@ -94,17 +95,66 @@ describe("right-to-left", () => {
     }
   }
 
-  test("a mixed Hebrew/Latin title reads in bidi order: the Hebrew word first, at the right", async () => {
-    // Where each word's ink lands: the full title against the Hebrew word alone.
-    const both = (await render("blog", "שלום React")).png;
-    const hebrewOnly = (await render("blog", "שלום")).png;
-    const full = inkSpan(both);
-    const heb = inkSpan(hebrewOnly);
-    // Right-aligned paragraph: the Hebrew word (first, logically) stays at the right edge...
-    expect(Math.abs(full.right - heb.right)).toBeLessThan(10);
-    // ...and "React" sits to its left: the line's ink starts well left of the Hebrew word.
-    expect(full.left).toBeLessThan(heb.left - 100);
-  });
+  // A line of text at a fixed size (the built-in templates size text by its length, which
+  // would move the words between renders), in the direction textDirectionStyle gives it.
+  const line: TemplateDefinition = {
+    id: "line",
+    description: "one line of text",
+    fields: [{ name: "title", type: "text" }],
+    render: (fields) => ({
+      type: "div",
+      props: {
+        style: { display: "flex", width: 1200, height: 630, backgroundColor: "rgb(252,252,250)", padding: 100, fontFamily: "Inter", color: "black" },
+        children: {
+          type: "div",
+          props: { style: { display: "block", width: 1000, fontSize: 64, fontWeight: 700, ...textDirectionStyle(fields.title), ...(fields.align ? { textAlign: fields.align } : {}) }, children: fields.title },
+        },
+      },
+    }),
+  };
+  const drawLine = async (title: string, align?: "left" | "right") =>
+    decodePng((await renderTemplateToPng(line, { title, align }, { width: 1200, height: 630, theme: "light", images: {} })).png);
+  /**
+   * Dark pixels per column, and the first and last inked column. Columns, not pixels: a word
+   * alone sits on its own font's baseline, a few pixels off its height in a mixed line.
+   */
+  const columns = (png: DecodedPng) => {
+    const ink = Array.from({ length: png.width }, (_, x) => {
+      let n = 0;
+      for (let y = 60; y < 300; y++) if (pixelAt(png, x, y)[0] < 128) n++;
+      return n;
+    });
+    return { ink, left: ink.findIndex((n) => n > 0), right: ink.findLastIndex((n) => n > 0) };
+  };
+  /** Share of the columns of `word` (rendered alone) whose ink matches `line`'s, allowing a 3 px shift (subpixel placement). */
+  const sameColumns = (line: DecodedPng, word: DecodedPng) => {
+    const a = columns(line);
+    const b = columns(word);
+    let best = 0;
+    for (let shift = -3; shift <= 3; shift++) {
+      let same = 0;
+      for (let x = b.left; x <= b.right; x++) if (Math.abs((a.ink[x + shift] ?? 0) - b.ink[x]!) <= 2) same++;
+      best = Math.max(best, same / (b.right - b.left + 1));
+    }
+    return best;
+  };
+
+  for (const [title, first, last] of [
+    ["שלום React", "שלום", "React"],
+    ["מחיר 100$ בלבד", "מחיר", "בלבד"],
+    ["כנס React Native 2026 בתל אביב", "כנס", "אביב"],
+  ]) {
+    test(`bidi order of "${title}": the first word at the right, the last at the left, glyph for glyph`, async () => {
+      // Right-aligned, the paragraph's first word sits at the right edge, column for column as alone.
+      const full = await drawLine(title);
+      expect(sameColumns(full, await drawLine(first))).toBeGreaterThan(0.9);
+      // Left-aligned, its last word sits at the left edge, column for column as alone.
+      const fullLeft = await drawLine(title, "left");
+      expect(sameColumns(fullLeft, await drawLine(last, "left"))).toBeGreaterThan(0.9);
+      // Left-to-right order would put the first word at the left instead: it is not there.
+      expect(sameColumns(fullLeft, await drawLine(first, "left"))).toBeLessThan(0.6);
+    });
+  }
 });
 
 /** Lowest row with ink in the title area. */
