@@ -20,7 +20,7 @@ import { ApiError } from "../errors.ts";
 import type { TemplateRegistry } from "../templates/registry.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
 import { emojiDataUri } from "./emoji.ts";
-import { fontsForSegment, loadFonts } from "./fonts.ts";
+import { fontsForSegment, hanPreference, loadFonts, type HanPreference } from "./fonts.ts";
 import { encodePng, unpremultiply } from "./png.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
@@ -83,7 +83,7 @@ export const MISSING_GLYPH_BOX = "\u25A1";
  * the code points neither has. satori only asks about characters none of its fonts cover, so
  * what is left over is exactly what would be drawn as a missing glyph.
  */
-function assetLoader(): { load: (code: string, segment: string) => Promise<string | Font[]>; missing: Set<number> } {
+function assetLoader(han: HanPreference | undefined): { load: (code: string, segment: string) => Promise<string | Font[]>; missing: Set<number> } {
   const missing = new Set<number>();
   return {
     missing,
@@ -93,7 +93,7 @@ function assetLoader(): { load: (code: string, segment: string) => Promise<strin
         if (uri) return uri;
         // An emoji Twemoji 15 lacks: try its characters as text (a symbol font may have them).
       }
-      const found = await fontsForSegment(code, segment);
+      const found = await fontsForSegment(code, segment, han);
       for (const cp of found.missing) missing.add(cp);
       return found.fonts;
     },
@@ -121,11 +121,12 @@ export async function renderTemplateToPng(
   const { width, height } = options;
   const logical = layoutSize(width, height);
   const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
-  const fonts = await loadFonts();
+  const han = hanPreference(template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]));
+  const fonts = await loadFonts(han);
 
   const t0 = performance.now();
   const draw = async (text: Record<string, string | undefined>) => {
-    const assets = assetLoader();
+    const assets = assetLoader(han);
     const svg = await satori(template.render(text, ctx) as SatoriNode as Parameters<typeof satori>[0], {
       width: logical.width,
       height: logical.height,

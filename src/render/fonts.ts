@@ -100,6 +100,26 @@ export interface ExtraFontsReport {
 
 let extraFonts: ExtraFont[] = [];
 let loaded: Promise<Font[]> | undefined;
+const loadedByHan = new Map<HanPreference, Promise<Font[]>>();
+
+/** Which CJK family draws Han characters (漢字, shared by Chinese, Japanese and Korean) in a card. */
+export type HanPreference = "ja-JP" | "ko-KR" | "zh-CN";
+
+/**
+ * The Han preference of a card from all its text: kana make it Japanese, Hangul Korean, other
+ * Han Chinese; undefined when it has no CJK at all.
+ */
+export function hanPreference(texts: Iterable<string | undefined>): HanPreference | undefined {
+  let han = false;
+  let hangul = false;
+  for (const text of texts) {
+    if (!text) continue;
+    if (/[\u3040-\u30FF\u31F0-\u31FF\uFF66-\uFF9F]/.test(text)) return "ja-JP";
+    if (/[\u1100-\u11FF\u3130-\u318F\uAC00-\uD7AF]/.test(text)) hangul = true;
+    if (/[\u3400-\u9FFF\uF900-\uFAFF\u{20000}-\u{3FFFF}]/u.test(text)) han = true;
+  }
+  return hangul ? "ko-KR" : han ? "zh-CN" : undefined;
+}
 
 const WEIGHT_WORDS: [RegExp, ExtraFont["weight"]][] = [
   [/extra-?light|ultra-?light/i, 200],
@@ -254,6 +274,7 @@ export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
   }
   extraFonts = fonts;
   loaded = undefined;
+  loadedByHan.clear();
   return report;
 }
 
@@ -262,7 +283,24 @@ export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
  * fonts from `useExtraFonts`. satori caches parsed fonts per array identity, so callers must
  * keep passing this same array rather than copies.
  */
-export function loadFonts(): Promise<Font[]> {
+export function loadFonts(): Promise<Font[]>;
+export function loadFonts(han: HanPreference | undefined): Promise<Font[]>;
+export function loadFonts(han?: HanPreference): Promise<Font[]> {
+  if (han) {
+    // One font list, and so one satori font loader, per Han preference: satori draws a character
+    // with the first loaded font that has it and keeps what loadAdditionalAsset added for the
+    // life of the loader, so a loader shared by Japanese and Chinese titles would draw a
+    // character both fonts have with whichever was loaded first. Apart, each only ever loads its
+    // own family for Han. The extra entry (Inter's Latin face again, under another name) only
+    // makes the list distinct: satori keys loaders by the fonts' names and bytes.
+    const key = han;
+    let list = loadedByHan.get(key);
+    if (!list) {
+      list = loadFonts().then((base) => [...base, { ...base[0]!, name: `Inter ${key}` }]);
+      loadedByHan.set(key, list);
+    }
+    return list;
+  }
   loaded ??= Promise.all(
     BUNDLED.map(async ({ family, weight, path }) => ({
       name: family,
@@ -341,14 +379,19 @@ function covers(slice: PackSlice, cp: number): boolean {
 
 /**
  * satori's answer for a segment of text no loaded font covers: the bundled slices that hold its
- * characters, preferring the family of the language satori detected (Han in a Japanese title
- * draws with Noto Sans JP, in a Chinese one with SC or TC). Each slice becomes its own family
+ * characters, preferring the family of the language satori detected, and for Han the card's
+ * preference (`hanPreference`: Han in a Japanese title draws with Noto Sans JP, in a Korean one
+ * with KR, otherwise with SC; TC where SC lacks a character). Each slice becomes its own family
  * name with its weights (satori picks one face per name, so one name per slice keeps every
  * slice in the fallback chain). satori adds what is returned to its font list for the rest of
  * this process's (worker's) life, so each slice is read and parsed once per worker, on first use.
  * Also returns the code points no bundled slice has.
  */
-export async function fontsForSegment(lang: string, segment: string): Promise<{ fonts: Font[]; missing: number[] }> {
+export async function fontsForSegment(lang: string, segment: string, han?: HanPreference): Promise<{ fonts: Font[]; missing: number[] }> {
+  // satori names one language when it can tell ("ja-JP" for kana) and several for Han
+  // ("ja-JP|zh-CN|zh-TW|zh-HK"); the card's own preference decides between those.
+  const langs = lang.split("|");
+  const preferred = han && (langs.length > 1 || langs[0] === "unknown") ? han : langs.length === 1 ? langs[0]! : undefined;
   const { slices, dataStart, faces } = await openPack();
   const groups = new Set<string>();
   const missing: number[] = [];
@@ -360,7 +403,7 @@ export async function fontsForSegment(lang: string, segment: string): Promise<{ 
       const slice = slices[i]!;
       if (!covers(slice, cp)) continue;
       if (best === undefined) best = i;
-      if (slice.langs.includes(lang)) {
+      if (preferred && slice.langs.includes(preferred)) {
         best = i;
         break;
       }

@@ -109,6 +109,9 @@ export function present(value: string | undefined): value is string {
   return typeof value === "string" && value.trim().length > 0;
 }
 
+/** Hangul syllables and jamo. */
+const HANGUL = /[\u1100-\u11FF\u3130-\u318F\uAC00-\uD7AF]/;
+
 /** Arabic-script blocks (Arabic, Syriac, Thaana, NKo, Arabic Extended and presentation forms). */
 const ARABIC = /[\u0600-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/;
 
@@ -119,7 +122,7 @@ const ARABIC = /[\u0600-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/;
  * mixed runs (Latin words, numbers) inside it. Spread it after the block's own style, and pass
  * that style (from clampStyle or singleLineStyle) as `block`.
  *
- * Arabic also gets letter spacing 0 (spacing would open the joins between letters) and room
+ * Korean keeps its words whole at line ends. Arabic also gets letter spacing 0 (spacing would open the joins between letters) and room
  * below its last line: its letters reach much further below the baseline than Latin ones (the
  * dots of a final ي, the tail of ج), and the block's `overflow: hidden` cut them off, which
  * left a final ي without its dots. The room is padding cancelled by a negative margin, so the
@@ -129,6 +132,8 @@ export function textDirectionStyle(text: string | undefined, block?: Record<stri
   if (!text) return {};
   const rtl = bidi.getEmbeddingLevels(text).paragraphs[0]?.level === 1;
   const style: Record<string, string | number> = rtl ? { direction: "rtl", textAlign: "right" } : {};
+  // Korean breaks lines between words, as in print (CSS `word-break: keep-all`), not inside one.
+  if (HANGUL.test(text)) style.wordBreak = "keep-all";
   if (ARABIC.test(text)) {
     style.letterSpacing = 0;
     const fontSize = typeof block?.fontSize === "number" ? block.fontSize : undefined;
