@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { inflateSync } from "node:zlib";
 import { createInProcessRenderer, renderTemplateToPng } from "../../../src/render/engine.ts";
-import { firstFontOfCollection, useExtraFonts } from "../../../src/render/fonts.ts";
+import { firstFontOfCollection, fontsForSegment, hanPreference, useExtraFonts } from "../../../src/render/fonts.ts";
 import { textDirectionStyle } from "../../../src/templates/kit.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import type { TemplateDefinition } from "../../../src/templates/types.ts";
@@ -72,6 +72,26 @@ describe("bundled scripts", () => {
     expect(mixed.missing).toEqual([]);
     const latinOnly = await render("event", "Go");
     expect(countInk(mixed.png, ...TITLE, PAPER)).toBeGreaterThan(countInk(latinOnly.png, ...TITLE, PAPER) * 3);
+  });
+});
+
+describe("Han characters", () => {
+  test("follow the card: kana make it Japanese, Hangul Korean, other Han Chinese", () => {
+    expect(hanPreference(["日本語のタイトル"])).toBe("ja-JP");
+    expect(hanPreference(["漢字", "한국어"])).toBe("ko-KR");
+    expect(hanPreference(["开源", undefined])).toBe("zh-CN");
+    expect(hanPreference(["Latin only", "עברית"])).toBeUndefined();
+  });
+
+  test("draw with that family's slice when satori cannot tell the language", async () => {
+    const ambiguous = "ja-JP|zh-CN|zh-TW|zh-HK";
+    for (const [han, family] of [["ja-JP", "Noto Sans JP"], ["ko-KR", "Noto Sans KR"], ["zh-CN", "Noto Sans SC"]] as const) {
+      const { fonts, missing } = await fontsForSegment(ambiguous, "語", han);
+      expect(missing).toEqual([]);
+      expect(new Set(fonts.map((f) => f.name.split("#")[0]))).toEqual(new Set([family]));
+    }
+    // When satori names one language (kana: Japanese), that language wins over the card.
+    expect((await fontsForSegment("ja-JP", "の", "zh-CN")).fonts[0]!.name).toStartWith("Noto Sans JP");
   });
 });
 
