@@ -17,6 +17,7 @@ import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { createInProcessRenderer, type ImageLoader } from "../render/engine.ts";
+import { formatCodePoints } from "../render/renderer.ts";
 import { fetchImage } from "../render/fetch-image.ts";
 import { parseRenderRequest } from "../render/request.ts";
 import { prepareRendering } from "../render/setup.ts";
@@ -117,6 +118,9 @@ async function renderOne(config: Config, json: string, output: string): Promise<
     mkdirSync(dirname(resolve(output)), { recursive: true });
     writeFileSync(output, result.bytes);
     console.log(`${output}: ${result.width}×${result.height} PNG, ${result.bytes.byteLength} bytes, ${result.generationTimeMs} ms`);
+    if (result.missingGlyphs?.length) {
+      console.error(`ogsmith: warning: ${result.missingGlyphs.length} character(s) no font has, drawn as boxes: ${formatCodePoints(result.missingGlyphs)}`);
+    }
     return 0;
   } catch (error) {
     console.error(`ogsmith: render failed: ${describeFailure(error)}`);
@@ -254,6 +258,9 @@ async function renderBatch(config: Config, batchPath: string, outDir: string, co
         mkdirSync(dirname(job.path!), { recursive: true });
         writeFileSync(job.path!, result.bytes);
         written.push(job.path!);
+        if (result.missingGlyphs?.length) {
+          console.error(`ogsmith: warning: ${displayPath(job.path!)}: characters no font has, drawn as boxes: ${formatCodePoints(result.missingGlyphs)}`);
+        }
         progress.ok(job.index, displayPath(job.path!));
       } catch (error) {
         fail(describeFailure(error));

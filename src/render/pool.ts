@@ -41,7 +41,7 @@ export type WorkerRequest = WorkerInit | { type: "render"; id: number; job: Rend
 export type WorkerReply =
   | { type: "ready"; templates: string[] }
   | { type: "init_failed"; message: string }
-  | { type: "done"; id: number; png: Uint8Array; timings: RenderTimings }
+  | { type: "done"; id: number; png: Uint8Array; timings: RenderTimings; missingGlyphs: number[] }
   | { type: "failed"; id: number; error: { code?: ErrorCode; message: string; details?: FieldProblem[]; stack?: string } };
 
 export interface RenderPoolOptions {
@@ -223,7 +223,7 @@ export class RenderPool {
         slot.current = undefined;
         if (message.type === "done") {
           this.rendered++;
-          current.pending.resolve({ png: message.png, timings: message.timings });
+          current.pending.resolve({ png: message.png, timings: message.timings, missingGlyphs: message.missingGlyphs ?? [] });
         } else if (message.error.code) {
           current.pending.reject(new ApiError(message.error.code, message.error.message, message.error.details));
         } else {

@@ -44,13 +44,13 @@ async function render(message: Extract<WorkerRequest, { type: "render" }>): Prom
     const { templates } = await setup!;
     const template = templates.get(job.template);
     if (!template) throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template: ${job.template}.`);
-    const { png, timings } = await renderTemplateToPng(template, job.fields, {
+    const { png, timings, missingGlyphs } = await renderTemplateToPng(template, job.fields, {
       width: job.width,
       height: job.height,
       theme: job.theme,
       images: job.images,
     });
-    outcome = { message: { type: "done", id: message.id, png, timings }, transfer: [png.buffer as ArrayBuffer] };
+    outcome = { message: { type: "done", id: message.id, png, timings, missingGlyphs }, transfer: [png.buffer as ArrayBuffer] };
   } catch (error) {
     outcome = {
       message: {

@@ -64,6 +64,14 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     allowPrivate: config.allowPrivateNetworks,
   };
   const inflight = new Map<string, Promise<RenderedPng>>();
+  // The PNG cache keeps bytes only; a cached card with missing glyphs must still say so.
+  // Bounded: only cards with missing glyphs are kept, oldest dropped first.
+  const missingByKey = new Map<string, number[]>();
+  const rememberMissing = (key: string, missing: number[]) => {
+    if (missing.length === 0) return;
+    missingByKey.set(key, missing);
+    if (missingByKey.size > 4096) missingByKey.delete(missingByKey.keys().next().value!);
+  };
 
   async function loadImages(request: RenderRequest, template: TemplateDefinition): Promise<Record<string, FetchedImage>> {
     const names = template.fields.filter((f) => f.type === "image_url" && request.fields[f.name]).map((f) => f.name);
@@ -86,6 +94,7 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
       const images = await loadImages(request, template);
       const key = renderCacheKey(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
       const result = (bytes: Uint8Array, cached: boolean): RenderResult => ({
+        missingGlyphs: missingByKey.get(key) ?? [],
         bytes,
         contentType: "image/png",
         width,
@@ -109,8 +118,12 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
       });
       inflight.set(key, rendering);
       try {
-        const { png } = await rendering;
+        const { png, missingGlyphs } = await rendering;
         pngCache?.set(key, png);
+        rememberMissing(key, missingGlyphs);
+        if (missingGlyphs.length > 0) {
+          logger.warn("no font has these characters; drawn as boxes", { template: request.template, codePoints: formatCodePoints(missingGlyphs) });
+        }
         return result(png, false);
       } finally {
         inflight.delete(key);
@@ -121,6 +134,11 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
       return pool.close();
     },
   };
+}
+
+/** "U+0FFF U+1F8FF" — how missing glyphs are named in logs and the CLI's warning. */
+export function formatCodePoints(codePoints: number[]): string {
+  return codePoints.map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`).join(" ");
 }
 
 function isValidSize(n: number): boolean {

@@ -1,6 +1,6 @@
 /**
- * The render interface the HTTP face and the CLI call. The foundation issue renders in-process;
- * the rendering issue grows it (worker pool, caches, image fetching) behind the same interface.
+ * The render interface the HTTP face and the CLI call: in-process (engine.ts, the CLI) or through
+ * the worker pool, caches and image fetching (renderer.ts, the server), behind one interface.
  */
 import type { Theme } from "../templates/types.ts";
 
@@ -25,6 +25,8 @@ export interface RenderResult {
   generationTimeMs: number;
   /** True when the bytes came from the rendered-image cache. */
   cached: boolean;
+  /** Code points no font has (drawn as a box): sent as X-Missing-Glyphs, logged by name. */
+  missingGlyphs?: number[];
 }
 
 export interface Renderer {

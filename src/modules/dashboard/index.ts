@@ -120,6 +120,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
             "cache-control": "no-store",
             "x-generation-time-ms": String(result.generationTimeMs),
             "x-render-cache": result.cached ? "hit" : "miss",
+            "x-missing-glyphs": String(result.missingGlyphs?.length ?? 0),
           },
         });
       },

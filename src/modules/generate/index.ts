@@ -33,6 +33,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
           "cache-control": "no-store",
           etag: `"${Bun.hash(result.bytes).toString(16)}"`,
           "x-generation-time-ms": String(result.generationTimeMs),
+          "x-missing-glyphs": String(result.missingGlyphs?.length ?? 0),
           "x-quota-limit": String(quota),
           "x-quota-remaining": String(remaining),
         },
