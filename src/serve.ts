@@ -12,7 +12,7 @@ import { Metrics } from "./http/metrics.ts";
 import type { Logger } from "./logger.ts";
 import { createServiceRenderer, type ServiceRenderer, type ServiceRendererOptions } from "./render/renderer.ts";
 import { prepareRendering } from "./render/setup.ts";
-import { createServices, type Services } from "./services.ts";
+import { createServices, type Services, type ServicesOptions } from "./services.ts";
 import { JobWorker } from "./worker/index.ts";
 
 export interface RunningService {
@@ -37,9 +37,11 @@ export async function startService(
     print?: (text: string) => void;
     /** Renderer knobs that are not configuration (queue length, cache size): for tests and the benchmark. */
     renderer?: Pick<ServiceRendererOptions, "pool" | "pngCacheBytes" | "fetch">;
+    /** The webhook retry jitter's random source (see createServices); tests pin it. */
+    retryRandom?: ServicesOptions["retryRandom"];
   } = {},
 ): Promise<RunningService> {
-  const services = await createServices(config, { logger: options.logger });
+  const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom });
   await services.metering.clearStaleReservations();
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.

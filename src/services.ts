@@ -16,6 +16,7 @@ import { SlidingWindowLimiter } from "./metering/rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
 import { createStore } from "./store/index.ts";
 import type { Store } from "./store/types.ts";
+import type { RetryRandom } from "./webhooks/delivery-job.ts";
 import { createWebhooks } from "./webhooks/index.ts";
 import type { WebhookService } from "./webhooks/service.ts";
 
@@ -42,7 +43,16 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function createServices(config: Config, options: { logger?: Logger } = {}): Promise<Services> {
+export interface ServicesOptions {
+  logger?: Logger;
+  /**
+   * The webhook retry jitter's random source, uniform in [0, 1) (default Math.random). Not
+   * configuration: tests on the test clock pass `() => 0.5` to get exactly the nominal delays.
+   */
+  retryRandom?: RetryRandom;
+}
+
+export async function createServices(config: Config, options: ServicesOptions = {}): Promise<Services> {
   const testClock = config.testClock ? new TestClock() : undefined;
   const clock: Clock = testClock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -51,7 +61,7 @@ export async function createServices(config: Config, options: { logger?: Logger 
   const jobs = new JobQueue(store, clock);
   // A committed event may have fanned out to jobs that are due now: run them at once.
   outbox.onCommitted(() => jobs.notify());
-  const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs });
+  const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
   const { alerts: email, mailer } = createEmailAlerts({ store, clock, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);
   const metering = new Metering(store, clock, outbox, logger);

@@ -6,8 +6,10 @@
  * - `claimDue` hands the worker due jobs with a lease, respecting per-lane caps so one slow
  *   endpoint cannot take every slot; claiming counts the attempt, so a process that dies
  *   mid-job has still "used" it and the job runs again once the lease is gone.
- * - `settle` decides the outcome from the kind's retry schedule (data, not if-chains) and lets
- *   the store apply it together with the kind's bookkeeping, in one transaction.
+ * - `settle` decides the outcome from the kind's retry schedule (data, not if-chains) — or its
+ *   own `retryDelayMs` where a kind computes delays per attempt (webhooks: jitter, Retry-After)
+ *   — and lets the store apply it together with the kind's bookkeeping, in one transaction.
+ *   The store only ever receives the computed next run time.
  *
  * A kind is registered once (`register`): webhook deliveries and email alerts by their modules.
  */
@@ -53,10 +55,27 @@ export interface JobKind {
   kind: string;
   /** Seconds to wait after the 1st, 2nd, … failure. A failure beyond its length gives up. */
   retrySchedule: readonly number[];
+  /**
+   * Optional: the wait (ms, from the start of the attempt that just failed, `job.attempts`) before
+   * the next attempt, or null to give up; `attemptStartedAt` is that start on the clock. Used
+   * instead of `retrySchedule` for kinds whose delay depends on the attempt (jitter, an answer's
+   * Retry-After). Not called for successes, cancellations or non-retryable failures.
+   */
+  retryDelayMs?(job: JobRecord, outcome: JobOutcome, attemptStartedAt: number): number | null;
   /** Does the work, outside any transaction. Throwing counts as a retryable failure. */
   perform(job: JobRecord, signal: AbortSignal): Promise<JobOutcome>;
   /** Bookkeeping for the settling transaction (delivery log, disabling, alert state). Pure. */
   bookkeeping?(planned: PlannedSettlement): Bookkeeping;
+}
+
+/** The kind's wait before the next attempt in whole ms (never negative), or null when it gives up. */
+function retryDelay(kind: JobKind, job: JobRecord, outcome: JobOutcome, startedAt: number): number | null {
+  if (kind.retryDelayMs) {
+    const ms = kind.retryDelayMs(job, outcome, startedAt);
+    return ms === null || !Number.isFinite(ms) ? null : Math.max(0, Math.round(ms));
+  }
+  const seconds = kind.retrySchedule[job.attempts - 1];
+  return seconds === undefined ? null : seconds * 1000;
 }
 
 /** Real time in ms, for leases only (they protect the process, so they ignore the test clock). */
@@ -119,17 +138,18 @@ export class JobQueue {
   /** Records one attempt's outcome: done, retry at the next step of the schedule, or give up. */
   async settle(job: JobRecord, outcome: JobOutcome): Promise<SettledJob> {
     const kind = this.kinds.get(job.kind);
-    const schedule = kind?.retrySchedule ?? [];
     const now = this.clock.now();
+    // From the attempt's start: a test-clock advance while the attempt ran does not push the retry out.
+    const startedAt = this.claimedAt.get(job) ?? now;
+    const delay = outcome.ok || outcome.canceled || outcome.retryable === false || !kind ? null : retryDelay(kind, job, outcome, startedAt);
     let status: JobStatus;
     let nextRunAt: number | null = null;
     let gaveUp = false;
     if (outcome.ok) status = "succeeded";
     else if (outcome.canceled) status = "canceled";
-    else if (outcome.retryable !== false && job.attempts - 1 < schedule.length) {
+    else if (delay !== null) {
       status = "pending";
-      // From the attempt's start: a test-clock advance while the attempt ran does not push the retry out.
-      nextRunAt = (this.claimedAt.get(job) ?? now) + schedule[job.attempts - 1]! * 1000;
+      nextRunAt = startedAt + delay;
     } else {
       status = "failed";
       gaveUp = true;

@@ -1,7 +1,8 @@
 /**
  * The job kind that delivers one event to one webhook: one signed attempt, logged; failures
- * retried on RETRY_SCHEDULE; the failure after the last step disables the webhook, drops its
- * queued deliveries and tells the owner (an alert raised in that same transaction).
+ * retried on RETRY_SCHEDULE, jittered and stretched by the receiver's Retry-After
+ * (retry-policy.ts); the failure after the last step disables the webhook, drops its queued
+ * deliveries and tells the owner (an alert raised in that same transaction).
  */
 import type { Clock } from "../clock.ts";
 import { envelopeBody } from "../events/envelope.ts";
@@ -9,9 +10,16 @@ import type { Bookkeeping, JobKind, JobOutcome, PlannedSettlement } from "../eve
 import { newId } from "../ids.ts";
 import { WEBHOOK_DELIVERY_JOB, type AlertDraft, type JobRecord, type Store, type WebhookRecord } from "../store/types.ts";
 import type { SendResult, WebhookSender } from "./delivery.ts";
+import { NOMINAL_RETRY_DELAYS_S, nextRetryDelayMs } from "./retry-policy.ts";
 
-/** Seconds after the 1st…5th failure. The failure after the last step disables. */
-export const RETRY_SCHEDULE = [60, 300, 1800, 7200, 86400] as const;
+/**
+ * Nominal seconds after the 1st…5th failure; the failure after the last step disables. Each
+ * actual delay is jittered ±20 % and may be stretched by Retry-After: see retry-policy.ts.
+ */
+export const RETRY_SCHEDULE = NOMINAL_RETRY_DELAYS_S;
+
+/** Uniform in [0, 1): the jitter's source (Math.random; tests pin it, 0.5 = exactly nominal). */
+export type RetryRandom = () => number;
 
 /** Builds the owner's alert when a webhook is disabled (the email module provides it). */
 export type DisabledAlert = (webhook: Pick<WebhookRecord, "id" | "url" | "accountId">, reason: string) => AlertDraft;
@@ -31,6 +39,7 @@ export class DeliveryJob {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly sender: WebhookSender,
+    private readonly random: RetryRandom = Math.random,
   ) {}
 
   /** The alert raised (in the disabling transaction) when the retry schedule is used up. */
@@ -42,6 +51,15 @@ export class DeliveryJob {
     return {
       kind: WEBHOOK_DELIVERY_JOB,
       retrySchedule: RETRY_SCHEDULE,
+      retryDelayMs: (job, outcome, attemptStartedAt) =>
+        nextRetryDelayMs({
+          failures: job.attempts,
+          retryAfter: (outcome.detail as DeliveryDetail | undefined)?.result.retryAfter,
+          // An HTTP-date Retry-After is a point in time: counted from the attempt's start, the retry lands on it.
+          now: attemptStartedAt,
+          random: this.random,
+          schedule: RETRY_SCHEDULE,
+        }),
       perform: (job, signal) => this.perform(job, signal),
       bookkeeping: (planned) => this.bookkeeping(planned),
     };

@@ -22,6 +22,11 @@ export interface SendResult {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /**
+   * The failed answer's `Retry-After` header as sent (seconds or an HTTP date), null when the
+   * attempt succeeded, got no answer or the answer had none; the retry policy parses it.
+   */
+  retryAfter: string | null;
 }
 
 export interface WebhookMessage {
@@ -69,12 +74,12 @@ export class WebhookSender {
         signal,
       });
       const status = response.status;
-      if (status >= 200 && status < 300) return { delivered: true, statusCode: status, error: null, durationMs: elapsed() };
+      if (status >= 200 && status < 300) return { delivered: true, statusCode: status, error: null, durationMs: elapsed(), retryAfter: null };
       const error = status >= 300 && status < 400 ? `redirect (HTTP ${status}) is not followed` : `HTTP ${status}`;
-      return { delivered: false, statusCode: status, error, durationMs: elapsed() };
+      return { delivered: false, statusCode: status, error, durationMs: elapsed(), retryAfter: response.headers.get("retry-after") };
     } catch (error) {
       const text = error instanceof OutboundError ? `${error.reason}: ${error.message}` : `network_error: ${error instanceof Error ? error.message : String(error)}`;
-      return { delivered: false, statusCode: null, error: text, durationMs: elapsed() };
+      return { delivered: false, statusCode: null, error: text, durationMs: elapsed(), retryAfter: null };
     }
   }
 }

@@ -4,16 +4,23 @@ import type { Config } from "../config.ts";
 import type { JobQueue } from "../events/jobs.ts";
 import type { Store } from "../store/types.ts";
 import { WebhookSender, type SenderOptions } from "./delivery.ts";
-import { DeliveryJob } from "./delivery-job.ts";
+import { DeliveryJob, type RetryRandom } from "./delivery-job.ts";
 import { WebhookService } from "./service.ts";
 
 export function createWebhooks(
-  deps: { store: Store; clock: Clock; config: Pick<Config, "allowPrivateNetworks">; jobs: JobQueue },
+  deps: {
+    store: Store;
+    clock: Clock;
+    config: Pick<Config, "allowPrivateNetworks">;
+    jobs: JobQueue;
+    /** The retry jitter's random source (default Math.random); tests pin it. */
+    retryRandom?: RetryRandom;
+  },
   overrides: Partial<SenderOptions> = {},
 ): { webhooks: WebhookService; delivery: DeliveryJob } {
   const sender = new WebhookSender({ allowPrivate: deps.config.allowPrivateNetworks, ...overrides });
   const webhooks = new WebhookService(deps.store, deps.clock, sender, { allowPrivate: deps.config.allowPrivateNetworks, resolver: overrides.resolver });
-  const delivery = new DeliveryJob(deps.store, deps.clock, sender);
+  const delivery = new DeliveryJob(deps.store, deps.clock, sender, deps.retryRandom);
   deps.jobs.register(delivery.kind());
   return { webhooks, delivery };
 }

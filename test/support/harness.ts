@@ -84,7 +84,15 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export interface TestServiceOptions {
+  /**
+   * The webhook retry jitter's random source. Default `() => 0.5`: every retry exactly on its
+   * nominal delay, so tests can assert "nothing a second early, the retry on the dot".
+   */
+  retryRandom?: () => number;
+}
+
+export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), "ogsmith-test-"));
   const store = env.OG_DATABASE_URL ? { OG_DATABASE_URL: env.OG_DATABASE_URL } : await storeEnv(env.OG_DB_PATH ?? join(dir, "ogsmith.db"));
   const config = loadConfig({
@@ -98,7 +106,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     ...env,
     ...store,
   });
-  const service = await startService(config, { logger: silentLogger, print: () => {} });
+  const service = await startService(config, { logger: silentLogger, print: () => {}, retryRandom: options.retryRandom ?? (() => 0.5) });
   const url = service.url;
 
   const api: TestService["api"] = (path, init = {}) => {

@@ -1,7 +1,8 @@
 /**
  * Webhook core, in process: signatures against independent implementations, the envelope bytes,
  * input checks, the address guard at registration and at delivery (no connection outside
- * loopback, ever), the job table's retry schedule and leases, and lane fairness.
+ * loopback, ever), the job table's retry schedule (fixed or computed per attempt) and leases,
+ * the sender's Retry-After, and lane fairness.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sign as signOctokit, verify as verifyOctokit } from "@octokit/webhooks-methods";
@@ -217,6 +218,66 @@ describe("job table", () => {
     const found = await queue.claimDue({ limit: 1, laneRoom: room, leaseMs: 1000, searchPastFullLanes: true });
     expect(found.jobs.map((j) => j.lane)).toEqual(["quiet"]);
     expect(await queue.claimDue({ limit: 1, laneRoom: room, leaseMs: 1000, searchPastFullLanes: true })).toEqual({ jobs: [], searchedEmpty: true });
+  });
+});
+
+describe("job kinds that compute their own retry delay", () => {
+  test("retryDelayMs decides the next run time (from the attempt's start); null gives up; successes never ask", async () => {
+    const store = await openSqliteStore(":memory:");
+    const clock = new TestClock(Date.UTC(2030, 0, 1));
+    const queue = new JobQueue(store, clock);
+    const asked: { attempt: number; error: string | undefined; startedAt: number }[] = [];
+    queue.register({
+      kind: "computed",
+      retrySchedule: [1, 1, 1], // the fallback, unused: retryDelayMs wins
+      retryDelayMs: (job, outcome, startedAt) => {
+        asked.push({ attempt: job.attempts, error: outcome.error, startedAt });
+        return job.attempts === 1 ? 90_500 : null;
+      },
+      perform: async () => ({ ok: false }),
+    });
+    const claim = async () => (await queue.claimDue({ limit: 10, laneRoom: () => 10, leaseMs: 30_000 })).jobs;
+    const id = await queue.enqueue({ kind: "computed", lane: "l" });
+    const [first] = await claim();
+    const startedAt = clock.now();
+    await clock.advance(5); // the attempt took a while: the delay still counts from its start
+    expect(await queue.settle(first!, { ok: false, error: "HTTP 503" })).toMatchObject({ attempt: 1, nextRunAt: startedAt + 90_500, gaveUp: false, status: "pending" });
+    await clock.advance(85.499);
+    expect(await claim()).toEqual([]);
+    await clock.advance(0.001);
+    const [second] = await claim();
+    expect(await queue.settle(second!, { ok: false, error: "HTTP 500" })).toMatchObject({ attempt: 2, nextRunAt: null, gaveUp: true, status: "failed" });
+    expect(asked).toEqual([
+      { attempt: 1, error: "HTTP 503", startedAt },
+      { attempt: 2, error: "HTTP 500", startedAt: startedAt + 90_500 },
+    ]);
+    expect(await store.getJob(id)).toMatchObject({ status: "failed", attempts: 2 });
+
+    await queue.enqueue({ kind: "computed", lane: "l" });
+    const [third] = await claim();
+    expect(await queue.settle(third!, { ok: true })).toMatchObject({ status: "succeeded", nextRunAt: null });
+    expect(asked).toHaveLength(2);
+  });
+});
+
+describe("sender", () => {
+  let receiver: TestReceiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(() => receiver.stop());
+  const sender = new WebhookSender({ allowPrivate: true });
+  const send = (path: string) => sender.send({ url: receiver.url(path), secret: SECRET }, { eventId: "evt_1", eventType: "image.generated", body: "{}" }, "dlv_1", Date.now());
+
+  test("a failing answer's Retry-After comes back as sent; a success's does not", async () => {
+    receiver.respond({ status: 503, headers: { "retry-after": "120" } }, "/busy");
+    receiver.respond({ status: 429, headers: { "retry-after": "Wed, 21 Oct 2037 07:28:00 GMT" } }, "/dated");
+    receiver.respond({ status: 500 }, "/plain");
+    receiver.respond({ status: 200, headers: { "retry-after": "120" } }, "/fine");
+    expect(await send("/busy")).toMatchObject({ delivered: false, statusCode: 503, retryAfter: "120" });
+    expect(await send("/dated")).toMatchObject({ delivered: false, statusCode: 429, retryAfter: "Wed, 21 Oct 2037 07:28:00 GMT" });
+    expect(await send("/plain")).toMatchObject({ delivered: false, statusCode: 500, retryAfter: null });
+    expect(await send("/fine")).toMatchObject({ delivered: true, statusCode: 200, retryAfter: null });
   });
 });
 
