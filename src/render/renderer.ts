@@ -17,7 +17,8 @@ import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { TemplateDefinition } from "../templates/types.ts";
-import type { RenderedPng } from "./engine.ts";
+import { CONTENT_TYPES } from "./encode.ts";
+import type { RenderedImage } from "./engine.ts";
 import { createImageCache, fetchImage, type FetchedImage, type FetchImageOptions } from "./fetch-image.ts";
 import { createPngCache, DEFAULT_PNG_CACHE_BYTES, renderCacheKey, type PngCache } from "./png-cache.ts";
 import { RenderPool, type RenderPoolOptions } from "./pool.ts";
@@ -63,7 +64,7 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     ...options.fetch,
     allowPrivate: config.allowPrivateNetworks,
   };
-  const inflight = new Map<string, Promise<RenderedPng>>();
+  const inflight = new Map<string, Promise<RenderedImage>>();
 
   async function loadImages(request: RenderRequest, template: TemplateDefinition): Promise<Record<string, FetchedImage>> {
     const names = template.fields.filter((f) => f.type === "image_url" && request.fields[f.name]).map((f) => f.name);
@@ -87,17 +88,18 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
       const key = renderCacheKey(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
       const result = (bytes: Uint8Array, cached: boolean): RenderResult => ({
         bytes,
-        contentType: "image/png",
+        contentType: CONTENT_TYPES[request.format],
         width,
         height,
         generationTimeMs: Math.round(performance.now() - started),
+        contentAddress: key,
         cached,
       });
 
       const hit = pngCache?.get(key);
       if (hit) return result(hit, true);
       const shared = inflight.get(key);
-      if (shared) return result((await shared).png, true);
+      if (shared) return result((await shared).bytes, true);
 
       const rendering = pool.render({
         template: request.template,
@@ -106,12 +108,14 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
         images: Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.dataUri])),
         width,
         height,
+        format: request.format,
+        quality: request.quality,
       });
       inflight.set(key, rendering);
       try {
-        const { png } = await rendering;
-        pngCache?.set(key, png);
-        return result(png, false);
+        const { bytes } = await rendering;
+        pngCache?.set(key, bytes);
+        return result(bytes, false);
       } finally {
         inflight.delete(key);
       }

@@ -1,0 +1,111 @@
+/**
+ * Encoders for the three output formats. PNG is our own writer over zlib (png.ts); JPEG is
+ * MozJPEG and WebP is libwebp, both compiled to wasm (@jsquash/jpeg, @jsquash/webp). The wasm
+ * files are imported `with { type: "file" }`, so `bun build --compile` embeds them and the
+ * binary needs nothing on disk. Why these and not jpeg-js or sharp: `bun run bench:encoders`
+ * (bench/encoders.ts) and the README's "Formats" section have the numbers.
+ *
+ * Each wasm module is compiled and instantiated once per thread, on first use: a render worker
+ * that only ever draws PNGs never pays for them.
+ */
+import jpegFactory from "@jsquash/jpeg/codec/enc/mozjpeg_enc.js";
+import jpegWasmPath from "@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm" with { type: "file" };
+import { defaultOptions as jpegDefaults } from "@jsquash/jpeg/meta.js";
+// The SIMD build only: every runtime this binary runs on (Bun's JavaScriptCore) has wasm SIMD,
+// and embedding one build instead of two keeps ~280 KB out of the executable.
+import webpFactory from "@jsquash/webp/codec/enc/webp_enc_simd.js";
+import webpWasmPath from "@jsquash/webp/codec/enc/webp_enc_simd.wasm" with { type: "file" };
+import { defaultOptions as webpDefaults } from "@jsquash/webp/meta.js";
+import { encodePng } from "./png.ts";
+
+export const IMAGE_FORMATS = ["png", "jpeg", "webp"] as const;
+export type ImageFormat = (typeof IMAGE_FORMATS)[number];
+export type ImageContentType = "image/png" | "image/jpeg" | "image/webp";
+
+export const DEFAULT_QUALITY = 85;
+
+export const CONTENT_TYPES: Record<ImageFormat, ImageContentType> = {
+  png: "image/png",
+  jpeg: "image/jpeg",
+  webp: "image/webp",
+};
+
+/** File extensions, as the signed URL form and `ogsmith render` name them. */
+export const EXTENSIONS: Record<ImageFormat, string> = { png: "png", jpeg: "jpg", webp: "webp" };
+
+/** The quality a request ends up with: ignored (undefined) for PNG, 85 when not given. */
+export function effectiveQuality(format: ImageFormat, quality: number | undefined): number | undefined {
+  return format === "png" ? undefined : (quality ?? DEFAULT_QUALITY);
+}
+
+interface WasmEncoder {
+  encode(data: Uint8Array, width: number, height: number, options: object): Uint8Array | null;
+}
+
+type Factory = (options: Record<string, unknown>) => Promise<WasmEncoder>;
+
+const loaded = new Map<string, Promise<WasmEncoder>>();
+
+/** Instantiates an Emscripten module from an embedded wasm file (the glue would fetch it from a URL). */
+function load(path: string, factory: Factory): Promise<WasmEncoder> {
+  let encoder = loaded.get(path);
+  if (!encoder) {
+    encoder = (async () => {
+      const module = await WebAssembly.compile(await Bun.file(path).arrayBuffer());
+      return factory({
+        noInitialRun: true,
+        instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance) => void) {
+          const instance = new WebAssembly.Instance(module, imports);
+          done(instance);
+          return instance.exports;
+        },
+      });
+    })();
+    loaded.set(path, encoder);
+  }
+  return encoder;
+}
+
+/**
+ * Encodes straight-alpha RGBA8 pixels. JPEG has no alpha: callers flatten first
+ * (flattenOnto), otherwise MozJPEG would drop alpha and keep whatever colour a transparent
+ * pixel happens to carry.
+ */
+export async function encodeImage(rgba: Uint8Array, width: number, height: number, format: ImageFormat, quality = DEFAULT_QUALITY): Promise<Uint8Array> {
+  if (rgba.length !== width * height * 4) throw new Error(`expected ${width * height * 4} bytes of RGBA, got ${rgba.length}`);
+  if (format === "png") return encodePng(rgba, width, height);
+  if (!Number.isInteger(quality) || quality < 1 || quality > 100) throw new RangeError(`quality must be an integer from 1 to 100, got ${quality}`);
+  if (format === "jpeg") {
+    const encoder = await load(jpegWasmPath as string, jpegFactory as unknown as Factory);
+    // Baseline progressive MozJPEG with optimised Huffman tables, 4:2:0 chroma: the defaults
+    // Squoosh ships, which are what "quality 85" means to most people who have used it.
+    const out = encoder.encode(rgba, width, height, { ...jpegDefaults, quality, chroma_quality: quality });
+    if (!out) throw new Error("JPEG encoding failed");
+    return out.slice();
+  }
+  const encoder = await load(webpWasmPath as string, webpFactory as unknown as Factory);
+  // method 4 is libwebp's default speed/size trade-off (cwebp's too).
+  const out = encoder.encode(rgba, width, height, { ...webpDefaults, quality });
+  if (!out) throw new Error("WebP encoding failed");
+  return out.slice();
+}
+
+/**
+ * Composites premultiplied RGBA onto an opaque colour, in place: what a JPEG of a card with
+ * transparent parts must show (the card's own background, never black). Opaque pixels are
+ * untouched; resvg already draws onto the background colour when it is given one, so this
+ * only has work to do where that colour itself is not opaque or could not be parsed.
+ */
+export function flattenPremultiplied(rgba: Uint8Array, background: [number, number, number]): Uint8Array {
+  const [r, g, b] = background;
+  for (let i = 3; i < rgba.length; i += 4) {
+    const a = rgba[i]!;
+    if (a === 255) continue;
+    const rest = 255 - a;
+    rgba[i - 3] = Math.min(255, rgba[i - 3]! + Math.round((r * rest) / 255));
+    rgba[i - 2] = Math.min(255, rgba[i - 2]! + Math.round((g * rest) / 255));
+    rgba[i - 1] = Math.min(255, rgba[i - 1]! + Math.round((b * rest) / 255));
+    rgba[i] = 255;
+  }
+  return rgba;
+}
