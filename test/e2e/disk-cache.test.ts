@@ -91,6 +91,9 @@ describe("persistent render cache across restarts", () => {
       expect(service.renderer.diskCache!.stats).toMatchObject({ hits: 1, entries: 1 });
       const usage = (await (await fetch(`${service.url}/api/user/usage`, { headers: { "x-api-key": key } })).json()) as { used: number };
       expect(usage.used).toBe(2);
+      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      expect(metrics).toContain('ogsmith_render_disk_cache{state="hits"} 1');
+      expect(metrics).toContain('ogsmith_render_disk_cache{state="entries"} 1');
     } finally {
       await service.stop();
     }
