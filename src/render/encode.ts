@@ -5,16 +5,10 @@
  * binary needs nothing on disk. Why these and not jpeg-js or sharp: `bun run bench:encoders`
  * (bench/encoders.ts) and the README's "Formats" section have the numbers.
  *
- * Each wasm module is compiled and instantiated once per thread, on first use: a render worker
- * that only ever draws PNGs never pays for them.
+ * Each wasm module (and its Emscripten glue) is imported, compiled and instantiated once per
+ * thread, on first use: a render worker that only ever draws PNGs never pays for them.
  */
-import jpegFactory from "@jsquash/jpeg/codec/enc/mozjpeg_enc.js";
-import jpegWasmPath from "@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm" with { type: "file" };
 import { defaultOptions as jpegDefaults } from "@jsquash/jpeg/meta.js";
-// The SIMD build only: every runtime this binary runs on (Bun's JavaScriptCore) has wasm SIMD,
-// and embedding one build instead of two keeps ~280 KB out of the executable.
-import webpFactory from "@jsquash/webp/codec/enc/webp_enc_simd.js";
-import webpWasmPath from "@jsquash/webp/codec/enc/webp_enc_simd.wasm" with { type: "file" };
 import { defaultOptions as webpDefaults } from "@jsquash/webp/meta.js";
 import { encodePng } from "./png.ts";
 
@@ -42,28 +36,13 @@ interface WasmEncoder {
   encode(data: Uint8Array, width: number, height: number, options: object): Uint8Array | null;
 }
 
-type Factory = (options: Record<string, unknown>) => Promise<WasmEncoder>;
+let jpegEncoder: Promise<WasmEncoder> | undefined;
+let webpEncoder: Promise<WasmEncoder> | undefined;
 
-const loaded = new Map<string, Promise<WasmEncoder>>();
-
-/** Instantiates an Emscripten module from an embedded wasm file (the glue would fetch it from a URL). */
-function load(path: string, factory: Factory): Promise<WasmEncoder> {
-  let encoder = loaded.get(path);
-  if (!encoder) {
-    encoder = (async () => {
-      const module = await WebAssembly.compile(await Bun.file(path).arrayBuffer());
-      return factory({
-        noInitialRun: true,
-        instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance) => void) {
-          const instance = new WebAssembly.Instance(module, imports);
-          done(instance);
-          return instance.exports;
-        },
-      });
-    })();
-    loaded.set(path, encoder);
-  }
-  return encoder;
+/** The wasm modules and their glue are imported on first use (wasm-codecs.ts), not with this file. */
+function encoderFor(format: "jpeg" | "webp"): Promise<WasmEncoder> {
+  if (format === "jpeg") return (jpegEncoder ??= import("./wasm-codecs.ts").then((codecs) => codecs.loadJpegEncoder()));
+  return (webpEncoder ??= import("./wasm-codecs.ts").then((codecs) => codecs.loadWebpEncoder()));
 }
 
 /**
@@ -72,7 +51,13 @@ function load(path: string, factory: Factory): Promise<WasmEncoder> {
  * (≈190 ms against ≈60 ms for an event card) for 7 % fewer bytes, and link-preview crawlers
  * fetch the whole image before showing anything anyway.
  */
-export const JPEG_OPTIONS = { ...jpegDefaults, progressive: false };
+export const JPEG_OPTIONS = {
+  ...jpegDefaults,
+  progressive: false,
+  // Clamp quantisation tables to 8 bits at low qualities (libjpeg's force_baseline): otherwise
+  // quality ≲ 25 writes 16-bit tables, an extended-sequential JPEG some decoders refuse.
+  baseline: true,
+};
 
 /**
  * libwebp lossy at method 2 (cwebp -m 2) rather than its default 4: half the encode time
@@ -82,7 +67,7 @@ export const WEBP_OPTIONS = { ...webpDefaults, method: 2 };
 
 /** One wasm encoder with explicit libjpeg/libwebp options (the benchmark compares settings with this). */
 export async function encodeWithOptions(format: "jpeg" | "webp", rgba: Uint8Array, width: number, height: number, options: object): Promise<Uint8Array> {
-  const encoder = format === "jpeg" ? await load(jpegWasmPath as string, jpegFactory as unknown as Factory) : await load(webpWasmPath as string, webpFactory as unknown as Factory);
+  const encoder = await encoderFor(format);
   const out = encoder.encode(rgba, width, height, options);
   if (!out) throw new Error(`${format} encoding failed`);
   // The result is a view into the wasm heap, which the next encode overwrites.
