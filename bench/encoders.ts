@@ -15,6 +15,7 @@
  * `bun add sharp` was run to include it.
  */
 import { readdirSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import jpegJs from "jpeg-js";
 import { encodeImage, encodeWithOptions, JPEG_OPTIONS, WEBP_OPTIONS } from "../src/render/encode.ts";
@@ -89,7 +90,14 @@ interface Encoder {
 }
 
 const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
-const fileSize = (...parts: string[]) => statSync(join(REPO, "node_modules", ...parts)).size;
+/** Size of a dependency file; 0 when node_modules is not there (the bench compiled and run elsewhere). */
+const fileSize = (...parts: string[]) => {
+  try {
+    return statSync(join(REPO, "node_modules", ...parts)).size;
+  } catch {
+    return 0;
+  }
+};
 function dirSize(path: string): number {
   let total = 0;
   for (const entry of readdirSync(path, { withFileTypes: true })) {
@@ -110,7 +118,7 @@ async function encoders(): Promise<Encoder[]> {
     {
       name: "JPEG, @jsquash/jpeg, progressive (Squoosh's default)",
       shipped: "same",
-      encode: (c) => encodeWithOptions("jpeg", c.rgba.slice(), c.width, c.height, { ...JPEG_OPTIONS, progressive: true, quality: QUALITY, chroma_quality: QUALITY }),
+      encode: (c) => encodeWithOptions("jpeg", c.rgba.slice(), c.width, c.height, { ...JPEG_OPTIONS, progressive: true, baseline: false, quality: QUALITY, chroma_quality: QUALITY }),
     },
     {
       name: "JPEG, jpeg-js (pure JS)",
@@ -130,7 +138,8 @@ async function encoders(): Promise<Encoder[]> {
   ];
   const sharpDir = process.env.SHARP_PATH;
   if (sharpDir) {
-    const sharp = (await import(join(sharpDir, "node_modules", "sharp"))).default;
+    // The package's CommonJS entry by path: a compiled bench does not resolve bare names on disk.
+    const sharp = createRequire(join(sharpDir, "package.json"))(join(sharpDir, "node_modules", "sharp", "dist", "index.cjs"));
     const native = kib(dirSize(join(sharpDir, "node_modules", "@img")));
     const raw = (c: Card) => sharp(Buffer.from(c.rgba), { raw: { width: c.width, height: c.height, channels: 4 } });
     list.push(
