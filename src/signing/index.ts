@@ -80,6 +80,25 @@ export function paramsFromSearch(search: string): [string, string][] | undefined
   return pairs;
 }
 
+export interface SignedPath {
+  keyId: string;
+  signature: string;
+  template: string;
+  ext: UrlExtension;
+}
+
+/**
+ * The parts of `/i/{key_id}/{signature}/{template}.{ext}` (a URL's pathname, still encoded), or
+ * undefined when the path is not of that shape. The key id and signature are returned as
+ * written; checking them is the caller's business (an unknown key and a bad signature must
+ * answer alike).
+ */
+export function parseSignedPath(pathname: string): SignedPath | undefined {
+  const match = /^\/i\/([^/]+)\/([^/]+)\/([A-Za-z0-9_-]{1,64})\.(png|jpg|webp)$/.exec(pathname);
+  if (!match) return undefined;
+  return { keyId: match[1]!, signature: match[2]!, template: match[3]!, ext: match[4] as UrlExtension };
+}
+
 // ---- Expiry -----------------------------------------------------------------------------------
 
 /** Adds `exp` (Unix seconds) `seconds` after `nowMs`; the caller's clock decides "now". */

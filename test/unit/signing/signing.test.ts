@@ -13,6 +13,7 @@ import {
   newSigningSecret,
   paramsFromSearch,
   parseDuration,
+  parseSignedPath,
   sign,
   signableFromBody,
   SIGNING_KEY_ID_PATTERN,
@@ -131,6 +132,14 @@ describe("URLs", () => {
     expect(keyId).toBe("sk_abcdefghij0123456789");
     expect(file).toBe("blog.jpg");
     expect(verify(SECRET, "blog", "jpg", paramsFromSearch(parsed.search)!, sig!)).toBe(true);
+  });
+
+  test("parseSignedPath takes a built URL's path apart and refuses other shapes", () => {
+    const url = new URL(buildSignedUrl({ baseUrl: "https://x.test", keyId: "sk_abcdefghij0123456789", secret: SECRET, template: "event", ext: "webp", params: { title: "t" } }));
+    expect(parseSignedPath(url.pathname)).toEqual({ keyId: "sk_abcdefghij0123456789", signature: sign(SECRET, "event", "webp", { title: "t" }), template: "event", ext: "webp" });
+    for (const bad of ["/i/sk_x/sig/event.gif", "/i/sk_x/sig/event", "/i/sk_x/event.png", "/i/sk_x/sig/ev%2Fent.png", "/x/sk_x/sig/event.png", "/i/sk_x/sig/event.png/"]) {
+      expect(parseSignedPath(bad)).toBeUndefined();
+    }
   });
 
   test("defaults and errors of signableFromBody", () => {
