@@ -1,5 +1,5 @@
 /**
- * Every setting, parsed and validated once (DESIGN §2). The rest of the code receives a Config
+ * Every setting, parsed and validated once (the README's Configuration table). The rest of the code receives a Config
  * and never reads process.env. A bad value stops start-up with one clear line (ConfigError).
  */
 import { readFileSync, statSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * `ogsmith render`: render images with no server and no quota (static-site builds, DESIGN §1).
+ * `ogsmith render`: render images with no server and no quota (static-site builds).
  *
  *   ogsmith render --json '<request body>' -o out.png
  *   ogsmith render --batch items.json --out-dir DIR [--concurrency N]

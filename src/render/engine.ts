@@ -1,6 +1,6 @@
 /**
  * The in-process renderer: template → satori (element tree → SVG) → resvg (SVG → pixels) →
- * PNG. The worker pool of the rendering issue runs this same pipeline inside each worker.
+ * PNG, JPEG or WebP (encode.ts). The render workers (pool.ts) run this same pipeline.
  *
  * Where the time goes (event card, every field set, 1200×630, one core of this 2-core box,
  * warm, median of 30 runs, alternating themes; `bun test/unit/render/timings.ts` reproduces it):

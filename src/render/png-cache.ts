@@ -1,5 +1,5 @@
 /**
- * The content-addressed cache of rendered images (issue 3 §5). The key is a SHA-256 over
+ * The content-addressed in-memory cache of rendered images. The key is a SHA-256 over
  * everything that decides the bytes: template id, theme, size, format and quality, the fields (keys
  * sorted, unset ones dropped) and the bytes of every fetched image. The same logo URL serving
  * new bytes is a new key, and two URLs serving the same bytes with otherwise equal fields

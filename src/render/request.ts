@@ -1,6 +1,7 @@
 /**
  * Turns a generation request body (HTTP or an item of `ogsmith render --batch`) into a
- * RenderRequest, or throws one VALIDATION_ERROR listing every bad field (DESIGN §3 limits).
+ * RenderRequest, or throws one VALIDATION_ERROR listing every bad field (the limits the README
+ * lists under POST /api/generate).
  * The template decides which fields exist, so this is driven by the template's field schema
  * rather than one static body schema.
  */

@@ -1,6 +1,6 @@
 /**
- * The render interface the HTTP face and the CLI call. The foundation issue renders in-process;
- * the rendering issue grows it (worker pool, caches, image fetching) behind the same interface.
+ * The render interface the HTTP face and the CLI call: in-process for the CLI (engine.ts), a
+ * worker pool with caches and image fetching for the service (renderer.ts).
  */
 import type { Theme } from "../templates/types.ts";
 import type { ImageContentType, ImageFormat } from "./encode.ts";
