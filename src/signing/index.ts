@@ -169,7 +169,11 @@ export function signableFromBody(body: unknown, format?: string): SignableImage 
   const params: Record<string, string> = {};
   for (const [name, value] of Object.entries(rest)) {
     if (value === undefined || value === null || value === "") continue; // absent, as POST treats them
-    if (typeof value === "string") params[name] = value;
+    // A lone surrogate has no UTF-8 form, so it cannot be percent-encoded into a URL.
+    if (typeof value === "string") {
+      if (!value.isWellFormed()) throw new SigningInputError(name, "must be valid Unicode text (it contains a lone surrogate)");
+      params[name] = value;
+    }
     else if (typeof value === "number" && Number.isFinite(value)) params[name] = String(value);
     else throw new SigningInputError(name, "must be a string or a number");
   }

@@ -153,6 +153,7 @@ describe("URLs", () => {
     expect(() => signableFromBody({ title: "x", format: "gif" })).toThrow(/format/);
     expect(() => signableFromBody({ title: { a: 1 } })).toThrow(/title/);
     expect(() => signableFromBody({ template: "../x" })).toThrow(/template/);
+    expect(() => signableFromBody({ title: "broken \ud800 text" })).toThrow(/title: must be valid Unicode/);
   });
 });
 
