@@ -17,6 +17,7 @@ Usage:
   ogsmith [serve] [--port N] [--host H] [--db PATH]   run the API, dashboard and worker
   ogsmith render --json '<body>' -o out.png            render one image (no server, no quota)
   ogsmith render --batch items.json --out-dir DIR      render many
+  ogsmith sign --key-id sk_… --secret ogsk_… --json '<body>'   print a signed image URL
   ogsmith accounts create|update|list|show …           manage accounts (see: ogsmith accounts --help)
   ogsmith keys replace ACCOUNT_ID                      replace an account's API key
   ogsmith --version                                    print the version
@@ -75,6 +76,10 @@ async function main(argv: string[]): Promise<number> {
     case "render": {
       const { runRender } = await import("./cli/render.ts");
       return runRender(config, args);
+    }
+    case "sign": {
+      const { runSign } = await import("./cli/sign.ts");
+      return runSign(config, args);
     }
     case "accounts":
     case "keys": {

@@ -31,7 +31,9 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
         headers: {
           "content-type": result.contentType,
           "cache-control": "no-store",
-          etag: `"${Bun.hash(result.bytes).toString(16)}"`,
+          // The content address (template, theme, size, format, quality, fields, fetched image
+          // bytes) when the renderer has one; otherwise a hash of the format and the bytes.
+          etag: `"${result.contentAddress ?? `${renderRequest.format}${renderRequest.quality ?? ""}-${Bun.hash(result.bytes).toString(16)}`}"`,
           "x-generation-time-ms": String(result.generationTimeMs),
           "x-missing-glyphs": String(result.missingGlyphs?.length ?? 0),
           "x-quota-limit": String(quota),
@@ -60,7 +62,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
       },
       detail: {
         summary: "Generate an image",
-        description: "Renders the template with the given fields and returns the image. Each success counts one image toward the monthly quota.",
+        description: "Renders the template with the given fields and returns the image (PNG, JPEG or WebP). Each success counts one image toward the monthly quota.",
         tags: ["Images"],
         requestBody: { required: true, content: { "application/json": { schema: generateBodySchema(templates) as any } } },
       },
