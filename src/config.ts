@@ -22,6 +22,8 @@ export interface Config {
   baseUrl: string;
   bootstrap: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Redis for the shared per-second rate limit (several instances); unset = in process memory. */
+  redisUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -124,5 +126,6 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     baseUrl: (url(env, "OG_BASE_URL", ["http:", "https:"]) ?? `http://localhost:${port}`).replace(/\/+$/, ""),
     bootstrap: bool(env, "OG_BOOTSTRAP", true),
     logLevel,
+    redisUrl: url(env, "OG_REDIS_URL", ["redis:", "rediss:"]),
   };
 }

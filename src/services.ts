@@ -11,7 +11,8 @@ import { JobQueue } from "./events/jobs.ts";
 import { Outbox } from "./events/outbox.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { Metering } from "./metering/quota.ts";
-import { SlidingWindowLimiter } from "./metering/rate-limit.ts";
+import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts";
+import { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
 import { createWebhooks, type WebhookService } from "./webhooks/index.ts";
 
 export interface Services {
@@ -23,7 +24,8 @@ export interface Services {
   logger: Logger;
   accounts: AccountService;
   metering: Metering;
-  limiter: SlidingWindowLimiter;
+  /** Per-key per-second rate: in memory, or shared in Redis with OG_REDIS_URL. */
+  limiter: RateLimiter;
   outbox: Outbox;
   /** The job table (webhook deliveries, emails); kinds register here, the worker runs them. */
   jobs: JobQueue;
@@ -45,6 +47,7 @@ export function createServices(config: Config, options: { logger?: Logger } = {}
   const webhooks = createWebhooks({ db, clock, config, outbox, jobs });
   const logger = options.logger ?? createLogger(config.logLevel);
   const { alerts: email, mailer } = createEmailAlerts({ db, clock, config, outbox, jobs, webhooks, logger });
+  const limiter: RateLimiter = config.redisUrl ? redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
   return {
     config,
     clock,
@@ -53,7 +56,7 @@ export function createServices(config: Config, options: { logger?: Logger } = {}
     logger,
     accounts: new AccountService(db, clock),
     metering: new Metering(db, clock, outbox),
-    limiter: new SlidingWindowLimiter(clock),
+    limiter,
     outbox,
     jobs,
     webhooks,
@@ -61,7 +64,23 @@ export function createServices(config: Config, options: { logger?: Logger } = {}
     mailer,
     close: () => {
       mailer.close();
+      void limiter.close?.();
       db.$client.close();
     },
   };
+}
+
+/** The shared limiter; Redis errors are logged at most every 10 s (a dead Redis errors on every reconnect). */
+function redisLimiter(url: string, clock: Clock, logger: Logger): RedisRateLimiter {
+  let lastLogged = 0;
+  return new RedisRateLimiter({
+    url,
+    clock,
+    onError: (error) => {
+      const now = Date.now();
+      if (now - lastLogged < 10_000) return;
+      lastLogged = now;
+      logger.warn("redis unavailable", { error: error.message });
+    },
+  });
 }
