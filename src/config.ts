@@ -1,5 +1,5 @@
 /**
- * Every setting, parsed and validated once (DESIGN §2). The rest of the code receives a Config
+ * Every setting, parsed and validated once (the README lists them). The rest of the code receives a Config
  * and never reads process.env. A bad value stops start-up with one clear line (ConfigError).
  */
 import { readFileSync, statSync } from "node:fs";
@@ -9,6 +9,8 @@ export interface Config {
   port: number;
   host: string;
   dbPath: string;
+  /** `OG_DATABASE_URL` (postgres://…): the PostgreSQL store instead of the SQLite file. */
+  databaseUrl: string | undefined;
   adminToken: string | undefined;
   allowPrivateNetworks: boolean;
   testClock: boolean;
@@ -114,6 +116,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     port,
     host: overrides.host ?? optional(env, "HOST") ?? "0.0.0.0",
     dbPath: overrides.dbPath ?? optional(env, "OG_DB_PATH") ?? "./data/ogsmith.db",
+    databaseUrl: url(env, "OG_DATABASE_URL", ["postgres:", "postgresql:"]),
     adminToken,
     allowPrivateNetworks: bool(env, "OG_ALLOW_PRIVATE_NETWORKS", false),
     testClock: bool(env, "OG_TEST_CLOCK", false),

@@ -1,5 +1,5 @@
 /**
- * The closed set of error codes (DESIGN §3, spec §7) and the one error type every face throws.
+ * The closed set of error codes and the one error type every face throws.
  * HTTP maps it to the envelope `{error: true, message, code, details?}`; the CLI prints the message.
  */
 export const errorStatus = {
@@ -38,16 +38,24 @@ export interface FieldProblem {
 
 export class ApiError extends Error {
   readonly status: number;
+  /** Seconds after which a retry may succeed; the HTTP layer sends it as Retry-After. */
+  retryAfterSeconds?: number;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: FieldProblem[],
-    /** Extra response headers, e.g. Retry-After. */
+    /** Extra response headers (HTTP-layer errors only; core errors carry facts such as retryAfterSeconds). */
     readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = "ApiError";
     this.status = errorStatus[code];
+  }
+
+  retryAfter(seconds: number): this {
+    this.retryAfterSeconds = seconds;
+    return this;
   }
 
   toBody(): ErrorBody {

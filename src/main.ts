@@ -79,12 +79,12 @@ async function main(argv: string[]): Promise<number> {
         console.log(ACCOUNTS_HELP);
         return args.length === 0 ? 2 : 0;
       }
-      // Operator commands work on the database a server may be using: WAL + busy timeout make that safe.
-      const services = createServices(config, { logger: createLogger("warn") });
+      // Operator commands work on the store a server may be using (SQLite: WAL, and waits for a held lock).
+      const services = await createServices(config, { logger: createLogger("warn") });
       try {
-        (command === "accounts" ? runAccounts : runKeys)(services, args);
+        await (command === "accounts" ? runAccounts : runKeys)(services, args);
       } finally {
-        services.close();
+        await services.close();
       }
       return 0;
     }

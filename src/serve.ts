@@ -1,6 +1,6 @@
 /**
  * `ogsmith serve`: the HTTP API, dashboard and background worker in one process. Also used by
- * the end-to-end tests, which start the real service on port 0 against a real SQLite file.
+ * the end-to-end tests, which start the real service on port 0 against a real store.
  */
 import { bootstrapFirstAccount } from "./accounts/bootstrap.ts";
 import type { Config } from "./config.ts";
@@ -37,9 +37,9 @@ export async function startService(
     renderer?: Pick<ServiceRendererOptions, "pool" | "pngCacheBytes" | "fetch">;
   } = {},
 ): Promise<RunningService> {
-  const services = createServices(config, { logger: options.logger });
-  services.metering.clearStaleReservations();
-  const boot = config.bootstrap ? bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n"))) : undefined;
+  const services = await createServices(config, { logger: options.logger });
+  await services.metering.clearStaleReservations();
+  const boot = config.bootstrap ? await bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n"))) : undefined;
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
@@ -50,11 +50,11 @@ export async function startService(
     const { workers, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
     return { workers, ready, busy, queued, rendered, replaced };
   }, "state");
-  metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind());
+  metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind().catch(() => ({})));
   const app = createApp({ services, renderer, templates, metrics });
   const server = listen(app, { port: config.port, host: config.host, logger: services.logger });
   const worker = new JobWorker(services);
-  worker.start();
+  await worker.start();
   if (!services.mailer.configured) services.logger.warn("SMTP_URL is not set: email alerts are recorded and logged, not sent");
 
   let stopping: Promise<void> | undefined;
@@ -71,7 +71,7 @@ export async function startService(
         await server.stop();
         await worker.stop();
         await renderer.close();
-        services.close();
+        await services.close();
       })()),
   };
 }

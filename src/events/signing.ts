@@ -1,7 +1,7 @@
 /**
- * Delivery signatures (spec §5 "Webhook signatures", DESIGN §5), both over the exact bytes sent:
+ * Delivery signatures, both over the exact bytes sent:
  *
- * - `X-OG-Signature: sha256=<lowercase hex HMAC-SHA256(secret, body)>` (the spec's scheme);
+ * - `X-OG-Signature: sha256=<lowercase hex HMAC-SHA256(secret, body)>` (the original scheme);
  * - Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256(secret, "{id}.{ts}.{body}")>`,
  *   keyed with the secret's raw UTF-8 bytes. Libraries that expect a base64 (`whsec_…`) secret
  *   verify with base64(secret).

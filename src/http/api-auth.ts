@@ -1,5 +1,5 @@
 /**
- * The /api gate, in the order of DESIGN §3: key present → key known and active → subscription
+ * The /api gate, in this order: key present → key known and active → subscription
  * → rate limit. It runs in `onRequest`, before the body is read, so a client with a bad key or
  * over its rate learns that first and costs no parsing. Validation and quota come later.
  */
@@ -19,7 +19,7 @@ export function apiAuth(services: Pick<Services, "accounts" | "limiter">) {
     if (!isApiPath(pathname)) return;
     const key = request.headers.get("x-api-key")?.trim();
     if (!key) throw new ApiError("MISSING_API_KEY", "Missing API key. Send it in the X-API-Key header.");
-    const found = API_KEY_PATTERN.test(key) ? services.accounts.findByKey(key) : undefined;
+    const found = API_KEY_PATTERN.test(key) ? await services.accounts.findByKey(key) : undefined;
     if (!found) throw new ApiError("INVALID_API_KEY", "Invalid API key.");
     const blocked = subscriptionBlock(found.account);
     if (blocked) throw blocked;

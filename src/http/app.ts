@@ -20,7 +20,8 @@ import { webhooksModule } from "../modules/webhooks/index.ts";
 import { adminAuth } from "./admin-auth.ts";
 import { apiAuth } from "./api-auth.ts";
 import { parseJsonBody } from "./body.ts";
-import { jsonError, unexpectedError, validationProblems, type HeaderBag } from "./error-mapper.ts";
+import { isStoreUnavailable } from "../store/errors.ts";
+import { jsonError, unavailableError, unexpectedError, validationProblems, type HeaderBag } from "./error-mapper.ts";
 import { Metrics } from "./metrics.ts";
 import { peekRequestState, requestState } from "./request-context.ts";
 import { buildRouteTable, type RouteTable } from "./routes.ts";
@@ -33,8 +34,6 @@ export interface AppDeps {
   renderer: Renderer;
   templates: TemplateLookup;
   metrics?: Metrics;
-  /** Extra feature modules (webhooks, dashboard, …) mounted after the core ones. */
-  modules?: Elysia<any, any, any, any, any, any, any>[];
 }
 
 export function createApp(deps: AppDeps) {
@@ -54,6 +53,10 @@ export function createApp(deps: AppDeps) {
     .onError(({ code, error, set, request }) => {
       const headers = set.headers as HeaderBag;
       if (error instanceof ApiError) return jsonError(error, headers);
+      if (isStoreUnavailable(error)) {
+        metrics.storeUnavailable.inc({ reason: error.reason });
+        return jsonError(unavailableError(error, services.logger, peekRequestState(request)?.id), headers);
+      }
       // Elysia wraps errors thrown while parsing (ours: 413, 415, INVALID_JSON) in a ParseError.
       if (code === "PARSE" && (error as Error).cause instanceof ApiError) return jsonError((error as Error).cause as ApiError, headers);
       switch (code) {
@@ -109,7 +112,6 @@ export function createApp(deps: AppDeps) {
     .use(adminModule(services))
     .use(webhooksModule(services))
     .use(dashboardModule({ services, renderer: deps.renderer, templates: deps.templates }));
-  for (const module of deps.modules ?? []) app.use(module);
 
   return Object.assign(app, {
     metrics,

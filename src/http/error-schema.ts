@@ -41,4 +41,6 @@ export const API_AUTH_ERRORS: ErrorCode[] = [
   "SUBSCRIPTION_CANCELED",
   "PAYMENT_PAST_DUE",
   "RATE_LIMIT_EXCEEDED",
+  // The key is looked up in the store, which may be unable to answer (disk, lock, network).
+  "SERVICE_UNAVAILABLE",
 ];

@@ -4,7 +4,7 @@
  * share the key's one window, so together they never exceed the plan's rate.
  */
 import { limitsOf } from "../accounts/plans.ts";
-import type { AccountRow } from "../db/schema/index.ts";
+import type { AccountRecord as AccountRow } from "../store/types.ts";
 import { ApiError } from "../errors.ts";
 import type { RateLimiter } from "../metering/rate-limit.ts";
 

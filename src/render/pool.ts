@@ -1,5 +1,5 @@
 /**
- * The render worker pool (issue 3 §5): `OG_RENDER_WORKERS` Bun Workers, each running
+ * The render worker pool: `OG_RENDER_WORKERS` Bun Workers, each running
  * render-worker.ts, and a bounded queue in front of them.
  *
  * - One job per worker at a time; at most `maxQueue` more wait (workers + maxQueue in all, so
@@ -287,4 +287,4 @@ export class RenderPool {
   }
 }
 
-const busy = (message: string) => new ApiError("SERVER_BUSY", message, undefined, { "Retry-After": "1" });
+const busy = (message: string) => new ApiError("SERVER_BUSY", message).retryAfter(1);

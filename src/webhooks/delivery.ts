@@ -1,5 +1,5 @@
 /**
- * One HTTP delivery attempt (DESIGN §5): POST the envelope with both signature schemes through
+ * One HTTP delivery attempt: POST the envelope with both signature schemes through
  * the outbound guard (the address actually connected to is checked, redirects are not
  * followed), 5 s real-time budget, success = any 2xx. Never throws: every failure becomes an
  * attempt record with a status code or an error.

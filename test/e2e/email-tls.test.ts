@@ -1,5 +1,5 @@
 /**
- * Email over TLS (DESIGN §2 SMTP_URL): STARTTLS with AUTH against a server whose self-signed
+ * Email over TLS (SMTP_URL): STARTTLS with AUTH against a server whose self-signed
  * certificate the test trusts through OG_SMTP_CA_FILE, and implicit TLS with `smtps://`.
  * Bun's TLS over SMTP has broken before; this guards the pinned Bun version.
  */
@@ -35,7 +35,7 @@ test("STARTTLS with a self-signed certificate the operator trusts, and AUTH over
       expect(mail.text).toContain("Monthly quota:    1");
       expect(mail.text).not.toContain(apiKey);
     }
-    await smtp.waitFor(() => s.service.services.email.recent(accountId).every((a) => a.state === "sent"), "alerts marked sent");
+    await smtp.waitFor(async () => (await s.service.services.email.recent(accountId)).every((a) => a.state === "sent"), "alerts marked sent");
   } finally {
     await s.stop();
     await smtp.stop();
@@ -48,8 +48,8 @@ test("without trust in the certificate nothing is sent in the clear: the attempt
   const { s, accountId } = await quotaOfOne({ SMTP_URL: smtp.url }, email);
   try {
     const recent = () => s.service.services.email.recent(accountId);
-    await smtp.waitFor(() => recent().length === 3 && recent().every((a) => a.attempts === 1), "first attempts");
-    for (const a of recent()) {
+    await smtp.waitFor(async () => (await recent()).length === 3 && (await recent()).every((a) => a.attempts === 1), "first attempts");
+    for (const a of await recent()) {
       expect(a.state).toBe("pending");
       expect(a.last_error?.toLowerCase()).toContain("certificate");
     }

@@ -205,9 +205,9 @@ export async function serveTls(cert: SelfSignedCert, body: Uint8Array): Promise<
 }
 
 /** Polls until `condition` holds, failing after `timeoutMs` (never a bare sleep). */
-export async function waitFor(condition: () => boolean, timeoutMs = 2_000, what = "condition"): Promise<void> {
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 2_000, what = "condition"): Promise<void> {
   const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

@@ -39,7 +39,7 @@ export interface TestReceiver {
   /** Requests waiting for an answer right now. */
   readonly pending: number;
   /** Resolves once `condition()` holds; fails after `timeoutMs` of real time. */
-  waitFor(condition: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number): Promise<void>;
   /** Waits until `path` (or anything, when omitted) has received at least `count` requests. */
   waitForCount(count: number, path?: string, timeoutMs?: number): Promise<Received[]>;
   clear(): void;
@@ -75,9 +75,9 @@ export async function startReceiver(): Promise<TestReceiver> {
   });
   const port = server.port!;
 
-  const waitFor = async (condition: () => boolean, what: string, timeoutMs = 10_000) => {
+  const waitFor = async (condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) => {
     const deadline = performance.now() + timeoutMs;
-    while (!condition()) {
+    while (!(await condition())) {
       if (performance.now() > deadline) throw new Error(`receiver: timed out after ${timeoutMs} ms waiting for ${what} (received ${received.length})`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }

@@ -50,7 +50,7 @@ export interface TestSmtpServer {
   down(): Promise<void>;
   /** Listens again on the same port. */
   up(): Promise<void>;
-  waitFor(condition: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number): Promise<void>;
   waitForCount(count: number, address?: string, timeoutMs?: number): Promise<ReceivedMail[]>;
   stop(): Promise<void>;
 }
@@ -137,9 +137,9 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
   await listen();
   const credentials = options.auth ? `${encodeURIComponent(options.auth.user)}:${encodeURIComponent(options.auth.pass)}@` : "";
 
-  const waitFor = async (condition: () => boolean, what: string, timeoutMs = 10_000) => {
+  const waitFor = async (condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) => {
     const deadline = performance.now() + timeoutMs;
-    while (!condition()) {
+    while (!(await condition())) {
       if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
       await new Promise((r) => setTimeout(r, 10));
     }

@@ -1,4 +1,4 @@
-/** Operator API (DESIGN §6) and the test clock (DESIGN §7). Guarded by src/http/admin-auth.ts. */
+/** Operator API and the test clock. Guarded by src/http/admin-auth.ts. */
 import { Elysia, t } from "elysia";
 import { ApiError } from "../../errors.ts";
 import type { Services } from "../../services.ts";
@@ -12,8 +12,8 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
   const app = new Elysia({ name: "module.admin", prefix: "/admin" })
     .post(
       "/accounts",
-      ({ body, set }) => {
-        const { account, apiKey } = accounts.create({
+      async ({ body, set }) => {
+        const { account, apiKey } = await accounts.create({
           email: body.email,
           plan: body.plan,
           status: body.status,
@@ -51,8 +51,8 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
     })
     .post(
       "/accounts/:id/keys",
-      ({ params, set }) => {
-        const apiKey = accounts.replaceKey(params.id);
+      async ({ params, set }) => {
+        const apiKey = await accounts.replaceKey(params.id);
         set.status = 201;
         return { api_key: apiKey };
       },

@@ -1,5 +1,5 @@
 /**
- * The dashboard (DESIGN §8, spec §4 rule 3): one HTML page and its script and styles, embedded in
+ * The dashboard: one HTML page and its script and styles, embedded in
  * the binary, plus the session-authenticated JSON endpoints it calls under /dashboard/api/*.
  * Every endpoint is a thin shell over the same core the /api routes use (accounts, metering,
  * webhooks, the renderer), and every error leaves through the one envelope.
@@ -7,20 +7,20 @@
 import { Elysia } from "elysia";
 import { toAccountView } from "../../accounts/accounts.ts";
 import { subscriptionBlock } from "../../accounts/access.ts";
-import { usageOverview } from "../../dashboard/overview.ts";
-import { SESSION_TTL_MS, SessionService, type DashboardSession } from "../../dashboard/sessions.ts";
+import { usageOverview } from "../../metering/overview.ts";
+import { SESSION_TTL_MS, type DashboardSession } from "../../sessions/sessions.ts";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { describeTemplates } from "../templates/index.ts";
-import type { WebhookInput } from "../../webhooks/service.ts";
+import type { WebhookInput } from "../../webhooks/input.ts";
 import { dashboardGate, readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
 import indexHtmlText from "./assets/index.html" with { type: "text" };
 import stylesheet from "./assets/dashboard.css" with { type: "text" };
 import script from "./assets/dashboard.js" with { type: "text" };
 
 export interface DashboardDeps {
-  services: Pick<Services, "config" | "db" | "clock" | "accounts" | "metering" | "limiter" | "webhooks">;
+  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks">;
   renderer: Renderer;
   templates: TemplateLookup;
 }
@@ -61,12 +61,11 @@ function meView(session: DashboardSession) {
   };
 }
 
-/** The form's fields only: anything else in the body is ignored rather than stored. */
 /** The webhooks service checks the whole body (unknown fields included), as for the API. */
 const webhookInput = (body: unknown) => body as WebhookInput;
 
 export function dashboardModule({ services, renderer, templates }: DashboardDeps) {
-  const sessions = new SessionService(services.db, services.clock, services.accounts);
+  const { sessions } = services;
   const secure = new URL(services.config.baseUrl).protocol === "https:";
   const cookie = (value: string, maxAgeSeconds: number) =>
     `${SESSION_COOKIE}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
@@ -92,8 +91,8 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     // Sign-in and sign-out. The key travels once, in this request body, and is never echoed.
     .post(
       "/api/session",
-      ({ body, set }) => {
-        const { token, session } = sessions.signIn((body as { api_key?: unknown } | undefined)?.api_key);
+      async ({ body, set }) => {
+        const { token, session } = await sessions.signIn((body as { api_key?: unknown } | undefined)?.api_key);
         set.headers["set-cookie"] = cookie(token, Math.floor(SESSION_TTL_MS / 1000));
         set.headers["cache-control"] = "no-store";
         return meView(session);
@@ -102,8 +101,8 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     )
     .delete(
       "/api/session",
-      ({ request, set }) => {
-        sessions.signOut(readCookie(request, SESSION_COOKIE));
+      async ({ request, set }) => {
+        await sessions.signOut(readCookie(request, SESSION_COOKIE));
         set.headers["set-cookie"] = cookie("", 0);
         return { signed_out: true };
       },
@@ -134,7 +133,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     // Webhooks: the same core service as /api/webhooks. Its own checks validate the body (no
     // TypeBox schema in front), so a form with several bad fields hears about all of them at
     // once instead of only the ones a schema stage reports first.
-    .get("/api/webhooks", ({ request }) => ({ data: webhooks.list(accountId(request)) }), hide)
+    .get("/api/webhooks", async ({ request }) => ({ data: await webhooks.list(accountId(request)) }), hide)
     .post(
       "/api/webhooks",
       async ({ request, body, set }) => {
@@ -147,5 +146,5 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     .put("/api/webhooks/:id", ({ request, params, body }) => webhooks.update(accountId(request), params.id, webhookInput(body)), hide)
     .delete("/api/webhooks/:id", ({ request, params }) => webhooks.delete(accountId(request), params.id), hide)
     .post("/api/webhooks/:id/test", async ({ request, params }) => (await webhooks.sendTest(accountId(request), params.id))[0], hide)
-    .get("/api/webhooks/:id/deliveries", ({ request, params }) => ({ data: webhooks.deliveries(accountId(request), params.id) }), hide);
+    .get("/api/webhooks/:id/deliveries", async ({ request, params }) => ({ data: await webhooks.deliveries(accountId(request), params.id) }), hide);
 }

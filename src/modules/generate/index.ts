@@ -1,4 +1,4 @@
-/** POST /api/generate: validate → reserve a unit → render → confirm (count + events) → PNG. */
+/** POST /api/generate: validate → render as one counted unit (metering.withUnit) → PNG. */
 import { Elysia, t } from "elysia";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer } from "../../render/types.ts";
@@ -19,21 +19,13 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
     async ({ request, body }) => {
       const { account } = authOf(request);
       const renderRequest = parseRenderRequest(body, templates);
-      const reservation = services.metering.reserve(account);
-      let result;
-      try {
-        result = await renderer.render(renderRequest);
-      } catch (error) {
-        services.metering.release(reservation);
-        throw error;
-      }
       const requestId = requestState(request).id;
-      const used = services.metering.confirm(account, reservation, {
-        requestId,
-        template: renderRequest.template,
-        width: result.width,
-        height: result.height,
-        generationTimeMs: result.generationTimeMs,
+      const { result, quota, remaining } = await services.metering.withUnit(account, async () => {
+        const result = await renderer.render(renderRequest);
+        return {
+          result,
+          facts: { requestId, template: renderRequest.template, width: result.width, height: result.height, generationTimeMs: result.generationTimeMs },
+        };
       });
       return new Response(result.bytes as Uint8Array<ArrayBuffer>, {
         headers: {
@@ -41,8 +33,8 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
           "cache-control": "no-store",
           etag: `"${Bun.hash(result.bytes).toString(16)}"`,
           "x-generation-time-ms": String(result.generationTimeMs),
-          "x-quota-limit": String(reservation.quota),
-          "x-quota-remaining": String(Math.max(0, reservation.quota - used)),
+          "x-quota-limit": String(quota),
+          "x-quota-remaining": String(remaining),
         },
       });
     },
@@ -62,6 +54,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
           "QUOTA_EXCEEDED",
           "IMAGE_FETCH_FAILED",
           "SERVER_BUSY",
+          "SERVICE_UNAVAILABLE",
         ),
       },
       detail: {

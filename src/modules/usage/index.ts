@@ -1,4 +1,4 @@
-/** GET /api/user/usage (spec §2.3). */
+/** GET /api/user/usage: this month's usage of the calling account. */
 import { Elysia, t } from "elysia";
 import type { Services } from "../../services.ts";
 import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";

@@ -1,4 +1,4 @@
-/** Webhook endpoints (DESIGN §3): CRUD, the test send and the delivery log. Logic lives in src/webhooks. */
+/** Webhook endpoints: CRUD, the test send and the delivery log. Logic lives in src/webhooks. */
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
@@ -30,7 +30,7 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
         },
       },
     )
-    .get("", ({ request }) => ({ data: webhooks.list(authOf(request).account.id) }), {
+    .get("", async ({ request }) => ({ data: await webhooks.list(authOf(request).account.id) }), {
       response: { 200: WebhookList, ...errorResponses(...API_AUTH_ERRORS) },
       detail: { summary: "List webhooks", tags },
     })
@@ -64,7 +64,7 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
       response: { 200: DeletedWebhook, ...errorResponses(...API_AUTH_ERRORS, "WEBHOOK_NOT_FOUND") },
       detail: { summary: "Delete a webhook", description: "Pending deliveries are dropped.", tags },
     })
-    .get("/:id/deliveries", ({ request, params }) => ({ data: webhooks.deliveries(authOf(request).account.id, params.id) }), {
+    .get("/:id/deliveries", async ({ request, params }) => ({ data: await webhooks.deliveries(authOf(request).account.id, params.id) }), {
       response: { 200: DeliveryList, ...errorResponses(...API_AUTH_ERRORS, "WEBHOOK_NOT_FOUND") },
       detail: { summary: "Recent delivery attempts", description: "The last 100 attempts, newest first.", tags },
     });

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { EVENT_TYPES } from "../../events/types.ts";
-import { MAX_URL_LENGTH, SECRET_MAX, SECRET_MIN } from "../../webhooks/service.ts";
+import { MAX_URL_LENGTH, SECRET_MAX, SECRET_MIN } from "../../webhooks/input.ts";
 
 const EVENTS_HINT = `must be one of ${EVENT_TYPES.join(", ")}`;
 const Url = t.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: "http(s) endpoint; https recommended.", error: `must be an http or https URL of at most ${MAX_URL_LENGTH} characters` });

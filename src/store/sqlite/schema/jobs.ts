@@ -2,8 +2,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts.ts";
 import { events } from "./events.ts";
 import { webhooks } from "./webhooks.ts";
-
-export type JobStatus = "pending" | "succeeded" | "failed" | "canceled";
+import type { JobStatus } from "../../types.ts";
 
 /**
  * The one job table behind every background side effect (webhook deliveries, emails, …).
@@ -53,5 +52,3 @@ export const jobs = sqliteTable(
     index("jobs_account_kind_idx").on(table.accountId, table.kind),
   ],
 );
-
-export type JobRow = typeof jobs.$inferSelect;

@@ -1,11 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { EmailAlertKind, EmailAlertState } from "../../types.ts";
 import { accounts } from "./accounts.ts";
-
-export const EMAIL_ALERT_KINDS = ["usage_warning", "usage_critical", "quota_exceeded", "webhook_disabled"] as const;
-export type EmailAlertKind = (typeof EMAIL_ALERT_KINDS)[number];
-
-/** pending (queued or retrying) → sent | failed (rejected or retries used up) | not_sent (no SMTP_URL). */
-export type EmailAlertState = "pending" | "sent" | "failed" | "not_sent";
 
 /**
  * The email log: one row per alert an account was sent (or should have been). The sending itself
@@ -47,5 +42,3 @@ export const emailAlerts = sqliteTable(
   },
   (table) => [index("email_alerts_account_idx").on(table.accountId, table.createdAt), uniqueIndex("email_alerts_dedupe_idx").on(table.dedupeKey)],
 );
-
-export type EmailAlertRow = typeof emailAlerts.$inferSelect;

@@ -5,3 +5,4 @@ export * from "./webhooks.ts";
 export * from "./jobs.ts";
 export * from "./email-alerts.ts";
 export * from "./sessions.ts";
+export * from "./probe.ts";

@@ -1,18 +1,12 @@
 /**
- * What the dashboard shows about an account, computed from the same core the API uses, so the
- * numbers on the usage page are the numbers `GET /api/user/usage` returns.
+ * What the dashboard shows about an account's usage, computed from the same metering the API
+ * uses, so the numbers on the usage page are the numbers `GET /api/user/usage` returns.
  */
 import { limitsOf } from "../accounts/plans.ts";
 import type { Clock } from "../clock.ts";
-import type { AccountRow } from "../db/schema/index.ts";
-import type { Metering, UsageView } from "../metering/quota.ts";
-import { dayOf, periodOf } from "../metering/period.ts";
-
-/**
- * The error an API request of this account gets for its subscription state, or undefined when
- * it may work. The dashboard refuses its API-like actions with the same codes and messages
- * (src/http/api-auth.ts) and shows the message as a banner.
- */
+import type { AccountRecord } from "../store/types.ts";
+import type { Metering, UsageView } from "./quota.ts";
+import { dayOf, periodOf } from "./period.ts";
 
 export type QuotaState = "available" | "warning" | "exhausted";
 
@@ -28,13 +22,13 @@ export interface UsageOverview {
   rate_limit: { requests_per_second: number };
 }
 
-export function usageOverview(metering: Metering, clock: Clock, account: AccountRow): UsageOverview {
-  const usage = metering.usage(account);
+export async function usageOverview(metering: Metering, clock: Clock, account: AccountRecord): Promise<UsageOverview> {
   const now = clock.now();
+  const [usage, days] = await Promise.all([metering.usage(account), metering.dailyUsage(account.id)]);
   const month = periodOf(now);
   const [year, monthIndex] = month.split("-").map(Number) as [number, number];
   const daysInMonth = new Date(Date.UTC(year, monthIndex, 0)).getUTCDate();
-  const counts = new Map(metering.dailyUsage(account.id).map((d) => [d.day, d.count]));
+  const counts = new Map(days.map((d) => [d.day, d.count]));
   const daily = Array.from({ length: daysInMonth }, (_, i) => {
     const day = `${month}-${String(i + 1).padStart(2, "0")}`;
     return { day, count: counts.get(day) ?? 0 };

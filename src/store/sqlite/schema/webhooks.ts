@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts.ts";
 
-/** Registered webhook endpoints (spec §2.4, DESIGN §3). At most 20 per account. */
+/** Registered webhook endpoints. At most 20 per account. */
 export const webhooks = sqliteTable(
   "webhooks",
   {
@@ -11,14 +11,14 @@ export const webhooks = sqliteTable(
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
     url: text("url").notNull(),
-    /** JSON array of the subscribed event names (a non-empty subset of the four spec events). */
+    /** JSON array of the subscribed event names (a non-empty subset of the four usage and image events). */
     events: text("events", { mode: "json" }).$type<string[]>().notNull(),
     /**
      * The signing secret as the user gave it. HMAC needs the raw value, so it cannot be stored
      * hashed; it is never returned by the API and never logged.
      */
     secret: text("secret").notNull(),
-    /** enabled | disabled (spec §3.1). Only enabled webhooks get new delivery jobs. */
+    /** enabled | disabled. Only enabled webhooks get new delivery jobs. */
     status: text("status").$type<"enabled" | "disabled">().notNull().default("enabled"),
     /** Why the webhook was disabled (null while enabled). */
     disabledReason: text("disabled_reason"),
@@ -64,6 +64,3 @@ export const deliveryAttempts = sqliteTable(
   },
   (table) => [index("delivery_attempts_webhook_idx").on(table.webhookId, table.createdAt)],
 );
-
-export type WebhookRow = typeof webhooks.$inferSelect;
-export type DeliveryAttemptRow = typeof deliveryAttempts.$inferSelect;

@@ -1,7 +1,11 @@
 /**
- * Opens the SQLite database with the pragmas the service depends on and applies the embedded
- * migrations. bun:sqlite is synchronous, so a transaction is never interleaved with other work
- * in this process; WAL plus a busy timeout lets the CLI and a running server share the file.
+ * Opens the SQLite database with the pragmas the store depends on and applies the embedded
+ * migrations. WAL lets the operator CLI and a running server share the file.
+ *
+ * The busy timeout is short on purpose: bun:sqlite waits for a lock synchronously, on the
+ * event loop, so a long timeout would freeze every request while another process (a backup,
+ * an operator's transaction) holds the write lock. The store retries asynchronously instead
+ * (see ./index.ts). Migrations run with a longer timeout, once, before the server listens.
  */
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
@@ -9,29 +13,34 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema/index.ts";
-import { migrationJournal, migrationSql } from "./embedded-migrations.ts";
+import { migrationJournal, migrationSql } from "./migrations.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
-/** What a `db.transaction(tx => …)` callback receives; core functions accept either. */
+/** What a `db.transaction(tx => …)` callback receives. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-export type DbOrTx = Db | Tx;
+
+/** Milliseconds one synchronous statement may wait for a lock before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 25;
+/** The wait allowed while migrating at start-up (nothing is being served yet). */
+const MIGRATION_BUSY_TIMEOUT_MS = 5_000;
 
 export function openDatabase(path: string): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.exec(`PRAGMA busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS};`);
   sqlite.exec("PRAGMA journal_mode = WAL;");
-  sqlite.exec("PRAGMA busy_timeout = 5000;");
   sqlite.exec("PRAGMA synchronous = NORMAL;");
   sqlite.exec("PRAGMA foreign_keys = ON;");
   const db = drizzle({ client: sqlite, schema }) as Db;
   migrate(db);
+  sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`);
   return db;
 }
 
 export function embeddedMigrations() {
   return migrationJournal.entries.map((entry) => {
     const sql = migrationSql[entry.tag];
-    if (sql === undefined) throw new Error(`migration ${entry.tag} is in the journal but not embedded (src/db/embedded-migrations.ts)`);
+    if (sql === undefined) throw new Error(`migration ${entry.tag} is in the journal but not embedded (src/store/sqlite/migrations.ts)`);
     return {
       sql: sql.split("--> statement-breakpoint"),
       bps: entry.breakpoints,

@@ -23,5 +23,3 @@ export const events = sqliteTable(
   },
   (table) => [index("events_account_idx").on(table.accountId, table.createdAt)],
 );
-
-export type EventRow = typeof events.$inferSelect;

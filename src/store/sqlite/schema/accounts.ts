@@ -6,7 +6,7 @@ export const accounts = sqliteTable("accounts", {
   email: text("email").notNull(),
   /** One of the plan ids in src/accounts/plans.ts. */
   plan: text("plan").notNull(),
-  /** Subscription state: active | canceled | past_due (spec §3.3). */
+  /** Subscription state: active | canceled | past_due. */
   status: text("status").notNull().default("active"),
   /** Monthly quota for the `custom` plan; null means "the plan's quota". */
   customQuota: integer("custom_quota"),
@@ -34,6 +34,3 @@ export const apiKeys = sqliteTable(
   },
   (table) => [index("api_keys_account_idx").on(table.accountId)],
 );
-
-export type AccountRow = typeof accounts.$inferSelect;
-export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -2,7 +2,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { accounts, apiKeys } from "./accounts.ts";
 
 /**
- * Dashboard sessions (DESIGN §8): the API key typed into the sign-in form is exchanged for one
+ * Dashboard sessions: the API key typed into the sign-in form is exchanged for one
  * of these, and the browser keeps only the random session token in an HttpOnly cookie.
  */
 export const dashboardSessions = sqliteTable(
@@ -31,5 +31,3 @@ export const dashboardSessions = sqliteTable(
   },
   (table) => [index("dashboard_sessions_account_idx").on(table.accountId), index("dashboard_sessions_expires_idx").on(table.expiresAt)],
 );
-
-export type DashboardSessionRow = typeof dashboardSessions.$inferSelect;

@@ -45,5 +45,3 @@ export const usageDays = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.accountId, table.day] })],
 );
-
-export type UsagePeriodRow = typeof usagePeriods.$inferSelect;
