@@ -53,6 +53,8 @@ export async function createServices(config: Config, options: { logger?: Logger 
   const jobs = new JobQueue(store, clock);
   // A committed event may have fanned out to jobs that are due now: run them at once.
   outbox.onCommitted(() => jobs.notify());
+  // PostgreSQL: jobs committed by any instance (LISTEN/NOTIFY) may be due here too.
+  (store as Partial<{ onJobsAvailable(listener: () => void): () => void }>).onJobsAvailable?.(() => jobs.notify());
   const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs });
   const { alerts: email, mailer } = createEmailAlerts({ store, clock, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);

@@ -175,3 +175,13 @@ export async function testDatabaseUrl(server?: PostgresServer): Promise<string> 
   }
   return `postgres://${SUPERUSER}@127.0.0.1:${pg.port}/${name}`;
 }
+
+/** Runs one statement (`$1…` placeholders) on the database at `url`; for tests that set up a state no API reaches. */
+export async function execSql(url: string, text: string, params: unknown[]): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(text, params as never[]);
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
