@@ -93,6 +93,7 @@ CREATE TABLE "jobs" (
 	"run_at" bigint NOT NULL,
 	"attempts" integer DEFAULT 0 NOT NULL,
 	"claimed_until" bigint,
+	"claimed_by" integer,
 	"last_error" text,
 	"created_at" bigint NOT NULL,
 	"updated_at" bigint NOT NULL,

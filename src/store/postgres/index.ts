@@ -23,13 +23,13 @@ const MIGRATION_LOCK = 0x6f67736d697468;
 
 export type Sql = postgres.Sql<{ bigint: number }>;
 
-export function connect(url: string, options: { max?: number } = {}): Sql {
+export function connect(url: string, options: { max?: number; idleTimeout?: number } = {}): Sql {
   return postgres(url, {
     max: options.max ?? 20,
     connect_timeout: 3,
     // Fixed, short reconnect backoff: the default grows to ~20 s after an outage.
     backoff: () => 0.1,
-    idle_timeout: 60,
+    idle_timeout: options.idleTimeout ?? 60,
     onnotice: () => {},
     // Epoch-ms columns are bigint: numbers, not strings (they stay far below 2^53).
     types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
@@ -63,7 +63,15 @@ export async function openPostgresStore(url: string, _options: StoreOptions = {}
     throw error;
   }
   const sql = connect(url);
-  const store = new PostgresStore(sql, url);
-  await store.startListening();
+  const store = new PostgresStore(sql, connect(url, { max: 1, idleTimeout: 0 }));
+  try {
+    await store.holdLiveness();
+    await store.startListening();
+  } catch (error) {
+    await store.close().catch(() => {});
+    const fault = classifyPostgresError(error);
+    if (fault) throw new StoreUnavailableError(`cannot reach PostgreSQL: ${(error as Error).message}`, fault, 1, { cause: error });
+    throw error;
+  }
   return store;
 }

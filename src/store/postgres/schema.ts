@@ -146,6 +146,12 @@ export const jobs = pgTable(
     runAt: ms("run_at").notNull(),
     attempts: integer("attempts").notNull().default(0),
     claimedUntil: ms("claimed_until"),
+    /**
+     * The instance holding the lease (its liveness advisory lock's key). PostgreSQL only: with
+     * several instances, a lease of an instance whose database session is gone is released at
+     * once instead of waiting for `claimed_until`.
+     */
+    claimedBy: integer("claimed_by"),
     lastError: text("last_error"),
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),

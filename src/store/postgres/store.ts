@@ -5,9 +5,11 @@
  *   re-checks after taking the row lock, so concurrent reservations never exceed the quota;
  * - confirmations lock the month's row with their UPDATE, so each sees distinct counters and a
  *   threshold event is decided once;
- * - jobs are claimed with `FOR UPDATE SKIP LOCKED` plus a lease (`claimed_until`, real time):
- *   two instances never claim the same job, and a job whose instance died is claimed again by
- *   any instance once its lease expired;
+ * - jobs are claimed with `FOR UPDATE SKIP LOCKED` plus a lease (`claimed_until`, real time,
+ *   and `claimed_by`, the instance): two instances never claim the same job. Each instance holds
+ *   a session-level advisory lock as its heartbeat; PostgreSQL drops it the moment the
+ *   instance's connection dies (kill -9, power loss), so leases of an instance without its lock
+ *   are released within LIVENESS_CHECK_MS, well before the lease itself would expire;
  * - the monthly reset is claimed by a conditional update of `reset_emitted_at` (once per account
  *   and month cluster-wide);
  * - every transaction that makes a job due sends `NOTIFY ogsmith_jobs` (delivered at commit), so
@@ -46,6 +48,10 @@ import {
 import type { Sql } from "./index.ts";
 
 const JOBS_CHANNEL = "ogsmith_jobs";
+/** Namespace (first key) of the instances' liveness advisory locks. */
+const LIVENESS_NS = 0x6f67;
+/** How often a claim also releases the leases of instances that are gone. */
+const LIVENESS_CHECK_MS = 2_000;
 const TRIM_EVERY = 50;
 const LOG_KEEP = 100;
 
@@ -166,11 +172,31 @@ export class PostgresStore implements Store {
   private readonly jobListeners = new Set<() => void>();
   private unlisten: (() => Promise<void>) | undefined;
   private closed = false;
+  /** This instance's liveness key (the second key of its advisory lock; jobs' `claimed_by`). */
+  readonly instanceKey = 1 + Math.floor(Math.random() * 0x7ffffffe);
+  private lastLivenessCheck = 0;
 
   constructor(
     readonly sql: Sql,
-    private readonly url: string,
+    /** A one-connection client that holds this instance's liveness lock. */
+    private readonly liveness: Sql,
   ) {}
+
+  /** Takes (or, after a reconnect, takes again) this instance's liveness lock. */
+  async holdLiveness(): Promise<void> {
+    await this.liveness`select pg_advisory_lock(${LIVENESS_NS}, ${this.instanceKey})
+      where not exists (select 1 from pg_locks where locktype = 'advisory' and classid = ${LIVENESS_NS} and objid = ${this.instanceKey} and objsubid = 2 and pid = pg_backend_pid())`;
+  }
+
+  /** Releases leases held by instances whose liveness lock is gone (they died); returns how many. */
+  private async releaseDeadLeases(tx: Tx): Promise<number> {
+    const released = await tx`
+      update jobs set claimed_until = null, claimed_by = null
+      where status = 'pending' and claimed_by is not null and claimed_by <> ${this.instanceKey}
+        and not exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.classid = ${LIVENESS_NS}
+                          and l.objid = jobs.claimed_by and l.objsubid = 2 and l.granted)`;
+    return released.count;
+  }
 
   /* ───────────── plumbing ───────────── */
 
@@ -452,7 +478,13 @@ export class PostgresStore implements Store {
     const { kinds, limit, laneRoom } = request;
     if (limit <= 0 || kinds.length === 0) return Promise.resolve({ jobs: [], searchedEmpty: false });
     const window = limit * 2 + 16;
+    const checkLiveness = request.realNow - this.lastLivenessCheck >= LIVENESS_CHECK_MS;
+    if (checkLiveness) this.lastLivenessCheck = request.realNow;
     return this.write(async (tx): Promise<ClaimResult> => {
+      if (checkLiveness) {
+        await this.holdLiveness().catch(() => {}); // our own lock, again if our connection was replaced
+        await this.releaseDeadLeases(tx);
+      }
       const taken = new Map<string, number>();
       const chosen: string[] = [];
       const take = (candidates: Row[]) => {
@@ -480,8 +512,8 @@ export class PostgresStore implements Store {
       }
       if (chosen.length === 0) return { jobs: [], searchedEmpty };
       const rows = await tx.unsafe(
-        `update jobs set claimed_until = $1, attempts = attempts + 1 where id = any($2::text[]) returning ${JOB_COLS}`,
-        [request.realNow + request.leaseMs, chosen],
+        `update jobs set claimed_until = $1, claimed_by = $3, attempts = attempts + 1 where id = any($2::text[]) returning ${JOB_COLS}`,
+        [request.realNow + request.leaseMs, chosen, this.instanceKey],
       );
       const byId = new Map(rows.map((r) => [r.id as string, job(r)]));
       return { jobs: chosen.map((id) => byId.get(id)!), searchedEmpty };
@@ -493,7 +525,7 @@ export class PostgresStore implements Store {
       const [current] = await tx`select status from jobs where id = ${s.jobId} for update`;
       const wasPending = current?.status === "pending";
       if (wasPending) {
-        await tx`update jobs set status = ${s.status}, run_at = ${s.runAt}, claimed_until = null, last_error = ${s.lastError},
+        await tx`update jobs set status = ${s.status}, run_at = ${s.runAt}, claimed_until = null, claimed_by = null, last_error = ${s.lastError},
           updated_at = ${s.now}, finished_at = ${s.status === "pending" ? null : s.now} where id = ${s.jobId}`;
       }
       if (s.deliveryAttempt) await this.insertAttempt(tx, s.deliveryAttempt);
@@ -518,9 +550,12 @@ export class PostgresStore implements Store {
     return tx`update jobs set status = 'canceled', finished_at = ${now}, updated_at = ${now}, last_error = 'dropped' where webhook_id = ${webhookId} and status = 'pending'`;
   }
 
-  /** Other instances may hold live leases on this database: they expire on their own. */
+  /**
+   * Start-up: leases of instances that are gone (a previous run of this one included) are
+   * released so their jobs run again at once; live instances' leases are left alone.
+   */
   releaseLeases(): Promise<number> {
-    return Promise.resolve(0);
+    return this.write((tx) => this.releaseDeadLeases(tx));
   }
 
   pendingJobsByKind(): Promise<Record<string, number>> {
@@ -710,5 +745,6 @@ export class PostgresStore implements Store {
     this.closed = true;
     await this.unlisten?.().catch(() => {});
     await this.sql.end({ timeout: 5 });
+    await this.liveness.end({ timeout: 1 });
   }
 }
