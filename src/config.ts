@@ -26,6 +26,8 @@ export interface Config {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Redis for the shared per-second rate limit (several instances); unset = in process memory. */
   redisUrl: string | undefined;
+  /** all: HTTP and jobs; api: HTTP only; worker: jobs only (HTTP answers /healthz, /readyz, /metrics). */
+  role: "all" | "api" | "worker";
 }
 
 export class ConfigError extends Error {
@@ -112,7 +114,10 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError("OG_ADMIN_TOKEN must be at least 16 characters");
   }
+  const role = (optional(env, "OG_ROLE") ?? "all") as Config["role"];
+  if (!["all", "api", "worker"].includes(role)) throw new ConfigError(`OG_ROLE must be one of all, api, worker, got "${role}"`);
   return {
+    role,
     port,
     host: overrides.host ?? optional(env, "HOST") ?? "0.0.0.0",
     dbPath: overrides.dbPath ?? optional(env, "OG_DB_PATH") ?? "./data/ogsmith.db",

@@ -45,10 +45,10 @@ export interface Services {
 }
 
 export async function createServices(config: Config, options: { logger?: Logger } = {}): Promise<Services> {
-  const testClock = config.testClock ? new TestClock() : undefined;
-  const clock: Clock = testClock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const store = await createStore(config);
+  const testClock = config.testClock ? await openTestClock(store) : undefined;
+  const clock: Clock = testClock ?? systemClock;
   const outbox = new Outbox();
   const jobs = new JobQueue(store, clock);
   // A committed event may have fanned out to jobs that are due now: run them at once.
@@ -97,4 +97,11 @@ function redisLimiter(url: string, clock: Clock, logger: Logger): RedisRateLimit
       logger.warn("redis unavailable", { error: error.message });
     },
   });
+}
+
+/** With several instances on PostgreSQL, the test clock is shared by all of them. */
+async function openTestClock(store: Store): Promise<TestClock> {
+  if (store.kind !== "postgres") return new TestClock();
+  const { ClusterTestClock } = await import("./store/postgres/cluster-clock.ts");
+  return ClusterTestClock.open(store as never);
 }

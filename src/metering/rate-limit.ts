@@ -35,6 +35,8 @@ export function decision(allowed: boolean, limit: number, count: number, oldest:
 /** Decides one request against a key's per-second rate (and counts it when admitted). */
 export interface RateLimiter {
   admit(key: string, limit: number): Promise<RateDecision>;
+  /** For /readyz: whether the backing service answers (absent: nothing to check). */
+  ready?(): Promise<boolean>;
   close?(): Promise<void>;
 }
 

@@ -48,6 +48,7 @@ import {
 import type { Sql } from "./index.ts";
 
 const JOBS_CHANNEL = "ogsmith_jobs";
+const CLOCK_CHANNEL = "ogsmith_clock";
 /** Namespace (first key) of the instances' liveness advisory locks. */
 const LIVENESS_NS = 0x6f67;
 /** How often a claim also releases the leases of instances that are gone. */
@@ -171,6 +172,7 @@ export class PostgresStore implements Store {
   private readonly attemptsSinceTrim = new Map<string, number>();
   private readonly jobListeners = new Set<() => void>();
   private unlisten: (() => Promise<void>) | undefined;
+  private unlistenClock: (() => Promise<void>) | undefined;
   private closed = false;
   /** This instance's liveness key (the second key of its advisory lock; jobs' `claimed_by`). */
   readonly instanceKey = 1 + Math.floor(Math.random() * 0x7ffffffe);
@@ -231,6 +233,31 @@ export class PostgresStore implements Store {
   /** Inside a transaction: tells every instance (at commit) that jobs may be due. */
   private notifyJobs(tx: Tx) {
     return tx`select pg_notify(${JOBS_CHANNEL}, '')`;
+  }
+
+  /* ───────────── the test clock, shared by every instance ───────────── */
+
+  /** The shared test clock's time: the first instance to start sets it to `start`. */
+  async clusterClock(start: number): Promise<number> {
+    return this.run(async (sql) => {
+      await sql`insert into cluster_state (key, value) values ('test_clock_now', ${start}) on conflict do nothing`;
+      return (await sql`select value from cluster_state where key = 'test_clock_now'`)[0]!.value as number;
+    });
+  }
+
+  /** Moves the shared test clock by `ms`; every instance hears the new time (NOTIFY at commit). */
+  async advanceClusterClock(ms: number): Promise<number> {
+    return this.write(async (tx) => {
+      const [row] = await tx`update cluster_state set value = value + ${ms} where key = 'test_clock_now' returning value`;
+      await tx`select pg_notify(${CLOCK_CHANNEL}, ${String(row!.value)})`;
+      return row!.value as number;
+    });
+  }
+
+  /** Follows clock moves made by any instance. */
+  async onClusterClock(listener: (now: number) => void): Promise<void> {
+    const { unlisten } = await this.sql.listen(CLOCK_CHANNEL, (payload) => listener(Number(payload)));
+    this.unlistenClock = unlisten;
   }
 
   /* ───────────── accounts and keys ───────────── */
@@ -744,6 +771,7 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.unlisten?.().catch(() => {});
+    await this.unlistenClock?.().catch(() => {});
     await this.sql.end({ timeout: 5 });
     await this.liveness.end({ timeout: 1 });
   }
