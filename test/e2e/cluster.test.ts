@@ -267,3 +267,88 @@ maybe("three instances on one PostgreSQL and one Redis", () => {
     expect(used).toBeGreaterThanOrEqual(instances.length);
   }, 90_000);
 });
+
+maybe("the test clock shared by two instances", () => {
+  let pg: PostgresServer;
+  let redis: RedisServer;
+  let receiver: TestReceiver;
+  const children: Subprocess[] = [];
+  const urls: string[] = [];
+
+  beforeAll(async () => {
+    [pg, redis, receiver] = await Promise.all([startPostgres(), startRedis(), startReceiver()]);
+    const databaseUrl = await testDatabaseUrl(pg);
+    const spawn = async () => {
+      const proc = Bun.spawn(["bun", `${REPO_ROOT}/src/main.ts`, "serve"], {
+        cwd: REPO_ROOT,
+        env: {
+          ...process.env,
+          OG_DATABASE_URL: databaseUrl,
+          OG_REDIS_URL: redis.url,
+          PORT: "0",
+          HOST: "127.0.0.1",
+          OG_ADMIN_TOKEN: ADMIN,
+          OG_ALLOW_PRIVATE_NETWORKS: "1",
+          OG_BOOTSTRAP: "false",
+          OG_LOG_LEVEL: "info",
+          OG_RENDER_WORKERS: "1",
+          OG_TEST_CLOCK: "1",
+        },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      children.push(proc);
+      const { match } = await waitForOutput(proc.stdout, /"msg":"listening","url":"([^"]+)"/, 60_000);
+      void (async () => {
+        for await (const _ of proc.stdout) {
+        }
+      })().catch(() => {});
+      return match[1]!;
+    };
+    urls.push(...(await Promise.all([spawn(), spawn()])));
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    await Promise.all(children.map((c) => c.exited));
+    await receiver?.stop();
+    await redis?.stop();
+    await pg?.stop();
+  });
+
+  const call = (url: string, path: string, init: { key?: string; json?: unknown; admin?: boolean } = {}) =>
+    fetch(url + path, {
+      method: init.json === undefined ? "GET" : "POST",
+      headers: { "content-type": "application/json", ...(init.key ? { "x-api-key": init.key } : {}), ...(init.admin ? { authorization: `Bearer ${ADMIN}` } : {}) },
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    });
+  const clockOf = async (url: string) => Date.parse((await (await call(url, "/admin/clock", { admin: true })).json()).now);
+
+  test("one clock: both start on it, an advance on either moves both, and runs the retry that became due before answering", async () => {
+    const [a, b] = urls as [string, string];
+    expect(await clockOf(a)).toBe(await clockOf(b));
+
+    const created = await (await call(a, "/admin/accounts", { admin: true, json: { email: "clock@example.com", plan: "pro" } })).json();
+    const key = created.api_key as string;
+    receiver.respond({ status: 500 }, "/clock");
+    expect((await call(a, "/api/webhooks", { key, json: { url: receiver.url("/clock"), events: ["image.generated"], secret: SECRET } })).status).toBe(201);
+    const gen = await call(a, "/api/generate", { key, json: eventBody({ title: "Clock" }) });
+    expect(gen.status).toBe(200);
+    await gen.arrayBuffer();
+    await receiver.waitForCount(1, "/clock"); // the first attempt fails; the retry is due in 1 min
+    receiver.respond({ status: 200 }, "/clock");
+
+    const before = await clockOf(a);
+    const advanced = await call(b, "/admin/clock/advance", { admin: true, json: { seconds: 61 } });
+    expect(advanced.status).toBe(200);
+    const now = Date.parse((await advanced.json()).now);
+    expect(now).toBe(before + 61_000);
+    // The retry ran, cluster-wide, before the advance answered.
+    expect(receiver.at("/clock").length).toBe(2);
+    // The other instance follows the shared clock (it hears the move by NOTIFY).
+    const deadline = Date.now() + 10_000;
+    while ((await clockOf(a)) !== now && Date.now() < deadline) await Bun.sleep(20);
+    expect(await clockOf(a)).toBe(now);
+  }, 60_000);
+});
