@@ -139,6 +139,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     stop: () => stopWith("SIGINT"),
     crash: () => stopWith("SIGQUIT"),
   };
+  watchdog(`[ -f '${data}/postmaster.pid' ] && kill -QUIT "$(head -1 '${data}/postmaster.pid')"`, dir);
   process.once("exit", () => {
     const proc = child;
     if (proc && proc.exitCode === null) {
@@ -151,6 +152,16 @@ export async function startPostgres(): Promise<PostgresServer> {
     rmSync(dir, { recursive: true, force: true });
   });
   return server;
+}
+
+/**
+ * A detached shell that outlives this process: once it is gone (however it ended — bun test
+ * does not always run 'exit' handlers, and kill -9 runs none), it runs `stop` and removes `dir`.
+ * So a throwaway server never outlives the test process that started it.
+ */
+export function watchdog(stop: string, dir: string): void {
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done; ${stop}; sleep 1; rm -rf '${dir}'`;
+  spawn("sh", ["-c", script], { detached: true, stdio: "ignore" }).unref();
 }
 
 let shared: Promise<PostgresServer> | null = null;

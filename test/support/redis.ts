@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { unusedPort } from "./loopback.ts";
+import { watchdog } from "./postgres.ts";
 
 export const redisAvailable = (): boolean => spawnSync("sh", ["-c", "command -v redis-server"]).status === 0;
 
@@ -52,7 +53,7 @@ export async function startRedis(): Promise<RedisServer> {
   let child: ChildProcess | null = null;
 
   const start = async () => {
-    const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--loglevel", "warning"], {
+    const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--pidfile", join(dir, "redis.pid"), "--daemonize", "no", "--loglevel", "warning"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     child = proc;
@@ -75,6 +76,7 @@ export async function startRedis(): Promise<RedisServer> {
   };
 
   await start();
+  watchdog(`[ -f '${dir}/redis.pid' ] && kill -9 "$(cat '${dir}/redis.pid')"`, dir);
   process.once("exit", () => {
     if (child && child.exitCode === null) child.kill("SIGKILL");
     rmSync(dir, { recursive: true, force: true });
