@@ -9,7 +9,7 @@ import type { DeliveryJob } from "../webhooks/delivery-job.ts";
 import { EmailAlerts } from "./alerts.ts";
 import { NotConfiguredMailer, SmtpMailer, type Mailer } from "./mailer.ts";
 
-export function createMailer(config: Config, logger: Logger): Mailer {
+function createMailer(config: Config, logger: Logger): Mailer {
   if (!config.smtpUrl) return new NotConfiguredMailer(logger);
   return new SmtpMailer({ url: config.smtpUrl, from: config.emailFrom, caFile: config.smtpCaFile });
 }

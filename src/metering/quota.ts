@@ -15,7 +15,7 @@ import type { Logger } from "../logger.ts";
 import type { AccountRecord, EventDraft, Store, UsageCounters, UsageDecision, UsageMark } from "../store/types.ts";
 import { dayOf, nextResetAt, periodOf } from "./period.ts";
 
-export const WARNING_THRESHOLDS = [80, 90, 95] as const;
+const WARNING_THRESHOLDS = [80, 90, 95] as const;
 
 export interface Reservation {
   accountId: string;

@@ -20,8 +20,6 @@
 
 /* ───────────────────────────── records ───────────────────────────── */
 
-export type AccountStatusValue = "active" | "canceled" | "past_due";
-
 export interface AccountRecord {
   /** `acc_` + random id. */
   id: string;

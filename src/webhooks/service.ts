@@ -41,7 +41,7 @@ export interface DeliveryView {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function toWebhookView(row: WebhookRecord): WebhookView {
+function toWebhookView(row: WebhookRecord): WebhookView {
   return {
     id: row.id,
     url: row.url,

@@ -12,7 +12,7 @@ import { newId } from "../ids.ts";
 import type { Store, WebhookRecord } from "../store/types.ts";
 import type { WebhookSender } from "./delivery.ts";
 
-export const TEST_EVENT = "webhook.test";
+const TEST_EVENT = "webhook.test";
 
 export interface TestResult {
   webhook_id: string;

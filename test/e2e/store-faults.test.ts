@@ -43,31 +43,34 @@ sqliteOnly("another connection holds the write lock", () => {
     await s.stop();
   });
 
-  test("the event loop keeps answering while a generation waits for the lock; the generation succeeds after release", async () => {
+  test("the event loop keeps answering while generations wait for the lock; they succeed after release", async () => {
     const { apiKey } = await s.createAccount({ plan: "custom", quota: 10, requests_per_second: 100 });
     const store = s.service.services.store as SqliteStore;
     const retriesBefore = store.lockRetries;
 
     holder.exec("BEGIN IMMEDIATE");
-    let generated = false;
-    const generation = s.api("/api/generate", { key: apiKey, json: eventBody() }).then((res) => {
-      generated = true;
-      return res;
-    });
-    // The generation has reached the store and is waiting for the lock…
-    await waitFor(() => store.lockRetries > retriesBefore, 5_000, "the generation to wait for the lock");
-    // …and meanwhile the process answers: /healthz resolves while the lock is still held and
-    // the generation still waits.
-    const health = await s.api("/healthz");
-    expect(health.status).toBe(200);
-    expect(generated).toBe(false);
+    let generated = 0;
+    const generations = Array.from({ length: 5 }, (_, i) =>
+      s.api("/api/generate", { key: apiKey, json: eventBody({ title: `waiting ${i}` }) }).then((res) => {
+        generated++;
+        return res;
+      }),
+    );
+    // The generations have reached the store and wait for the lock…
+    await waitFor(() => store.lockRetries > retriesBefore, 5_000, "the generations to wait for the lock");
+    // …and meanwhile the process answers: /healthz and a read resolve while the lock is still
+    // held and no generation has been answered.
+    expect((await s.api("/healthz")).status).toBe(200);
+    expect(await used(s, apiKey)).toMatchObject({ used: 0 });
+    expect(generated).toBe(0);
     expect(holder.inTransaction).toBe(true);
 
     holder.exec("COMMIT");
-    const res = await generation;
-    expect(res.status).toBe(200);
-    await res.arrayBuffer();
-    expect(await used(s, apiKey)).toMatchObject({ used: 1, remaining: 9 });
+    for (const res of await Promise.all(generations)) {
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    expect(await used(s, apiKey)).toMatchObject({ used: 5, remaining: 5 });
   });
 
   test("held past the bound: 503 SERVICE_UNAVAILABLE, /readyz 503, nothing counted; both recover when released", async () => {

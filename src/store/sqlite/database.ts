@@ -16,8 +16,6 @@ import * as schema from "./schema/index.ts";
 import { migrationJournal, migrationSql } from "./migrations.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
-/** What a `db.transaction(tx => …)` callback receives. */
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 /** Milliseconds one synchronous statement may wait for a lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 25;

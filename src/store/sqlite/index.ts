@@ -20,7 +20,7 @@ import { classifySqliteError } from "./faults.ts";
 import { SqliteStore } from "./store.ts";
 
 
-export const DEFAULT_LOCK_WAIT_MS = 3_000;
+const DEFAULT_LOCK_WAIT_MS = 3_000;
 
 export async function openSqliteStore(path: string, options: StoreOptions = {}): Promise<Store> {
   let db;

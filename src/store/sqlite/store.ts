@@ -58,32 +58,77 @@ export class SqliteStore implements Store {
    * Runs a synchronous, atomic body; a database locked by another connection is retried after
    * asynchronous waits until `lockWaitMs`, operational faults become StoreUnavailableError.
    */
-  private async run<T>(body: () => T): Promise<T> {
-    const deadline = performance.now() + this.options.lockWaitMs;
+  private async run<T>(body: () => T, deadline = performance.now() + this.options.lockWaitMs, foundLocked = false): Promise<T> {
     let wait = 2;
+    if (foundLocked) {
+      // The caller just found the lock held: wait before the next probe.
+      this.lockRetries++;
+      await sleep(wait);
+      wait *= 2;
+    }
     for (;;) {
       try {
-        return body();
+        return this.attempt(body);
       } catch (error) {
-        this.rollbackIfOpen();
-        const fault = this.closed ? undefined : classifySqliteError(error);
-        if (fault === undefined) throw error;
-        if (fault === "locked" && performance.now() + wait < deadline) {
-          this.lockRetries++;
-          await sleep(wait);
-          wait = Math.min(wait * 2, 50);
-          continue;
-        }
-        const reason = fault === "locked" ? "locked" : fault;
-        throw new StoreUnavailableError(`SQLite: ${(error as Error).message}`, reason, 1, { cause: error });
+        if (!(error instanceof Locked) || performance.now() + wait >= deadline) throw this.unavailable(error);
+        this.lockRetries++;
+        await sleep(wait);
+        wait = Math.min(wait * 2, 50);
       }
     }
   }
 
-  /** A write transaction: BEGIN IMMEDIATE takes the write lock up front. */
-  private write<T>(body: () => T): Promise<T> {
-    return this.run(() => this.db.$client.transaction(body).immediate());
+  /** One synchronous try; a lock held elsewhere comes back as `Locked`, other faults as they are. */
+  private attempt<T>(body: () => T): T {
+    try {
+      return body();
+    } catch (error) {
+      this.rollbackIfOpen();
+      if (!this.closed && classifySqliteError(error) === "locked") throw new Locked(error);
+      throw error;
+    }
   }
+
+  private unavailable(error: unknown): unknown {
+    const cause = error instanceof Locked ? error.cause : error;
+    const fault = this.closed ? undefined : classifySqliteError(cause);
+    if (fault === undefined) return cause;
+    return new StoreUnavailableError(`SQLite: ${(cause as Error).message}`, fault, 1, { cause });
+  }
+
+  /**
+   * A write transaction: BEGIN IMMEDIATE takes the write lock up front.
+   *
+   * While another connection holds the lock, writes wait in line: only the first probes the
+   * lock (each probe may block up to the busy timeout), the others follow it one by one once it
+   * got through. So a held lock costs the event loop one short probe per backoff step, however
+   * many requests are waiting, and requests that only read keep being served.
+   */
+  private async write<T>(body: () => T): Promise<T> {
+    const tx = () => this.db.$client.transaction(body).immediate();
+    const deadline = performance.now() + this.options.lockWaitMs;
+    let foundLocked = false;
+    if (this.waitingWrites === 0) {
+      try {
+        return this.attempt(tx);
+      } catch (error) {
+        if (!(error instanceof Locked)) throw this.unavailable(error);
+        foundLocked = true;
+      }
+    }
+    this.waitingWrites++;
+    const turn = this.writeLine.then(() => this.run(tx, deadline, foundLocked));
+    this.writeLine = turn.catch(() => undefined);
+    try {
+      return await turn;
+    } finally {
+      this.waitingWrites--;
+    }
+  }
+
+  /** Writes waiting for a lock held by another connection, and the line they wait in. */
+  private waitingWrites = 0;
+  private writeLine: Promise<unknown> = Promise.resolve();
 
   /** SQLite may leave a transaction open after SQLITE_FULL or an I/O error in COMMIT. */
   private rollbackIfOpen(): void {
@@ -613,6 +658,13 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     this.db.$client.close();
+  }
+}
+
+/** SQLITE_BUSY / SQLITE_LOCKED from one attempt: worth another try after a wait. */
+class Locked extends Error {
+  constructor(override readonly cause: unknown) {
+    super("database is locked");
   }
 }
 

@@ -92,7 +92,7 @@ describe("RenderPool", () => {
         expect(error).toBeInstanceOf(ApiError);
         expect(error.code).toBe("SERVER_BUSY");
         expect(error.status).toBe(503);
-        expect(error.headers).toEqual({ "Retry-After": "1" });
+        expect(error.retryAfterSeconds).toBe(1); // the HTTP layer sends it as Retry-After: 1
       }
       // Capacity is back once the queue drained.
       expect(decodePng((await pool.render(job())).png).width).toBe(1200);
