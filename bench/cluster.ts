@@ -35,6 +35,11 @@ interface Instance {
   url: string;
 }
 
+const spawned: Subprocess[] = [];
+process.on("exit", () => {
+  for (const p of spawned) if (p.exitCode === null) p.kill("SIGKILL");
+});
+
 async function spawn(env: Record<string, string>, workers: number): Promise<Instance> {
   const proc = Bun.spawn(["bun", `${REPO}src/main.ts`, "serve"], {
     cwd: REPO,
@@ -43,6 +48,7 @@ async function spawn(env: Record<string, string>, workers: number): Promise<Inst
     stdout: "pipe",
     stderr: "inherit",
   });
+  spawned.push(proc);
   // The port (0 = any free one) is learnt from the "listening" log line, so instances log at info.
   return { proc, url: await readUrl(proc) };
 }
@@ -71,7 +77,7 @@ async function account(url: string): Promise<string> {
   const res = await fetch(`${url}/admin/accounts`, {
     method: "POST",
     headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-    body: JSON.stringify({ email: `bench${Math.random().toString(36).slice(2)}@example.com`, plan: "custom", quota: 10_000_000, requests_per_second: 1_000_000 }),
+    body: JSON.stringify({ email: `bench${Math.random().toString(36).slice(2)}@example.com`, plan: "custom", quota: 10_000_000, requests_per_second: 10_000 }),
   });
   if (res.status !== 201) throw new Error(`account: ${res.status} ${await res.text()}`);
   return (await res.json()).api_key;
@@ -138,6 +144,9 @@ try {
   await stop(two);
   await redis.stop();
   await pg.stop();
+} catch (error) {
+  console.error(error);
+  process.exit(1);
 } finally {
   rmSync(dir, { recursive: true, force: true });
   clearTimeout(timer);
