@@ -13,7 +13,7 @@ import { Outbox } from "./events/outbox.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { Metering } from "./metering/quota.ts";
 import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts";
-import { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
+import type { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
 import { createStore } from "./store/index.ts";
 import type { Store } from "./store/types.ts";
@@ -59,7 +59,7 @@ export async function createServices(config: Config, options: { logger?: Logger 
   const { alerts: email, mailer } = createEmailAlerts({ store, clock, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);
   const metering = new Metering(store, clock, outbox, logger);
-  const limiter: RateLimiter = config.redisUrl ? redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
+  const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
   return {
     config,
     clock,
@@ -85,7 +85,9 @@ export async function createServices(config: Config, options: { logger?: Logger 
 }
 
 /** The shared limiter; Redis errors are logged at most every 10 s (a dead Redis errors on every reconnect). */
-function redisLimiter(url: string, clock: Clock, logger: Logger): RedisRateLimiter {
+async function redisLimiter(url: string, clock: Clock, logger: Logger): Promise<RedisRateLimiter> {
+  // Imported only when asked for: the embedded default loads no Redis client.
+  const { RedisRateLimiter } = await import("./metering/redis-rate-limit.ts");
   let lastLogged = 0;
   return new RedisRateLimiter({
     url,
