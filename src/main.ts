@@ -16,6 +16,7 @@ Usage:
   ogsmith [serve] [--port N] [--host H] [--db PATH]   run the API, dashboard and worker
   ogsmith render --json '<body>' -o out.png            render one image (no server, no quota)
   ogsmith render --batch items.json --out-dir DIR      render many
+  ogsmith sign --key-id sk_… --secret ogsk_… --json '<body>'   print a signed image URL
   ogsmith accounts create|update|list|show …           manage accounts (see: ogsmith accounts --help)
   ogsmith keys replace ACCOUNT_ID                      replace an account's API key
 
@@ -73,6 +74,10 @@ async function main(argv: string[]): Promise<number> {
       const { runRender } = await import("./cli/render.ts");
       return runRender(config, args);
     }
+    case "sign": {
+      const { runSign } = await import("./cli/sign.ts");
+      return runSign(config, args);
+    }
     case "accounts":
     case "keys": {
       if (args.includes("--help") || args.length === 0) {
@@ -98,14 +103,16 @@ main(Bun.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error) => {
+    // A flag node:util's parseArgs does not know (or one missing its value) is a usage error too.
+    const badFlag = error && typeof error === "object" && "code" in error && String((error as any).code).startsWith("ERR_PARSE_ARGS");
     if (error instanceof ConfigError) console.error(`ogsmith: configuration error: ${error.message}`);
     else if (error instanceof UsageError) console.error(error.message);
     else if (error instanceof ApiError) {
       console.error(`ogsmith: ${error.message}`);
       for (const d of error.details ?? []) console.error(`  ${d.field}: ${d.message}`);
-    } else if (error && typeof error === "object" && "code" in error && String((error as any).code).startsWith("ERR_PARSE_ARGS")) {
+    } else if (badFlag) {
       console.error(`ogsmith: ${(error as Error).message}`);
     } else console.error(`ogsmith: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(error instanceof UsageError || error instanceof ConfigError ? 2 : 1);
+    process.exit(error instanceof UsageError || error instanceof ConfigError || badFlag ? 2 : 1);
   },
 );

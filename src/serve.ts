@@ -43,13 +43,20 @@ export async function startService(
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
-  // Images fetched here, rendered PNGs cached here, rendering itself in OG_RENDER_WORKERS worker threads.
+  // Images fetched here, rendered images cached here (memory, then OG_CACHE_DIR), rendering itself in OG_RENDER_WORKERS worker threads.
   const renderer = createServiceRenderer({ templates, config, logger: services.logger, ...options.renderer });
   const metrics = new Metrics({ processMetrics: true });
   metrics.gauge("ogsmith_render_pool", "Render pool: workers, ready, busy, queued, rendered, replaced", () => {
     const { workers, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
     return { workers, ready, busy, queued, rendered, replaced };
   }, "state");
+  if (renderer.diskCache) {
+    const disk = renderer.diskCache;
+    metrics.gauge("ogsmith_render_disk_cache", "Persistent render cache: entries, bytes, max_bytes, hits, misses, corrupt, evicted", () => {
+      const { entries, bytes, maxBytes, hits, misses, corrupt, evicted } = disk.stats;
+      return { entries, bytes, max_bytes: maxBytes, hits, misses, corrupt, evicted };
+    }, "state");
+  }
   metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind().catch(() => ({})));
   const app = createApp({ services, renderer, templates, metrics });
   const server = listen(app, { port: config.port, host: config.host, logger: services.logger });

@@ -1,6 +1,6 @@
 /**
  * The in-process renderer: template → satori (element tree → SVG) → resvg (SVG → pixels) →
- * PNG. The worker pool of the rendering issue runs this same pipeline inside each worker.
+ * PNG, JPEG or WebP (encode.ts). The render workers (pool.ts) run this same pipeline.
  *
  * Where the time goes (event card, every field set, 1200×630, one core of this 2-core box,
  * warm, median of 30 runs, alternating themes; `bun test/unit/render/timings.ts` reproduces it):
@@ -21,7 +21,8 @@ import type { TemplateRegistry } from "../templates/registry.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
 import { loadAdditionalAsset } from "./emoji.ts";
 import { loadFonts } from "./fonts.ts";
-import { encodePng, unpremultiply } from "./png.ts";
+import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "./encode.ts";
+import { unpremultiply } from "./png.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 export const DESIGN_WIDTH = 1200;
@@ -67,21 +68,57 @@ export interface RenderTimings {
   encodeMs: number;
 }
 
-export interface RenderedPng {
-  png: Uint8Array;
+export interface RenderedImage {
+  bytes: Uint8Array;
   timings: RenderTimings;
 }
 
+export interface RenderOptions {
+  width: number;
+  height: number;
+  theme: Theme;
+  images: Record<string, string | undefined>;
+  /** Default png. */
+  format?: ImageFormat;
+  /** 1–100 for jpeg and webp; ignored for png. */
+  quality?: number;
+}
+
+/** What a JPEG is flattened on when the card's root sets no usable background colour. */
+const FALLBACK_BACKGROUND = "#FFFFFF";
+
 /**
- * Renders one template with already-resolved images to PNG bytes of exactly width×height.
- * Exposed on its own so benchmarks and workers can call the pipeline without the registry.
+ * The card's background colour: the root element's `backgroundColor` (every built-in template
+ * sets one; a custom template might not, or might only set a gradient).
  */
+export function cardBackground(tree: SatoriNode): string {
+  const style = (tree?.props as { style?: { backgroundColor?: unknown; background?: unknown } } | undefined)?.style;
+  const color = style?.backgroundColor ?? style?.background;
+  return typeof color === "string" && /^(#[0-9a-f]{3,8}|rgba?\([^)]*\)|[a-z]+)$/i.test(color.trim()) ? color.trim() : FALLBACK_BACKGROUND;
+}
+
+/** Renders to PNG (the original pipeline; benchmarks compare against it). */
 export async function renderTemplateToPng(
   template: TemplateDefinition,
   fields: Record<string, string | undefined>,
-  options: { width: number; height: number; theme: Theme; images: Record<string, string | undefined> },
-): Promise<RenderedPng> {
+  options: Omit<RenderOptions, "format" | "quality">,
+): Promise<{ png: Uint8Array; timings: RenderTimings }> {
+  const { bytes, timings } = await renderTemplate(template, fields, { ...options, format: "png" });
+  return { png: bytes, timings };
+}
+
+/**
+ * Renders one template with already-resolved images to image bytes of exactly width×height in
+ * the requested format. Exposed on its own so benchmarks and workers can call the pipeline
+ * without the registry.
+ */
+export async function renderTemplate(
+  template: TemplateDefinition,
+  fields: Record<string, string | undefined>,
+  options: RenderOptions,
+): Promise<RenderedImage> {
   const { width, height } = options;
+  const format = options.format ?? "png";
   const logical = layoutSize(width, height);
   const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
   const fonts = await loadFonts();
@@ -101,17 +138,20 @@ export async function renderTemplateToPng(
   // `<svg width="W" height="H"`; preserveAspectRatio="none" absorbs the sub-pixel rounding of
   // `layoutSize` so the output is exactly width×height.
   const sized = svg.replace(/^<svg width="[^"]*" height="[^"]*"/, `<svg width="${width}" height="${height}" preserveAspectRatio="none"`);
-  const image = new Resvg(sized, { font: { loadSystemFonts: false }, fitTo: { mode: "original" } }).render();
-  const pixels = unpremultiply(image.pixels);
+  // JPEG has no alpha, so its card is drawn onto the card's own background colour; whatever
+  // stays translucent (a translucent or unparsable colour) is then flattened onto white.
+  const background = format === "jpeg" ? cardBackground(tree) : undefined;
+  const image = new Resvg(sized, { font: { loadSystemFonts: false }, fitTo: { mode: "original" }, ...(background ? { background } : {}) }).render();
+  const pixels = format === "jpeg" ? flattenPremultiplied(image.pixels, [255, 255, 255]) : unpremultiply(image.pixels);
   const t2 = performance.now();
 
   if (image.width !== width || image.height !== height) {
     throw new Error(`rasterized ${image.width}×${image.height}, expected ${width}×${height}`);
   }
-  const png = encodePng(pixels, width, height);
+  const bytes = await encodeImage(pixels, width, height, format, options.quality);
   const t3 = performance.now();
 
-  return { png, timings: { satoriMs: t1 - t0, rasterizeMs: t2 - t1, encodeMs: t3 - t2 } };
+  return { bytes, timings: { satoriMs: t1 - t0, rasterizeMs: t2 - t1, encodeMs: t3 - t2 } };
 }
 
 export interface InProcessRendererOptions {
@@ -133,10 +173,17 @@ export function createInProcessRenderer(registry: TemplateRegistry, options: InP
         throw new RangeError(`width and height must be integers in ${MIN_SIZE}–${MAX_SIZE}, got ${width}×${height}`);
       }
       const images = await resolveImages(request.fields, template, loadImage);
-      const { png } = await renderTemplateToPng(template, request.fields, { width, height, theme: request.theme, images });
+      const { bytes } = await renderTemplate(template, request.fields, {
+        width,
+        height,
+        theme: request.theme,
+        images,
+        format: request.format,
+        quality: request.quality,
+      });
       return {
-        bytes: png,
-        contentType: "image/png",
+        bytes,
+        contentType: CONTENT_TYPES[request.format],
         width,
         height,
         generationTimeMs: Math.round(performance.now() - started),

@@ -31,7 +31,9 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
         headers: {
           "content-type": result.contentType,
           "cache-control": "no-store",
-          etag: `"${Bun.hash(result.bytes).toString(16)}"`,
+          // The content address (template, theme, size, format, quality, fields, fetched image
+          // bytes) when the renderer has one; otherwise a hash of the format and the bytes.
+          etag: `"${result.contentAddress ?? `${renderRequest.format}${renderRequest.quality ?? ""}-${Bun.hash(result.bytes).toString(16)}`}"`,
           "x-generation-time-ms": String(result.generationTimeMs),
           "x-quota-limit": String(quota),
           "x-quota-remaining": String(remaining),
@@ -43,7 +45,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
       // (parseRenderRequest) so unknown fields are named with the template that owns them.
       // The schema still documents the request in OpenAPI.
       response: {
-        200: t.File({ description: "The image (image/png)." }),
+        200: t.File({ description: "The image: image/png, image/jpeg or image/webp as `format` asks." }),
         ...errorResponses(
           ...API_AUTH_ERRORS,
           "INVALID_JSON",
@@ -59,7 +61,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
       },
       detail: {
         summary: "Generate an image",
-        description: "Renders the template with the given fields and returns the PNG. Each success counts one image toward the monthly quota.",
+        description: "Renders the template with the given fields and returns the image (PNG, JPEG or WebP). Each success counts one image toward the monthly quota.",
         tags: ["Images"],
         requestBody: { required: true, content: { "application/json": { schema: GenerateBody as any } } },
       },
