@@ -14,6 +14,7 @@ import { createLogger, type Logger } from "./logger.ts";
 import { Metering } from "./metering/quota.ts";
 import { SlidingWindowLimiter } from "./metering/rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
+import { SigningKeyService } from "./signing/keys.ts";
 import { createStore } from "./store/index.ts";
 import type { Store } from "./store/types.ts";
 import { createWebhooks } from "./webhooks/index.ts";
@@ -39,6 +40,8 @@ export interface Services {
   mailer: Mailer;
   /** Dashboard sessions. */
   sessions: SessionService;
+  /** Signing keys of public image URLs. */
+  signingKeys: SigningKeyService;
   close(): Promise<void>;
 }
 
@@ -70,6 +73,7 @@ export async function createServices(config: Config, options: { logger?: Logger 
     email,
     mailer,
     sessions: new SessionService(store, clock, accounts),
+    signingKeys: new SigningKeyService(store, clock),
     close: async () => {
       mailer.close();
       await metering.close();

@@ -23,6 +23,8 @@ import {
   type NewJob,
   type SessionRecord,
   type SettleResult,
+  type SigningKeyOwner,
+  type SigningKeyRecord,
   type Store,
   type UsageCounters,
   type UsageDecision,
@@ -31,7 +33,7 @@ import {
 } from "../types.ts";
 import { type Db } from "./database.ts";
 import { classifySqliteError } from "./faults.ts";
-import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, events, jobs, storeProbe, usageDays, usagePeriods, webhooks } from "./schema/index.ts";
+import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, events, jobs, signingKeys, storeProbe, usageDays, usagePeriods, webhooks } from "./schema/index.ts";
 
 /** Trim a webhook's delivery log once every this many attempts (not a DELETE per attempt). */
 const TRIM_EVERY = 50;
@@ -234,26 +236,51 @@ export class SqliteStore implements Store {
   }
 
   confirmUnit(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters> {
-    const { accountId, period, now } = input;
+    return this.write(() => this.confirmInTx(input));
+  }
+
+  confirmImageUnit(input: { accountId: string; period: string; day: string; now: number; contentAddress: string; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters | undefined> {
+    const { accountId, period, contentAddress, now } = input;
     return this.write(() => {
-      const where = and(eq(usagePeriods.accountId, accountId), eq(usagePeriods.period, period));
-      this.db.insert(usagePeriods).values({ accountId, period }).onConflictDoNothing().run();
-      const row = this.db
-        .update(usagePeriods)
-        .set({ used: sql`${usagePeriods.used} + 1`, reserved: sql`max(${usagePeriods.reserved} - 1, 0)` })
-        .where(where)
-        .returning()
-        .get()!;
-      this.db
-        .insert(usageDays)
-        .values({ accountId, day: input.day, count: 1 })
-        .onConflictDoUpdate({ target: [usageDays.accountId, usageDays.day], set: { count: sql`${usageDays.count} + 1` } })
-        .run();
-      const decision = input.decide(row);
-      if (decision.marks.length > 0) this.db.update(usagePeriods).set(Object.fromEntries(decision.marks.map((mark) => [mark, now]))).where(where).run();
-      for (const event of decision.events) this.recordEvent(accountId, event, now);
-      return row;
+      const inserted = this.sql("INSERT INTO counted_images (account_id, period, content_address, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
+        accountId,
+        period,
+        contentAddress,
+        now,
+      ).changes;
+      if (inserted === 0) {
+        // Counted already: the reservation goes back in this same transaction.
+        this.sql("UPDATE usage_periods SET reserved = reserved - 1 WHERE account_id = ? AND period = ? AND reserved > 0").run(accountId, period);
+        return undefined;
+      }
+      return this.confirmInTx(input);
     });
+  }
+
+  isImageCounted(input: { accountId: string; period: string; contentAddress: string }): Promise<boolean> {
+    return this.run(() => this.sql("SELECT 1 AS x FROM counted_images WHERE account_id = ? AND period = ? AND content_address = ?").get(input.accountId, input.period, input.contentAddress) !== null);
+  }
+
+  /** Inside the caller's transaction: see `confirmUnit`. */
+  private confirmInTx(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): UsageCounters {
+    const { accountId, period, now } = input;
+    const where = and(eq(usagePeriods.accountId, accountId), eq(usagePeriods.period, period));
+    this.db.insert(usagePeriods).values({ accountId, period }).onConflictDoNothing().run();
+    const row = this.db
+      .update(usagePeriods)
+      .set({ used: sql`${usagePeriods.used} + 1`, reserved: sql`max(${usagePeriods.reserved} - 1, 0)` })
+      .where(where)
+      .returning()
+      .get()!;
+    this.db
+      .insert(usageDays)
+      .values({ accountId, day: input.day, count: 1 })
+      .onConflictDoUpdate({ target: [usageDays.accountId, usageDays.day], set: { count: sql`${usageDays.count} + 1` } })
+      .run();
+    const decision = input.decide(row);
+    if (decision.marks.length > 0) this.db.update(usagePeriods).set(Object.fromEntries(decision.marks.map((mark) => [mark, now]))).where(where).run();
+    for (const event of decision.events) this.recordEvent(accountId, event, now);
+    return row;
   }
 
   usage(accountId: string, period: string): Promise<UsageCounters | undefined> {
@@ -588,6 +615,57 @@ export class SqliteStore implements Store {
         .limit(limit)
         .all(),
     );
+  }
+
+  /* ───────────── signing keys ───────────── */
+
+  createSigningKey(key: SigningKeyRecord, maxPerAccount: number): Promise<SigningKeyRecord | "limit_reached"> {
+    return this.write(() => {
+      const existing = this.db.select({ n: count() }).from(signingKeys).where(eq(signingKeys.accountId, key.accountId)).get()!.n;
+      if (existing >= maxPerAccount) return "limit_reached" as const;
+      return this.db.insert(signingKeys).values(key).returning().get();
+    });
+  }
+
+  listSigningKeys(accountId: string): Promise<SigningKeyRecord[]> {
+    return this.run(() => this.db.select().from(signingKeys).where(eq(signingKeys.accountId, accountId)).orderBy(signingKeys.createdAt, sql`rowid`).all());
+  }
+
+  deleteSigningKey(accountId: string, id: string): Promise<boolean> {
+    return this.write(() => this.db.delete(signingKeys).where(and(eq(signingKeys.id, id), eq(signingKeys.accountId, accountId))).returning({ id: signingKeys.id }).all().length > 0);
+  }
+
+  findSigningKey(id: string): Promise<SigningKeyOwner | undefined> {
+    // The public hot path: one prepared statement, no query building.
+    return this.run(() => {
+      const row = this.sql(
+        `SELECT k.id AS k_id, k.account_id AS k_account_id, k.secret AS k_secret, k.created_at AS k_created_at, k.last_used_at AS k_last_used_at,
+                a.id, a.email, a.plan, a.status, a.custom_quota, a.custom_requests_per_second, a.created_at, a.updated_at,
+                (SELECT ak.id FROM api_keys ak WHERE ak.account_id = a.id AND ak.revoked_at IS NULL ORDER BY ak.created_at DESC, ak.rowid DESC LIMIT 1) AS api_key_id
+         FROM signing_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = ?`,
+      ).get(id) as Record<string, any> | null;
+      if (!row) return undefined;
+      return {
+        key: { id: row.k_id, accountId: row.k_account_id, secret: row.k_secret, createdAt: row.k_created_at, lastUsedAt: row.k_last_used_at },
+        account: {
+          id: row.id,
+          email: row.email,
+          plan: row.plan,
+          status: row.status,
+          customQuota: row.custom_quota,
+          customRequestsPerSecond: row.custom_requests_per_second,
+          createdAt: row.created_at,
+          updatedAt: row.updated_at,
+        },
+        apiKeyId: row.api_key_id ?? null,
+      };
+    });
+  }
+
+  touchSigningKey(id: string, now: number): Promise<void> {
+    return this.write(() => {
+      this.sql("UPDATE signing_keys SET last_used_at = ? WHERE id = ?").run(now, id);
+    });
   }
 
   /* ───────────── email alerts ───────────── */

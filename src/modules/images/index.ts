@@ -1,0 +1,270 @@
+/**
+ * Public image URLs: `GET|HEAD /i/{key_id}/{signature}/{template}.{ext}?{query}` (no API key;
+ * the URL is signed with the account's signing key) and `POST /api/image-urls`, which signs one
+ * on the server. Checks, in order: key id known and its account active → signature → `exp` →
+ * validation exactly as POST /api/generate → cache → rate limit and quota, only for an image not
+ * yet counted this month → render. A distinct image (its content address) counts once per
+ * account per calendar month; the store decides that in the transaction that confirms the unit.
+ */
+import { Elysia, t } from "elysia";
+import { subscriptionBlock } from "../../accounts/access.ts";
+import { ApiError, validationError, type FieldProblem } from "../../errors.ts";
+import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
+import { enforceRateLimit } from "../../http/rate-limit.ts";
+import { authOf, requestState } from "../../http/request-context.ts";
+import type { PreparedRender } from "../../render/renderer.ts";
+import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
+import type { Renderer, RenderResult } from "../../render/types.ts";
+import type { Services } from "../../services.ts";
+import { buildSignedUrl, checkExpiry, paramsFromSearch, parseSignedPath, signableFromBody, SigningInputError, verify, withExpiry } from "../../signing/index.ts";
+import type { AccountRecord } from "../../store/types.ts";
+
+/** Longest accepted request target (path and query) of any URL: 8 KiB. */
+export const MAX_URL_BYTES = 8 * 1024;
+
+/** A year: the longest `max-age` (and the longest `expires_in`, ten of them). */
+const YEAR_SECONDS = 31_536_000;
+
+const EXT_FORMAT = { png: "png", jpg: "jpeg", webp: "webp" } as const;
+
+/** Parameters the path decides; in the query they would be ambiguous. */
+const PATH_DECIDES = new Set(["template", "format"]);
+const NUMERIC = new Set(["width", "height", "quality"]);
+
+export interface ImagesDeps {
+  services: Pick<Services, "metering" | "signingKeys" | "limiter" | "clock" | "config">;
+  renderer: Renderer & { prepare?: (request: import("../../render/types.ts").RenderRequest) => Promise<PreparedRender> };
+  templates: TemplateLookup;
+}
+
+const invalidSignature = () => new ApiError("INVALID_SIGNATURE", "Invalid signature: unknown signing key, or the URL is not what was signed.");
+
+/** The query of a signed URL → a generate body (query values are strings; sizes and quality become numbers). */
+function bodyFromQuery(template: string, ext: keyof typeof EXT_FORMAT, params: [string, string][]): Record<string, unknown> {
+  const problems: FieldProblem[] = [];
+  const body: Record<string, unknown> = { template, format: EXT_FORMAT[ext] };
+  const seen = new Set<string>();
+  for (const [name, value] of params) {
+    if (name === "exp") continue;
+    if (seen.has(name)) {
+      problems.push({ field: name, message: "must appear once" });
+      continue;
+    }
+    seen.add(name);
+    if (PATH_DECIDES.has(name)) {
+      problems.push({ field: name, message: `is set by the URL's path (/{template}.{ext}), not the query` });
+      continue;
+    }
+    // "600" is the width 600; anything else stays a string, which validation refuses by name.
+    body[name] = NUMERIC.has(name) && /^\d{1,6}$/.test(value) ? Number(value) : value;
+  }
+  if (problems.length > 0) throw validationError(problems);
+  return body;
+}
+
+export function imagesModule({ services, renderer, templates }: ImagesDeps) {
+  const { metering, signingKeys, limiter, clock, config } = services;
+  const prepare = (request: Parameters<NonNullable<ImagesDeps["renderer"]["prepare"]>>[0]): Promise<PreparedRender> =>
+    renderer.prepare
+      ? renderer.prepare(request)
+      : // A renderer without content addresses (never the service's): render now, address by bytes.
+        renderer.render(request).then((result) => ({ contentAddress: result.contentAddress ?? Bun.hash(result.bytes).toString(16), render: async () => result }));
+
+  /** (account, month, address) triples known to be counted: a hit then needs no store read. Only ever true facts. */
+  const counted = new Set<string>();
+  const remember = (key: string) => {
+    if (counted.size >= 100_000) counted.clear();
+    counted.add(key);
+  };
+  /** One counting attempt per (account, month, address) at a time; identical requests wait for it. */
+  const counting = new Map<string, Promise<RenderResult>>();
+
+  async function countOnce(account: AccountRecord, apiKeyId: string | null, prepared: PreparedRender, template: string, requestId: string, headers: Record<string, unknown>): Promise<RenderResult> {
+    const key = `${account.id}|${metering.currentPeriod()}|${prepared.contentAddress}`;
+    if (counted.has(key)) return prepared.render();
+    const shared = counting.get(key);
+    if (shared) {
+      await shared;
+      return prepared.render();
+    }
+    const attempt = (async () => {
+      if (await metering.isImageCounted(account.id, prepared.contentAddress)) return prepared.render();
+      // Only a render that is not counted yet meets the rate limit and the quota.
+      enforceRateLimit(limiter, apiKeyId ?? `account:${account.id}`, account, headers);
+      const { result } = await metering.withImageUnit(account, prepared.contentAddress, async () => {
+        const result = await prepared.render();
+        return { result, facts: { requestId, template, width: result.width, height: result.height, generationTimeMs: result.generationTimeMs } };
+      });
+      return result;
+    })();
+    counting.set(key, attempt);
+    try {
+      const result = await attempt;
+      remember(key);
+      return result;
+    } finally {
+      counting.delete(key);
+    }
+  }
+
+  async function serveSigned(request: Request, set: { headers: Record<string, unknown> }): Promise<Response> {
+    const url = new URL(request.url);
+    const path = parseSignedPath(url.pathname);
+    if (!path) throw invalidSignature();
+    const owner = await signingKeys.resolve(path.keyId);
+    if (!owner) throw invalidSignature();
+    const blocked = subscriptionBlock(owner.account);
+    if (blocked) throw blocked;
+    const params = paramsFromSearch(url.search);
+    if (!params || !verify(owner.key.secret, path.template, path.ext, params, path.signature)) throw invalidSignature();
+    signingKeys.touch(owner.key.id);
+    requestState(request).auth = { account: owner.account, keyId: owner.key.id, keyPrefix: owner.key.id.slice(0, 7) };
+
+    const expiry = checkExpiry(params, clock.now());
+    if (expiry.state === "expired") throw new ApiError("URL_EXPIRED", "This image URL has expired (exp is in the past).");
+    if (expiry.state === "invalid") throw validationError([{ field: "exp", message: "must be one Unix time in whole seconds" }]);
+
+    const renderRequest = parseRenderRequest(bodyFromQuery(path.template, path.ext, params), templates);
+    const prepared = await prepare(renderRequest);
+    const result = await countOnce(owner.account, owner.apiKeyId, prepared, renderRequest.template, requestState(request).id, set.headers);
+
+    const etag = `"${prepared.contentAddress}"`;
+    const maxAge = expiry.state === "valid" ? Math.min(expiry.secondsLeft, YEAR_SECONDS) : YEAR_SECONDS;
+    const headers: Record<string, string> = {
+      etag,
+      "cache-control": `public, max-age=${maxAge}, immutable`,
+      "x-content-type-options": "nosniff",
+    };
+    for (const [name, value] of Object.entries(set.headers)) if (value !== undefined && !(name in headers)) headers[name] = String(value);
+    if (matchesEtag(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+    headers["content-type"] = result.contentType;
+    headers["content-length"] = String(result.bytes.byteLength);
+    // HEAD too: the server sends the headers (Content-Length included) and drops the body.
+    return new Response(result.bytes as Uint8Array<ArrayBuffer>, { status: 200, headers });
+  }
+
+  const imageResponse = (contentType: string) => t.File({ description: `The image (${contentType}).` });
+  const signedDetail = {
+    summary: "Fetch an image by its signed URL",
+    description:
+      "Public: no API key. `signature` is base64url (no padding) of HMAC-SHA256(signing secret, `/{template}.{ext}?` + the query sorted by name then value, each `encodeURIComponent(name)=encodeURIComponent(value)`, joined by `&`). Query: the template's fields plus `theme`, `width`, `height`, `quality`, optional `exp` (Unix seconds). A distinct image counts once per account per calendar month; repeats, HEADs and 304s of a counted image are free and not rate limited. Headers: `ETag` (the content address, strong), `Cache-Control: public, max-age=31536000, immutable` (with `exp`: max-age = seconds left), `Content-Length`, `X-Content-Type-Options: nosniff`. Every error is the JSON envelope with `Cache-Control: no-store`.",
+    tags: ["Public image URLs"],
+    security: [],
+    parameters: [
+      { name: "key_id", in: "path", required: true, schema: { type: "string", example: "sk_…" } },
+      { name: "signature", in: "path", required: true, schema: { type: "string" } },
+      { name: "file", in: "path", required: true, description: "`{template}.{ext}`, ext one of png, jpg, webp", schema: { type: "string", example: "event.png" } },
+      { name: "If-None-Match", in: "header", required: false, schema: { type: "string" } },
+    ],
+    responses: {
+      200: {
+        description: "The image",
+        headers: {
+          ETag: { schema: { type: "string" }, description: "Strong; the content address" },
+          "Cache-Control": { schema: { type: "string" }, description: "public, max-age=31536000, immutable (max-age = seconds left with exp)" },
+          "Content-Length": { schema: { type: "integer" } },
+          "X-Content-Type-Options": { schema: { type: "string", enum: ["nosniff"] } },
+        },
+        content: {
+          "image/png": { schema: { type: "string", format: "binary" } },
+          "image/jpeg": { schema: { type: "string", format: "binary" } },
+          "image/webp": { schema: { type: "string", format: "binary" } },
+        },
+      },
+      304: { description: "Not modified (If-None-Match matched the ETag)", headers: { ETag: { schema: { type: "string" } } } },
+    },
+  } as any;
+  const signedErrors = errorResponses(
+    "INVALID_SIGNATURE",
+    "SUBSCRIPTION_CANCELED",
+    "PAYMENT_PAST_DUE",
+    "URL_EXPIRED",
+    "URI_TOO_LONG",
+    "VALIDATION_ERROR",
+    "UNKNOWN_TEMPLATE",
+    "IMAGE_FETCH_FAILED",
+    "RATE_LIMIT_EXCEEDED",
+    "QUOTA_EXCEEDED",
+    "SERVER_BUSY",
+    "SERVICE_UNAVAILABLE",
+  );
+
+  return new Elysia({ name: "module.images" })
+    .get("/i/:key_id/:signature/:file", ({ request, set }) => serveSigned(request, set as any), {
+      response: { 200: imageResponse("image/png, image/jpeg or image/webp"), ...signedErrors },
+      detail: signedDetail,
+    })
+    .head("/i/:key_id/:signature/:file", ({ request, set }) => serveSigned(request, set as any), {
+      response: { 200: imageResponse("headers only"), ...signedErrors },
+      detail: { ...signedDetail, summary: "Headers of an image by its signed URL", description: "The same checks and headers as GET, without a body." },
+    })
+    .post(
+      "/api/image-urls",
+      async ({ request, body }) => {
+        const { account } = authOf(request);
+        const input = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+        const { signing_key_id: keyId, expires_in: expiresIn, ...generate } = input;
+        const problems: FieldProblem[] = [];
+        if (typeof keyId !== "string" || keyId === "") problems.push({ field: "signing_key_id", message: "is required (an sk_… id from GET /api/signing-keys)" });
+        if (expiresIn !== undefined && expiresIn !== null && (typeof expiresIn !== "number" || !Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > 10 * YEAR_SECONDS)) {
+          problems.push({ field: "expires_in", message: `must be a whole number of seconds from 1 to ${10 * YEAR_SECONDS}` });
+        }
+        try {
+          parseRenderRequest(generate, templates);
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.code !== "VALIDATION_ERROR" || problems.length === 0) throw error;
+          problems.push(...(error.details ?? []));
+        }
+        if (problems.length > 0) throw validationError(problems);
+        const key = await signingKeys.get(account.id, keyId as string);
+        let signable: ReturnType<typeof signableFromBody>;
+        try {
+          signable = signableFromBody(generate);
+        } catch (error) {
+          if (error instanceof SigningInputError) throw validationError([{ field: error.field, message: error.message.slice(error.field.length + 2) }]);
+          throw error;
+        }
+        const params = typeof expiresIn === "number" ? withExpiry(signable.params, expiresIn, clock.now()) : signable.params;
+        return { url: buildSignedUrl({ baseUrl: config.baseUrl, keyId: key.id, secret: key.secret, template: signable.template, ext: signable.ext, params }) };
+      },
+      {
+        response: {
+          200: t.Object({ url: t.String({ description: "Absolute, on OG_BASE_URL; put it in <meta property=\"og:image\">." }) }, { title: "ImageUrl" }),
+          ...errorResponses(...API_AUTH_ERRORS, "INVALID_JSON", "VALIDATION_ERROR", "UNKNOWN_TEMPLATE", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_FOUND"),
+        },
+        detail: {
+          summary: "Sign an image URL",
+          description: "A generate body plus `signing_key_id` and optional `expires_in` (seconds) → the signed public URL. The body is validated as POST /api/generate would; nothing is rendered or counted.",
+          tags: ["Public image URLs"],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["signing_key_id", "title"],
+                  properties: {
+                    signing_key_id: { type: "string", example: "sk_…" },
+                    expires_in: { type: "integer", minimum: 1, description: "seconds; the URL answers 410 URL_EXPIRED afterwards" },
+                    template: { type: "string", default: "event" },
+                    format: { type: "string", enum: ["png", "jpeg", "webp"] },
+                    title: { type: "string" },
+                  },
+                  additionalProperties: true,
+                },
+              },
+            },
+          },
+        },
+      },
+    );
+}
+
+/** `If-None-Match` holds our strong ETag (a list, `*`, or a weak form of it all match). */
+function matchesEtag(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  return header.split(",").some((candidate) => {
+    const value = candidate.trim();
+    return value === "*" || value === etag || value === `W/${etag}`;
+  });
+}
