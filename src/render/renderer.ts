@@ -107,12 +107,15 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
 
     const images = await loadImages(request, template);
     const key = renderCacheKey(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
-    const result = (bytes: Uint8Array, cached: boolean): RenderResult => ({
+    // The first render() includes the image fetching above; a prepared request rendered again
+    // later (a public URL's repeat) times only itself.
+    let since = started;
+    const result = (bytes: Uint8Array, cached: boolean, from: number): RenderResult => ({
       bytes,
       contentType: CONTENT_TYPES[request.format],
       width,
       height,
-      generationTimeMs: Math.round(performance.now() - started),
+      generationTimeMs: Math.round(performance.now() - from),
       contentAddress: key,
       cached,
     });
@@ -120,13 +123,15 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     return {
       contentAddress: key,
       async render() {
+        const from = since;
+        since = performance.now();
         const hit = pngCache?.get(key);
         if (hit) {
           diskCache?.used(key);
-          return result(hit, true);
+          return result(hit, true, from);
         }
         const shared = inflight.get(key);
-        if (shared) return result((await shared).bytes, true);
+        if (shared) return result((await shared).bytes, true, from);
 
         const attempt = (async () => {
           const stored = await diskCache?.get(key);
@@ -152,7 +157,7 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
         inflight.set(key, attempt);
         try {
           const { bytes, rendered } = await attempt;
-          return result(bytes, !rendered);
+          return result(bytes, !rendered, from);
         } finally {
           inflight.delete(key);
         }

@@ -62,6 +62,16 @@ export class SigningKeyService {
     return this.store.findSigningKey(id);
   }
 
+  /**
+   * The rate-limit window a render through a public URL uses: the account's active API key's, so
+   * API calls and public renders together stay within the plan's rate. Read only on the rare path
+   * (an image not yet counted this month).
+   */
+  async rateLimitKeyOf(accountId: string): Promise<string> {
+    const active = (await this.store.listApiKeys(accountId)).filter((key) => key.revokedAt === null).at(-1);
+    return active?.id ?? `account:${accountId}`;
+  }
+
   /** Records that a URL of this key was accepted; coarse and never in the request's way. */
   touch(id: string): void {
     const now = this.clock.now();

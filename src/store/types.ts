@@ -220,8 +220,6 @@ export interface SigningKeyRecord {
 export interface SigningKeyOwner {
   key: SigningKeyRecord;
   account: AccountRecord;
-  /** The account's newest unrevoked API key id: renders through public URLs share its rate-limit window. Null when it has none. */
-  apiKeyId: string | null;
 }
 
 /* ───────────────────────────── inputs ───────────────────────────── */

@@ -37,6 +37,7 @@ export interface ImagesDeps {
   templates: TemplateLookup;
 }
 
+const expired = () => new ApiError("URL_EXPIRED", "This image URL has expired (exp is in the past).");
 const invalidSignature = () => new ApiError("INVALID_SIGNATURE", "Invalid signature: unknown signing key, or the URL is not what was signed.");
 
 /** The query of a signed URL → a generate body (query values are strings; sizes and quality become numbers). */
@@ -79,7 +80,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
   /** One counting attempt per (account, month, address) at a time; identical requests wait for it. */
   const counting = new Map<string, Promise<RenderResult>>();
 
-  async function countOnce(account: AccountRecord, apiKeyId: string | null, prepared: PreparedRender, template: string, requestId: string, headers: Record<string, unknown>): Promise<RenderResult> {
+  async function countOnce(account: AccountRecord, prepared: PreparedRender, template: string, requestId: string, headers: Record<string, unknown>): Promise<RenderResult> {
     const key = `${account.id}|${metering.currentPeriod()}|${prepared.contentAddress}`;
     if (counted.has(key)) return prepared.render();
     const shared = counting.get(key);
@@ -90,7 +91,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     const attempt = (async () => {
       if (await metering.isImageCounted(account.id, prepared.contentAddress)) return prepared.render();
       // Only a render that is not counted yet meets the rate limit and the quota.
-      enforceRateLimit(limiter, apiKeyId ?? `account:${account.id}`, account, headers);
+      enforceRateLimit(limiter, await signingKeys.rateLimitKeyOf(account.id), account, headers);
       const { result } = await metering.withImageUnit(account, prepared.contentAddress, async () => {
         const result = await prepared.render();
         return { result, facts: { requestId, template, width: result.width, height: result.height, generationTimeMs: result.generationTimeMs } };
@@ -107,6 +108,15 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     }
   }
 
+  /**
+   * URLs whose signature was verified and whose query was validated, by request target: a
+   * crawler's repeat skips the HMAC, the validation and the content address. Safe because a
+   * key's secret never changes (a deleted key is refused before this is consulted) and `exp` is
+   * checked on every request. URLs with fetched images are not kept: their address follows the
+   * fetched bytes.
+   */
+  const verified = new Map<string, { keyId: string; template: string; prepared: PreparedRender; /** `exp` in Unix seconds, when the URL has one. */ exp: number | undefined }>();
+
   async function serveSigned(request: Request, set: { headers: Record<string, unknown> }): Promise<Response> {
     const url = new URL(request.url);
     const path = parseSignedPath(url.pathname);
@@ -115,21 +125,33 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     if (!owner) throw invalidSignature();
     const blocked = subscriptionBlock(owner.account);
     if (blocked) throw blocked;
-    const params = paramsFromSearch(url.search);
-    if (!params || !verify(owner.key.secret, path.template, path.ext, params, path.signature)) throw invalidSignature();
+    const target = url.pathname + url.search;
+    let entry = verified.get(target);
+    if (!entry || entry.keyId !== owner.key.id) {
+      const params = paramsFromSearch(url.search);
+      if (!params || !verify(owner.key.secret, path.template, path.ext, params, path.signature)) throw invalidSignature();
+      const expiry = checkExpiry(params, clock.now());
+      if (expiry.state === "expired") throw expired();
+      if (expiry.state === "invalid") throw validationError([{ field: "exp", message: "must be one Unix time in whole seconds" }]);
+      const renderRequest = parseRenderRequest(bodyFromQuery(path.template, path.ext, params), templates);
+      const prepared = await prepare(renderRequest);
+      entry = { keyId: owner.key.id, template: renderRequest.template, prepared, exp: expiry.state === "valid" ? Math.floor(clock.now() / 1000) + expiry.secondsLeft : undefined };
+      const imageFields = templates.get(renderRequest.template)?.fields.filter((field) => field.type === "image_url" && renderRequest.fields[field.name]) ?? [];
+      if (imageFields.length === 0) {
+        if (verified.size >= 10_000) verified.clear();
+        verified.set(target, entry);
+      }
+    }
     signingKeys.touch(owner.key.id);
     requestState(request).auth = { account: owner.account, keyId: owner.key.id, keyPrefix: owner.key.id.slice(0, 7) };
+    const secondsLeft = entry.exp === undefined ? undefined : entry.exp - Math.floor(clock.now() / 1000);
+    if (secondsLeft !== undefined && secondsLeft <= 0) throw expired();
 
-    const expiry = checkExpiry(params, clock.now());
-    if (expiry.state === "expired") throw new ApiError("URL_EXPIRED", "This image URL has expired (exp is in the past).");
-    if (expiry.state === "invalid") throw validationError([{ field: "exp", message: "must be one Unix time in whole seconds" }]);
-
-    const renderRequest = parseRenderRequest(bodyFromQuery(path.template, path.ext, params), templates);
-    const prepared = await prepare(renderRequest);
-    const result = await countOnce(owner.account, owner.apiKeyId, prepared, renderRequest.template, requestState(request).id, set.headers);
+    const { prepared } = entry;
+    const result = await countOnce(owner.account, prepared, entry.template, requestState(request).id, set.headers);
 
     const etag = `"${prepared.contentAddress}"`;
-    const maxAge = expiry.state === "valid" ? Math.min(expiry.secondsLeft, YEAR_SECONDS) : YEAR_SECONDS;
+    const maxAge = secondsLeft === undefined ? YEAR_SECONDS : Math.min(secondsLeft, YEAR_SECONDS);
     const headers: Record<string, string> = {
       etag,
       "cache-control": `public, max-age=${maxAge}, immutable`,
@@ -140,7 +162,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     headers["content-type"] = result.contentType;
     headers["content-length"] = String(result.bytes.byteLength);
     // HEAD too: the server sends the headers (Content-Length included) and drops the body.
-    return new Response(result.bytes as Uint8Array<ArrayBuffer>, { status: 200, headers });
+    return new Response(blobOf(result.bytes), { status: 200, headers });
   }
 
   const signedDetail = {
@@ -265,6 +287,21 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
         },
       },
     );
+}
+
+/**
+ * One Blob per cached image: a Response copies a Uint8Array body on every request (~11 µs for a
+ * 56 KiB card) but shares a Blob's. The cache hands back the same array for every hit, so the
+ * Blob lives as long as the cached image does.
+ */
+const blobs = new WeakMap<Uint8Array, Blob>();
+function blobOf(bytes: Uint8Array): Blob {
+  let blob = blobs.get(bytes);
+  if (!blob) {
+    blob = new Blob([bytes as Uint8Array<ArrayBuffer>]);
+    blobs.set(bytes, blob);
+  }
+  return blob;
 }
 
 /** `If-None-Match` holds our strong ETag (a list, `*`, or a weak form of it all match). */

@@ -640,8 +640,7 @@ export class SqliteStore implements Store {
     return this.run(() => {
       const row = this.sql(
         `SELECT k.id AS k_id, k.account_id AS k_account_id, k.secret AS k_secret, k.created_at AS k_created_at, k.last_used_at AS k_last_used_at,
-                a.id, a.email, a.plan, a.status, a.custom_quota, a.custom_requests_per_second, a.created_at, a.updated_at,
-                (SELECT ak.id FROM api_keys ak WHERE ak.account_id = a.id AND ak.revoked_at IS NULL ORDER BY ak.created_at DESC, ak.rowid DESC LIMIT 1) AS api_key_id
+                a.id, a.email, a.plan, a.status, a.custom_quota, a.custom_requests_per_second, a.created_at, a.updated_at
          FROM signing_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = ?`,
       ).get(id) as Record<string, any> | null;
       if (!row) return undefined;
@@ -657,7 +656,6 @@ export class SqliteStore implements Store {
           createdAt: row.created_at,
           updatedAt: row.updated_at,
         },
-        apiKeyId: row.api_key_id ?? null,
       };
     });
   }
