@@ -16,13 +16,14 @@ import type { PreparedRender } from "../../render/renderer.ts";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer, RenderResult } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
-import { buildSignedUrl, checkExpiry, paramsFromSearch, parseSignedPath, signableFromBody, SigningInputError, verify, withExpiry } from "../../signing/index.ts";
+import { signImageUrl } from "../../signing/image-urls.ts";
+import { checkExpiry, paramsFromSearch, parseSignedPath, verify } from "../../signing/index.ts";
 import type { AccountRecord } from "../../store/types.ts";
 
 /** Longest accepted request target (path and query) of any URL: 8 KiB. */
 export const MAX_URL_BYTES = 8 * 1024;
 
-/** A year: the longest `max-age` (and the longest `expires_in`, ten of them). */
+/** A year: the longest `max-age`. */
 const YEAR_SECONDS = 31_536_000;
 
 const EXT_FORMAT = { png: "png", jpg: "jpeg", webp: "webp" } as const;
@@ -229,33 +230,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     })
     .post(
       "/api/image-urls",
-      async ({ request, body }) => {
-        const { account } = authOf(request);
-        const input = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-        const { signing_key_id: keyId, expires_in: expiresIn, ...generate } = input;
-        const problems: FieldProblem[] = [];
-        if (typeof keyId !== "string" || keyId === "") problems.push({ field: "signing_key_id", message: "is required (an sk_… id from GET /api/signing-keys)" });
-        if (expiresIn !== undefined && expiresIn !== null && (typeof expiresIn !== "number" || !Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > 10 * YEAR_SECONDS)) {
-          problems.push({ field: "expires_in", message: `must be a whole number of seconds from 1 to ${10 * YEAR_SECONDS}` });
-        }
-        try {
-          parseRenderRequest(generate, templates);
-        } catch (error) {
-          if (!(error instanceof ApiError) || error.code !== "VALIDATION_ERROR" || problems.length === 0) throw error;
-          problems.push(...(error.details ?? []));
-        }
-        if (problems.length > 0) throw validationError(problems);
-        const key = await signingKeys.get(account.id, keyId as string);
-        let signable: ReturnType<typeof signableFromBody>;
-        try {
-          signable = signableFromBody(generate);
-        } catch (error) {
-          if (error instanceof SigningInputError) throw validationError([{ field: error.field, message: error.message.slice(error.field.length + 2) }]);
-          throw error;
-        }
-        const params = typeof expiresIn === "number" ? withExpiry(signable.params, expiresIn, clock.now()) : signable.params;
-        return { url: buildSignedUrl({ baseUrl: config.baseUrl, keyId: key.id, secret: key.secret, template: signable.template, ext: signable.ext, params }) };
-      },
+      ({ request, body }) => signImageUrl({ signingKeys, clock, baseUrl: config.baseUrl, templates }, authOf(request).account.id, body),
       {
         response: {
           200: t.Object({ url: t.String({ description: "Absolute, on OG_BASE_URL; put it in <meta property=\"og:image\">." }) }, { title: "ImageUrl" }),
