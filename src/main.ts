@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-/** Entry point: parses argv and dispatches to serve | render | accounts | keys. */
+/** Entry point: parses argv and dispatches to serve | render | accounts | keys | migrate. */
 import { parseArgs } from "node:util";
 import { ACCOUNTS_HELP, runAccounts, runKeys } from "./cli/accounts.ts";
 import { UsageError } from "./cli/output.ts";
@@ -19,6 +19,7 @@ Usage:
   ogsmith sign --key-id sk_… --secret ogsk_… --json '<body>'   print a signed image URL
   ogsmith accounts create|update|list|show …           manage accounts (see: ogsmith accounts --help)
   ogsmith keys replace ACCOUNT_ID                      replace an account's API key
+  ogsmith migrate                                      apply the store's migrations and exit
 
 Configuration is read from the environment (PORT, HOST, OG_DB_PATH, …; see the README).`;
 
@@ -69,6 +70,15 @@ async function main(argv: string[]): Promise<number> {
       // Announced only once the signal handlers are in place, so "listening" means "stoppable".
       service.services.logger.info("listening", { url: service.url, test_clock: config.testClock });
       return -1; // keep running
+    }
+    case "migrate": {
+      // Applies the store's migrations and exits: createStore migrates (under an advisory lock on PostgreSQL).
+      parseArgs({ args, options: {} });
+      const { createStore } = await import("./store/index.ts");
+      const store = await createStore(config);
+      await store.close();
+      console.log(`ogsmith: migrations applied (${store.kind})`);
+      return 0;
     }
     case "render": {
       const { runRender } = await import("./cli/render.ts");

@@ -12,6 +12,8 @@ import { createServiceRenderer, type ServiceRenderer, type ServiceRendererOption
 import { prepareRendering } from "./render/setup.ts";
 import { createServices, type Services } from "./services.ts";
 import { JobWorker } from "./worker/index.ts";
+import { Elysia } from "elysia";
+import { opsModule } from "./modules/ops/index.ts";
 
 export interface RunningService {
   url: string;
@@ -59,9 +61,10 @@ export async function startService(
   }
   metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind().catch(() => ({})));
   const app = createApp({ services, renderer, templates, metrics });
-  const server = listen(app, { port: config.port, host: config.host, logger: services.logger });
+  // OG_ROLE=worker answers only the operations routes; the API instances take the traffic.
+  const server = config.role === "worker" ? listenOps(services, metrics, config) : listen(app, { port: config.port, host: config.host, logger: services.logger });
   const worker = new JobWorker(services);
-  await worker.start();
+  if (config.role !== "api") await worker.start();
   if (!services.mailer.configured) services.logger.warn("SMTP_URL is not set: email alerts are recorded and logged, not sent");
 
   let stopping: Promise<void> | undefined;
@@ -81,4 +84,11 @@ export async function startService(
         await services.close();
       })()),
   };
+}
+
+/** A worker-role instance's HTTP: /healthz, /readyz and /metrics only. */
+function listenOps(services: Services, metrics: Metrics, config: Config): { url: string; port: number; stop(): Promise<void> } {
+  const app = new Elysia().use(opsModule(services, metrics)).listen({ port: config.port, hostname: config.host });
+  const port = app.server!.port!;
+  return { url: `http://${config.host}:${port}`, port, stop: async () => void (await app.stop()) };
 }

@@ -23,7 +23,7 @@ export function apiAuth(services: Pick<Services, "accounts" | "limiter">) {
     if (!found) throw new ApiError("INVALID_API_KEY", "Invalid API key.");
     const blocked = subscriptionBlock(found.account);
     if (blocked) throw blocked;
-    enforceRateLimit(services.limiter, found.keyId, found.account, set.headers);
+    await enforceRateLimit(services.limiter, found.keyId, found.account, set.headers);
     requestState(request).auth = found;
   });
 }

@@ -92,7 +92,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     const attempt = (async () => {
       if (await metering.isImageCounted(account.id, prepared.contentAddress)) return prepared.render();
       // Only a render that is not counted yet meets the rate limit and the quota.
-      enforceRateLimit(limiter, await signingKeys.rateLimitKeyOf(account.id), account, headers);
+      await enforceRateLimit(limiter, await signingKeys.rateLimitKeyOf(account.id), account, headers);
       const { result } = await metering.withImageUnit(account, prepared.contentAddress, async () => {
         const result = await prepared.render();
         return { result, facts: { requestId, template, width: result.width, height: result.height, generationTimeMs: result.generationTimeMs } };
