@@ -16,6 +16,7 @@
  * builds the canonical string again. The README shows the same in Node, Python, PHP and Go.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { validationError, type FieldProblem } from "../errors.ts";
 import { randomAlphanumeric } from "../ids.ts";
 
 export const URL_EXTENSIONS = ["png", "jpg", "webp"] as const;
@@ -168,7 +169,11 @@ export function signableFromBody(body: unknown, format?: string): SignableImage 
   const params: Record<string, string> = {};
   for (const [name, value] of Object.entries(rest)) {
     if (value === undefined || value === null || value === "") continue; // absent, as POST treats them
-    if (typeof value === "string") params[name] = value;
+    // A lone surrogate has no UTF-8 form, so it cannot be percent-encoded into a URL.
+    if (typeof value === "string") {
+      if (!value.isWellFormed()) throw new SigningInputError(name, "must be valid Unicode text (it contains a lone surrogate)");
+      params[name] = value;
+    }
     else if (typeof value === "number" && Number.isFinite(value)) params[name] = String(value);
     else throw new SigningInputError(name, "must be a string or a number");
   }
@@ -190,6 +195,38 @@ export function buildSignedUrl({ baseUrl, keyId, secret, template, ext, params }
   const signature = sign(secret, template, ext, params);
   const query = canonicalQuery(params);
   return `${baseUrl.replace(/\/+$/, "")}/i/${encodeURIComponent(keyId)}/${signature}/${encodeURIComponent(template)}.${ext}?${query}`;
+}
+
+const EXT_TO_FORMAT: Record<UrlExtension, string> = { png: "png", jpg: "jpeg", webp: "webp" };
+/** Query parameters that are numbers in a POST body; in a URL they arrive as decimal strings. */
+const NUMERIC_PARAMS = new Set(["width", "height", "quality"]);
+
+/**
+ * The POST /api/generate body a signed URL stands for (the inverse of signableFromBody), for
+ * the same validation as POST: `template` and `format` come from the path, `width`, `height`
+ * and `quality` written in decimal become numbers (anything else stays a string, so validation
+ * names it), and `exp` is left out (the caller checks it before validating). A repeated name,
+ * or `template`/`format` in the query, is a VALIDATION_ERROR naming it.
+ */
+export function bodyFromSignedUrl(template: string, ext: UrlExtension, params: SignedParams): Record<string, unknown> {
+  const body: Record<string, unknown> = { template, format: EXT_TO_FORMAT[ext] };
+  const problems: FieldProblem[] = [];
+  const seen = new Set<string>();
+  for (const [name, value] of pairsOf(params)) {
+    if (seen.has(name)) {
+      problems.push({ field: name, message: "must appear at most once in the query" });
+      continue;
+    }
+    seen.add(name);
+    if (name === "exp") continue;
+    if (name === "template" || name === "format") {
+      problems.push({ field: name, message: `is set by the URL path (/{template}.{ext}), not the query` });
+      continue;
+    }
+    body[name] = NUMERIC_PARAMS.has(name) && /^\d{1,6}$/.test(value) ? Number(value) : value;
+  }
+  if (problems.length) throw validationError(problems);
+  return body;
 }
 
 // ---- Keys ---------------------------------------------------------------------------------------

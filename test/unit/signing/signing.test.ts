@@ -4,7 +4,11 @@
  * encoding of a query do not change the signature, any change of a parameter does.
  */
 import { describe, expect, test } from "bun:test";
+import { ApiError } from "../../../src/errors.ts";
+import { parseRenderRequest } from "../../../src/render/request.ts";
+import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import {
+  bodyFromSignedUrl,
   buildSignedUrl,
   canonicalQuery,
   canonicalString,
@@ -149,6 +153,43 @@ describe("URLs", () => {
     expect(() => signableFromBody({ title: "x", format: "gif" })).toThrow(/format/);
     expect(() => signableFromBody({ title: { a: 1 } })).toThrow(/title/);
     expect(() => signableFromBody({ template: "../x" })).toThrow(/template/);
+    expect(() => signableFromBody({ title: "broken \ud800 text" })).toThrow(/title: must be valid Unicode/);
+  });
+});
+
+describe("bodyFromSignedUrl", () => {
+  const templates = createTemplateRegistry();
+
+  test("a URL's parts validate exactly like the POST body they came from", () => {
+    const body = { template: "blog", format: "jpeg", quality: 70, width: 600, height: 315, title: "Hi", author_name: "Ada" };
+    const image = signableFromBody(body);
+    const url = new URL(buildSignedUrl({ baseUrl: "https://x.test", keyId: "sk_abcdefghij0123456789", secret: SECRET, ...image, params: withExpiry(image.params, 60, Date.now()) }));
+    const path = parseSignedPath(url.pathname)!;
+    const back = bodyFromSignedUrl(path.template, path.ext, paramsFromSearch(url.search)!);
+    expect(back).toEqual(body);
+    expect(parseRenderRequest(back, templates)).toEqual(parseRenderRequest(body, templates));
+  });
+
+  test("numbers that are not plain decimals stay strings, so validation names the field", () => {
+    const back = bodyFromSignedUrl("event", "png", { title: "x", width: "6e2", quality: "-1", height: "630" });
+    expect(back).toMatchObject({ width: "6e2", quality: "-1", height: 630 });
+    try {
+      parseRenderRequest(back, templates);
+      throw new Error("expected a validation error");
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).details!.map((d) => d.field).sort()).toEqual(["quality", "width"]);
+    }
+  });
+
+  test("repeated names and template/format in the query are refused, each named", () => {
+    try {
+      bodyFromSignedUrl("event", "png", [["title", "a"], ["title", "b"], ["format", "webp"], ["template", "blog"]]);
+      throw new Error("expected a validation error");
+    } catch (error) {
+      expect((error as ApiError).code).toBe("VALIDATION_ERROR");
+      expect((error as ApiError).details!.map((d) => d.field)).toEqual(["title", "format", "template"]);
+    }
   });
 });
 
