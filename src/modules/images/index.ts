@@ -8,7 +8,7 @@
  */
 import { Elysia, t } from "elysia";
 import { subscriptionBlock } from "../../accounts/access.ts";
-import { ApiError, validationError, type FieldProblem } from "../../errors.ts";
+import { ApiError, validationError } from "../../errors.ts";
 import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
 import { enforceRateLimit } from "../../http/rate-limit.ts";
 import { authOf, requestState } from "../../http/request-context.ts";
@@ -17,7 +17,7 @@ import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts
 import type { Renderer, RenderResult } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { signImageUrl } from "../../signing/image-urls.ts";
-import { checkExpiry, paramsFromSearch, parseSignedPath, verify } from "../../signing/index.ts";
+import { bodyFromSignedUrl, checkExpiry, paramsFromSearch, parseSignedPath, verify } from "../../signing/index.ts";
 import type { AccountRecord } from "../../store/types.ts";
 
 /** Longest accepted request target (path and query) of any URL: 8 KiB. */
@@ -25,12 +25,6 @@ export const MAX_URL_BYTES = 8 * 1024;
 
 /** A year: the longest `max-age`. */
 const YEAR_SECONDS = 31_536_000;
-
-const EXT_FORMAT = { png: "png", jpg: "jpeg", webp: "webp" } as const;
-
-/** Parameters the path decides; in the query they would be ambiguous. */
-const PATH_DECIDES = new Set(["template", "format"]);
-const NUMERIC = new Set(["width", "height", "quality"]);
 
 export interface ImagesDeps {
   services: Pick<Services, "metering" | "signingKeys" | "limiter" | "clock" | "config">;
@@ -40,29 +34,6 @@ export interface ImagesDeps {
 
 const expired = () => new ApiError("URL_EXPIRED", "This image URL has expired (exp is in the past).");
 const invalidSignature = () => new ApiError("INVALID_SIGNATURE", "Invalid signature: unknown signing key, or the URL is not what was signed.");
-
-/** The query of a signed URL → a generate body (query values are strings; sizes and quality become numbers). */
-function bodyFromQuery(template: string, ext: keyof typeof EXT_FORMAT, params: [string, string][]): Record<string, unknown> {
-  const problems: FieldProblem[] = [];
-  const body: Record<string, unknown> = { template, format: EXT_FORMAT[ext] };
-  const seen = new Set<string>();
-  for (const [name, value] of params) {
-    if (name === "exp") continue;
-    if (seen.has(name)) {
-      problems.push({ field: name, message: "must appear once" });
-      continue;
-    }
-    seen.add(name);
-    if (PATH_DECIDES.has(name)) {
-      problems.push({ field: name, message: `is set by the URL's path (/{template}.{ext}), not the query` });
-      continue;
-    }
-    // "600" is the width 600; anything else stays a string, which validation refuses by name.
-    body[name] = NUMERIC.has(name) && /^\d{1,6}$/.test(value) ? Number(value) : value;
-  }
-  if (problems.length > 0) throw validationError(problems);
-  return body;
-}
 
 export function imagesModule({ services, renderer, templates }: ImagesDeps) {
   const { metering, signingKeys, limiter, clock, config } = services;
@@ -134,7 +105,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
       const expiry = checkExpiry(params, clock.now());
       if (expiry.state === "expired") throw expired();
       if (expiry.state === "invalid") throw validationError([{ field: "exp", message: "must be one Unix time in whole seconds" }]);
-      const renderRequest = parseRenderRequest(bodyFromQuery(path.template, path.ext, params), templates);
+      const renderRequest = parseRenderRequest(bodyFromSignedUrl(path.template, path.ext, params), templates);
       const prepared = await prepare(renderRequest);
       entry = { keyId: owner.key.id, template: renderRequest.template, prepared, exp: expiry.state === "valid" ? Math.floor(clock.now() / 1000) + expiry.secondsLeft : undefined };
       const imageFields = templates.get(renderRequest.template)?.fields.filter((field) => field.type === "image_url" && renderRequest.fields[field.name]) ?? [];
