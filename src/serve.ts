@@ -63,7 +63,9 @@ export async function startService(
   const app = createApp({ services, renderer, templates, metrics });
   // OG_ROLE=worker answers only the operations routes; the API instances take the traffic.
   const server = config.role === "worker" ? listenOps(services, metrics, config) : listen(app, { port: config.port, host: config.host, logger: services.logger });
-  const worker = new JobWorker(services);
+  // Several instances: a lease of an instance that hangs while staying connected runs out within
+  // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
+  const worker = new JobWorker(services, services.store.kind === "postgres" ? { leaseMs: 30_000 } : {});
   if (config.role !== "api") await worker.start();
   if (!services.mailer.configured) services.logger.warn("SMTP_URL is not set: email alerts are recorded and logged, not sent");
 
