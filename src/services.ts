@@ -15,6 +15,7 @@ import { Metering } from "./metering/quota.ts";
 import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts";
 import type { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
+import { SigningKeyService } from "./signing/keys.ts";
 import { createStore } from "./store/index.ts";
 import type { Store } from "./store/types.ts";
 import type { RetryRandom } from "./webhooks/delivery-job.ts";
@@ -42,6 +43,8 @@ export interface Services {
   mailer: Mailer;
   /** Dashboard sessions. */
   sessions: SessionService;
+  /** Signing keys of public image URLs. */
+  signingKeys: SigningKeyService;
   close(): Promise<void>;
 }
 
@@ -85,6 +88,7 @@ export async function createServices(config: Config, options: ServicesOptions = 
     email,
     mailer,
     sessions: new SessionService(store, clock, accounts),
+    signingKeys: new SigningKeyService(store, clock),
     close: async () => {
       mailer.close();
       await limiter.close?.();

@@ -217,3 +217,33 @@ export const clusterState = pgTable("cluster_state", {
   key: text("key").primaryKey(),
   value: bigint("value", { mode: "number" }).notNull(),
 });
+
+/** Signing keys of public image URLs (at most 5 per account); the secret as issued (HMAC needs it), never returned after creation. */
+export const signingKeys = pgTable(
+  "signing_keys",
+  {
+    id: text("id").primaryKey(),
+    seq: seq(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    secret: text("secret").notNull(),
+    createdAt: ms("created_at").notNull(),
+    lastUsedAt: ms("last_used_at"),
+  },
+  (table) => [index("signing_keys_account_idx").on(table.accountId)],
+);
+
+/** Images counted through public URLs: one row per account, month and content address, inserted with the unit's confirmation. */
+export const countedImages = pgTable(
+  "counted_images",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    period: text("period").notNull(),
+    contentAddress: text("content_address").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.accountId, table.period, table.contentAddress] })],
+);

@@ -39,6 +39,8 @@ import {
   type NewJob,
   type SessionRecord,
   type SettleResult,
+  type SigningKeyOwner,
+  type SigningKeyRecord,
   type Store,
   type UsageCounters,
   type UsageDecision,
@@ -82,6 +84,14 @@ export function classifyPostgresError(error: unknown): "unreachable" | undefined
   if (/^(08|57P0|53300|53400)/.test(code)) return "unreachable";
   return undefined;
 }
+
+const signingKey = (r: Row): SigningKeyRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  secret: r.secret,
+  createdAt: Number(r.created_at),
+  lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
+});
 
 const account = (r: Row): AccountRecord => ({
   id: r.id,
@@ -363,25 +373,47 @@ export class PostgresStore implements Store {
   }
 
   confirmUnit(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters> {
-    const { accountId, period, now } = input;
+    return this.write((tx) => this.confirmInTx(tx, input));
+  }
+
+  confirmImageUnit(input: { accountId: string; period: string; day: string; now: number; contentAddress: string; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters | undefined> {
+    const { accountId, period, contentAddress, now } = input;
     return this.write(async (tx) => {
-      await tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
-      // The UPDATE holds the row lock until commit: concurrent confirmations see distinct counters.
-      const [row] = await tx.unsafe(
-        `update usage_periods set used = used + 1, reserved = greatest(reserved - 1, 0) where account_id = $1 and period = $2 returning ${USAGE_COLS}`,
-        [accountId, period],
-      );
-      await tx`insert into usage_days (account_id, day, count) values (${accountId}, ${input.day}, 1)
-        on conflict (account_id, day) do update set count = usage_days.count + 1`;
-      const after = usage(row!);
-      const decision = input.decide(after);
-      const columns: Record<string, string> = { warned80At: "warned_80_at", warned90At: "warned_90_at", warned95At: "warned_95_at", limitReachedAt: "limit_reached_at" };
-      if (decision.marks.length > 0) {
-        await tx.unsafe(`update usage_periods set ${decision.marks.map((m) => `${columns[m]} = $3`).join(", ")} where account_id = $1 and period = $2`, [accountId, period, now]);
+      // The primary key decides across instances: a concurrent insert of the same row waits for
+      // the other transaction and then finds the conflict.
+      const inserted = await tx`insert into counted_images (account_id, period, content_address, created_at)
+        values (${accountId}, ${period}, ${contentAddress}, ${now}) on conflict do nothing returning 1`;
+      if (inserted.length === 0) {
+        await tx`update usage_periods set reserved = reserved - 1 where account_id = ${accountId} and period = ${period} and reserved > 0`;
+        return undefined;
       }
-      for (const event of decision.events) await this.recordEvent(tx, accountId, event, now);
-      return after;
+      return this.confirmInTx(tx, input);
     });
+  }
+
+  isImageCounted(input: { accountId: string; period: string; contentAddress: string }): Promise<boolean> {
+    return this.run(async (sql) => (await sql`select 1 from counted_images where account_id = ${input.accountId} and period = ${input.period} and content_address = ${input.contentAddress}`).length > 0);
+  }
+
+  /** Inside the caller's transaction: see `confirmUnit`. */
+  private async confirmInTx(tx: Tx, input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters> {
+    const { accountId, period, now } = input;
+    await tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
+    // The UPDATE holds the row lock until commit: concurrent confirmations see distinct counters.
+    const [row] = await tx.unsafe(
+      `update usage_periods set used = used + 1, reserved = greatest(reserved - 1, 0) where account_id = $1 and period = $2 returning ${USAGE_COLS}`,
+      [accountId, period],
+    );
+    await tx`insert into usage_days (account_id, day, count) values (${accountId}, ${input.day}, 1)
+      on conflict (account_id, day) do update set count = usage_days.count + 1`;
+    const after = usage(row!);
+    const decision = input.decide(after);
+    const columns: Record<string, string> = { warned80At: "warned_80_at", warned90At: "warned_90_at", warned95At: "warned_95_at", limitReachedAt: "limit_reached_at" };
+    if (decision.marks.length > 0) {
+      await tx.unsafe(`update usage_periods set ${decision.marks.map((m) => `${columns[m]} = $3`).join(", ")} where account_id = $1 and period = $2`, [accountId, period, now]);
+    }
+    for (const event of decision.events) await this.recordEvent(tx, accountId, event, now);
+    return after;
   }
 
   usage(accountId: string, period: string): Promise<UsageCounters | undefined> {
@@ -608,6 +640,48 @@ export class PostgresStore implements Store {
   }
 
   /* ───────────── webhooks ───────────── */
+
+  /* ───────────── signing keys ───────────── */
+
+  createSigningKey(key: SigningKeyRecord, maxPerAccount: number): Promise<SigningKeyRecord | "limit_reached"> {
+    return this.write(async (tx) => {
+      // The account row lock serializes creations per account, so the limit holds across instances.
+      await tx`select id from accounts where id = ${key.accountId} for update`;
+      const [{ n }] = (await tx`select count(*)::int as n from signing_keys where account_id = ${key.accountId}`) as unknown as [{ n: number }];
+      if (n >= maxPerAccount) return "limit_reached" as const;
+      await tx`insert into signing_keys (id, account_id, secret, created_at, last_used_at) values (${key.id}, ${key.accountId}, ${key.secret}, ${key.createdAt}, ${key.lastUsedAt})`;
+      return key;
+    });
+  }
+
+  listSigningKeys(accountId: string): Promise<SigningKeyRecord[]> {
+    return this.run(async (sql) => (await sql`select id, account_id, secret, created_at, last_used_at from signing_keys where account_id = ${accountId} order by created_at, seq`).map(signingKey));
+  }
+
+  deleteSigningKey(accountId: string, id: string): Promise<boolean> {
+    return this.run(async (sql) => (await sql`delete from signing_keys where id = ${id} and account_id = ${accountId} returning id`).length > 0);
+  }
+
+  findSigningKey(id: string): Promise<SigningKeyOwner | undefined> {
+    return this.run(async (sql) => {
+      const [row] = await sql.unsafe(
+        `select ${prefixed(ACCOUNT_COLS, "a")}, k.id as k_id, k.account_id as k_account_id, k.secret as k_secret, k.created_at as k_created_at, k.last_used_at as k_last_used_at
+         from signing_keys k join accounts a on a.id = k.account_id where k.id = $1`,
+        [id],
+      );
+      if (!row) return undefined;
+      return {
+        key: signingKey({ id: row.k_id, account_id: row.k_account_id, secret: row.k_secret, created_at: row.k_created_at, last_used_at: row.k_last_used_at }),
+        account: account(row),
+      };
+    });
+  }
+
+  touchSigningKey(id: string, now: number): Promise<void> {
+    return this.run(async (sql) => {
+      await sql`update signing_keys set last_used_at = ${now} where id = ${id}`;
+    });
+  }
 
   createWebhook(w: WebhookRecord, maxPerAccount: number): Promise<WebhookRecord | "limit_reached"> {
     return this.write(async (tx) => {
