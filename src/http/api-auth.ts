@@ -1,5 +1,5 @@
 /**
- * The /api gate, in the order of DESIGN §3: key present → key known and active → subscription
+ * The /api gate, in the documented order: key present → key known and active → subscription
  * → rate limit. It runs in `onRequest`, before the body is read, so a client with a bad key or
  * over its rate learns that first and costs no parsing. Validation and quota come later.
  */
@@ -9,13 +9,13 @@ import { subscriptionBlock } from "../accounts/access.ts";
 import { ApiError } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
-import { requestState } from "./request-context.ts";
+import { pathnameOf, requestState } from "./request-context.ts";
 
 export const isApiPath = (pathname: string) => pathname === "/api" || pathname.startsWith("/api/");
 
 export function apiAuth(services: Pick<Services, "accounts" | "limiter">) {
   return new Elysia({ name: "api-auth" }).onRequest(({ request, set }) => {
-    const pathname = new URL(request.url).pathname;
+    const pathname = pathnameOf(request);
     if (!isApiPath(pathname)) return;
     const key = request.headers.get("x-api-key")?.trim();
     if (!key) throw new ApiError("MISSING_API_KEY", "Missing API key. Send it in the X-API-Key header.");
