@@ -31,17 +31,15 @@ export interface RunningServer {
  * Bun builds `request.url` from the Host header: without one (HTTP/1.0) or with an empty one it
  * is just the path; with a malformed one (`a b`, `[`, `%zz`, `a:99999`) it is a string `new URL`
  * refuses. Either way the path is still what the client asked for, so it is answered on this
- * server's own origin. A host shorter than four characters (`Host: web`) is replaced too: the
- * framework's router finds the path by looking for the first `/` after `http://` plus four
- * characters, and would route `http://web/healthz` as no path at all.
+ * server's own origin. (Short but valid hosts such as `Host: web` are kept: the app's router is
+ * configured not to assume a long host name.)
  */
 export function routableUrl(url: string, ownOrigin: string): string | undefined {
   if (url.startsWith("/")) return ownOrigin + url;
   const scheme = /^https?:\/\//i.exec(url);
   if (!scheme) return undefined;
+  if (URL.canParse(url)) return url;
   const slash = url.indexOf("/", scheme[0].length);
-  const authority = url.slice(scheme[0].length, slash === -1 ? undefined : slash);
-  if (authority.length >= 4 && URL.canParse(url)) return url;
   return ownOrigin + (slash === -1 ? "/" : url.slice(slash));
 }
 
@@ -55,6 +53,12 @@ function withUrl(request: Request, url: string): Request {
     // Required by the fetch standard for a streamed body.
     duplex: "half",
   } as RequestInit);
+}
+
+function closing(response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set("connection", "close");
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /** The path for the log: the URL's when it parses, else the raw target (which is then no URL). */
@@ -97,6 +101,10 @@ export function listen(app: App, options: { port: number; host: string; logger: 
       } else {
         response = await answer(request);
       }
+      // A body left unread (refused before reading, or cut off at the limit) would keep the
+      // connection busy until the idle timeout, and a graceful stop waiting for it: close instead.
+      const declaresBody = incoming.headers.has("transfer-encoding") || Number(incoming.headers.get("content-length") ?? 0) > 0;
+      if (response.status === 413 || (declaresBody && !incoming.bodyUsed && !request.bodyUsed)) response = closing(response);
       const seconds = (performance.now() - started) / 1000;
       const pathname = url === undefined ? incoming.url.slice(0, 200) : pathOf(url);
       const route = (url !== undefined && app.routeOf(pathname)) || "unmatched";

@@ -132,7 +132,13 @@ describe("bodies over 64 KiB at any size: 413 PAYLOAD_TOO_LARGE envelope, logged
       // Only the head is sent: the answer must not wait for a body that never comes.
       const res = await send(head("/api/generate", `Content-Length: ${size}\r\n`), { timeoutMs: 10_000 });
       expectEnvelope(res, 413, "PAYLOAD_TOO_LARGE");
+      // The rest of the body is not wanted: the connection ends rather than idling until a timeout.
+      expect(res.headers.connection).toBe("close");
     }
+    // Any answer that leaves a declared body unread closes the connection too.
+    const unauthenticated = await send(`POST /api/generate HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n`);
+    expectEnvelope(unauthenticated, 401, "MISSING_API_KEY");
+    expect(unauthenticated.headers.connection).toBe("close");
   });
 
   test("a 2 MiB body actually sent is refused with the envelope", async () => {
