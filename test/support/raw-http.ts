@@ -17,17 +17,20 @@ export interface RawResponse {
 }
 
 /** The first complete response in `data`, if there is one yet. */
-function parse(data: Buffer): { status: number; headers: Record<string, string>; body: string } | undefined {
+function parse(data: Buffer, noBody = false): { status: number; headers: Record<string, string>; body: string } | undefined {
   const end = data.indexOf("\r\n\r\n");
   if (end === -1) return undefined;
   const lines = data.subarray(0, end).toString("latin1").split("\r\n");
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? "")?.[1] ?? NaN);
+  // An interim answer (100 Continue to `Expect:`) is not the response: look past it.
+  if (status >= 100 && status < 200) return parse(data.subarray(end + 4), noBody);
   const headers: Record<string, string> = {};
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(":");
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   const rest = data.subarray(end + 4);
+  if (noBody || status === 204 || status === 304) return { status, headers, body: "" };
   if (headers["transfer-encoding"]?.toLowerCase() === "chunked") {
     const chunks: Buffer[] = [];
     let at = 0;
@@ -52,7 +55,12 @@ function parse(data: Buffer): { status: number; headers: Record<string, string>;
  * first response, or with status 0 when the server closes without one. `timeoutMs` bounds the
  * wait: a server that neither answers nor closes resolves with status 0 and `closed: false`.
  */
-export function rawRequest(port: number, data: string | Uint8Array, options: { timeoutMs?: number; host?: string; after?: AsyncIterable<Uint8Array> } = {}): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  data: string | Uint8Array,
+  /** `noBody`: the answer has a head only (the request was HEAD), whatever its Content-Length says. */
+  options: { timeoutMs?: number; host?: string; after?: AsyncIterable<Uint8Array>; noBody?: boolean } = {},
+): Promise<RawResponse> {
   return new Promise((resolve) => {
     const socket = net.connect(port, options.host ?? "127.0.0.1");
     let received = Buffer.alloc(0);
@@ -62,13 +70,13 @@ export function rawRequest(port: number, data: string | Uint8Array, options: { t
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      const parsed = parse(received);
+      const parsed = parse(received, options.noBody);
       resolve({ status: parsed?.status ?? 0, headers: parsed?.headers ?? {}, body: parsed?.body ?? "", raw: received.toString("latin1").slice(0, 2000), closed });
     };
     const timer = setTimeout(() => finish(false), options.timeoutMs ?? 10_000);
     socket.on("data", (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
-      if (parse(received)) finish(false);
+      if (parse(received, options.noBody)) finish(false);
     });
     socket.on("close", () => finish(true));
     // A reset after the server answered and closed while we were still writing: keep what came.
