@@ -190,6 +190,18 @@ describe("what the runtime answers itself, before any application code runs", ()
     ["unknown method token", "BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 0],
     ["lower-case method", "get /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 0],
   ];
+  test("a malformed chunk mid-body: the runtime's 400 is what is sent; the app, which had started, answered no 5xx", async () => {
+    const before = logLines.length;
+    const res = await send(`POST /api/webhooks HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`);
+    expect(res.status, res.raw).toBe(400);
+    expect(res.headers["x-request-id"]).toBeUndefined();
+    expect(res.headers.connection).toBe("close");
+    const deadline = Date.now() + 5_000;
+    while (!logLines.slice(before).some((line) => line.msg === "request") && Date.now() < deadline) await Bun.sleep(10);
+    expect(logLines.slice(before).find((line) => line.msg === "request")).toMatchObject({ route: "/api/webhooks", status: 400 });
+    expect(logLines.slice(before).filter((line) => line.level === "error")).toEqual([]);
+  });
+
   for (const [name, data, status] of cases) {
     test(`${name} → ${status || "connection closed without an answer"}; the service keeps answering`, async () => {
       const before = logLines.length;
