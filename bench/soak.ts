@@ -1,7 +1,7 @@
 /**
  * Soak: a real `ogsmith serve` child under mixed traffic for minutes, watched for slow leaks.
  *
- *   bun bench/soak.ts [--minutes 10] [--rate 150] [--binary dist/ogsmith]
+ *   bun run bench:soak [--minutes 10] [--rate 100] [--prefill 700] [--binary dist/ogsmith]
  *
  * Traffic, paced to `--rate` requests per second over a few accounts: POST /api/generate (most
  * bodies from a small set, so PNG-cache hits; some distinct, so renders), GET /api/user/usage,
@@ -29,6 +29,7 @@ const { values: args } = parseArgs({
     rate: { type: "string", default: "100" },
     interval: { type: "string", default: "10" },
     binary: { type: "string" },
+    prefill: { type: "string", default: "700" },
   },
 });
 const MINUTES = Number(args.minutes);
@@ -324,8 +325,21 @@ async function main() {
   let exitCode: number | undefined;
   try {
     const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, (_, i) => setUpAccount(i)));
-    // Renders wait for the workers to warm up; one request per cached body settles that.
+    // Renders wait for the workers to warm up; one request per cached body settles that. Then
+    // distinct renders fill the 24 MiB PNG cache, which otherwise grows through the first
+    // minutes of the run by design and would read as a leak.
     for (const body of CACHED_BODIES) await fetch(`${url}/api/generate`, { method: "POST", ...json(body, { "x-api-key": accounts[0]!.key }) });
+    const prefillStarted = performance.now();
+    const prefill = Number(args.prefill);
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (distinct < prefill) {
+          const res = await fetch(`${url}/api/generate`, { method: "POST", ...json({ title: `Soak distinct ${distinct++}`, theme: "dark" }, { "x-api-key": accounts[0]!.key }) });
+          await res.arrayBuffer();
+        }
+      }),
+    );
+    console.log(`prefill: ${prefill} distinct renders in ${((performance.now() - prefillStarted) / 1000).toFixed(1)} s, server RSS ${rssMb(server.pid).toFixed(0)} MB\n`);
     await Bun.sleep(1_000);
     idleFdsBefore = openFds(server.pid);
     kindsBefore = fdKinds(server.pid, Number(new URL(url).port));
