@@ -10,10 +10,13 @@
  * receiver in this process, which answers 500 to some deliveries and holds others past the
  * service's 5 s timeout (both counted as injected).
  *
- * Every 10 s it samples the server's RSS (/proc/<pid>/status, worker threads included), open
+ * Every 10 s it samples the server's RSS (/proc/<pid>/status, worker threads included), the
+ * main thread's JS heap in use (from /metrics), open
  * file descriptors (/proc/<pid>/fd), p50/p99 latency and errors of the requests in that window,
  * pending jobs (from /metrics) and the receiver's counts, and prints a row. The verdict at the
- * end: memory flat (last sample within 10 % of the first after warm-up), no descriptor growth
+ * end: memory flat (median of the last three samples within 10 % of the median of the first
+ * three after warm-up; the PNG cache is filled with `--prefill` distinct renders before the
+ * load starts, since its growth to 24 MiB is by design), no descriptor growth
  * (idle count after the run within 5 of the idle count before it), and no errors: every API
  * answer is the expected one and the server logged no error-level line. Injected receiver
  * faults are not errors; they are what the delivery schedule is for.
@@ -288,11 +291,13 @@ async function setUpAccount(i: number): Promise<Account> {
   return { key, cookie: signIn.headers.get("set-cookie")!.split(";")[0]!, hooks: [], creating: 0, deliveriesHook: ((await hook.json()) as { id: string }).id };
 }
 
-async function pendingJobs(): Promise<number> {
+/** From the server's /metrics: pending jobs (all kinds) and the main thread's JS heap in use. */
+async function scrape(): Promise<{ jobs: number; heapMb: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const match of text.matchAll(/^ogsmith_jobs_pending\{[^}]*\} (\d+)/gm)) sum += Number(match[1]);
-  return sum;
+  let jobs = 0;
+  for (const match of text.matchAll(/^ogsmith_jobs_pending\{[^}]*\} (\d+)/gm)) jobs += Number(match[1]);
+  const heap = Number(/^ogsmith_nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN);
+  return { jobs, heapMb: heap / 1024 / 1024 };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -308,6 +313,7 @@ interface Sample {
   errors: number;
   busy: number;
   rss: number;
+  heap: number;
   fds: number;
   jobs: number;
 }
@@ -361,14 +367,15 @@ async function main() {
       }),
     );
 
-    console.log("|   t s | requests | req/s | p50 ms | p99 ms | errors | 503 busy | RSS MB | fds | jobs pending | delivered ok | injected 500 | injected timeout |");
-    console.log("|------:|---------:|------:|-------:|-------:|-------:|---------:|-------:|----:|-------------:|-------------:|-------------:|-----------------:|");
+    console.log("|   t s | requests | req/s | p50 ms | p99 ms | errors | 503 busy | RSS MB | JS heap MB | fds | jobs pending | delivered ok | injected 500 | injected timeout |");
+    console.log("|------:|---------:|------:|-------:|-------:|-------:|---------:|-------:|-----------:|----:|-------------:|-------------:|-------------:|-----------------:|");
     const sampler = (async () => {
       let tick = started;
       while (performance.now() < endAt) {
         tick += INTERVAL_S * 1000;
         await Bun.sleep(Math.max(0, tick - performance.now()));
         const sorted = current.latencies.sort((a, b) => a - b);
+        const scraped = await scrape();
         const sample: Sample = {
           t: Math.round((performance.now() - started) / 1000),
           requests: current.requests,
@@ -378,7 +385,8 @@ async function main() {
           busy: current.busy,
           rss: rssMb(server.pid),
           fds: openFds(server.pid),
-          jobs: await pendingJobs(),
+          heap: scraped.heapMb,
+          jobs: scraped.jobs,
         };
         current.latencies = [];
         current.requests = 0;
@@ -386,7 +394,7 @@ async function main() {
         current.busy = 0;
         samples.push(sample);
         console.log(
-          `| ${pad(sample.t, 5)} | ${pad(sample.requests, 8)} | ${pad((sample.requests / INTERVAL_S).toFixed(0), 5)} | ${pad(sample.p50.toFixed(1), 6)} | ${pad(sample.p99.toFixed(1), 6)} | ${pad(sample.errors, 6)} | ${pad(sample.busy, 8)} | ${pad(sample.rss.toFixed(0), 6)} | ${pad(sample.fds, 3)} | ${pad(sample.jobs, 12)} | ${pad(injected.ok, 12)} | ${pad(injected.http500, 12)} | ${pad(injected.timeout, 16)} |`,
+          `| ${pad(sample.t, 5)} | ${pad(sample.requests, 8)} | ${pad((sample.requests / INTERVAL_S).toFixed(0), 5)} | ${pad(sample.p50.toFixed(1), 6)} | ${pad(sample.p99.toFixed(1), 6)} | ${pad(sample.errors, 6)} | ${pad(sample.busy, 8)} | ${pad(sample.rss.toFixed(0), 6)} | ${pad(sample.heap.toFixed(1), 10)} | ${pad(sample.fds, 3)} | ${pad(sample.jobs, 12)} | ${pad(injected.ok, 12)} | ${pad(injected.http500, 12)} | ${pad(injected.timeout, 16)} |`,
         );
       }
     })();
@@ -420,6 +428,7 @@ receiver: ${injected.ok} delivered (${eventIds.size} distinct events), ${injecte
 p99 per window: best ${allP99[0]?.toFixed(1)} ms, worst ${allP99.at(-1)?.toFixed(1)} ms; server exit code after SIGTERM: ${exitCode}
 
 verdict:
+  JS heap (main thread): ${warm.heap.toFixed(1)} MB → ${last.heap.toFixed(1)} MB (the same samples)
   memory flat:       ${warm.rss.toFixed(0)} MB (median of the 3 samples after the ${WARM_UP_S} s warm-up) → ${last.rss.toFixed(0)} MB (median of the last 3) (${(growth * 100).toFixed(1)} %, limit 10 %)  ${check(memoryFlat)}
   no fd growth:      ${idleFdsBefore} open when idle before the load → ${idleFdsAfter} idle after it (limit +5)  ${check(fdsFlat)}
   no errors:         ${totals.errors} unexpected answers, ${server.logErrors.length} error lines in the server log (injected receiver faults excluded)  ${check(noErrors)}

@@ -92,10 +92,10 @@ export function listen(app: App, options: { port: number; host: string; logger: 
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     async fetch(incoming) {
       const started = performance.now();
-      const url = routableUrl(incoming.url, ownOrigin);
-      const request = url === undefined || url === incoming.url ? incoming : withUrl(incoming, url);
+      const target = routableUrl(incoming.url, ownOrigin);
+      const request = target === undefined || target === incoming.url ? incoming : withUrl(incoming, target);
       let response: Response;
-      if (url === undefined) {
+      if (target === undefined) {
         const id = requestState(request).id;
         response = jsonError(new ApiError("NOT_FOUND", `No route for ${request.method} ${incoming.url.slice(0, 200)}.`), { "x-request-id": id });
       } else {
@@ -106,8 +106,8 @@ export function listen(app: App, options: { port: number; host: string; logger: 
       const declaresBody = incoming.headers.has("transfer-encoding") || Number(incoming.headers.get("content-length") ?? 0) > 0;
       if (response.status === 413 || (declaresBody && !incoming.bodyUsed && !request.bodyUsed)) response = closing(response);
       const seconds = (performance.now() - started) / 1000;
-      const pathname = url === undefined ? incoming.url.slice(0, 200) : pathOf(url);
-      const route = (url !== undefined && app.routeOf(pathname)) || "unmatched";
+      const pathname = target === undefined ? incoming.url.slice(0, 200) : pathOf(target);
+      const route = (target !== undefined && app.routeOf(pathname)) || "unmatched";
       const state = peekRequestState(request);
       app.metrics.observe(request.method, route, response.status, seconds);
       logger.info("request", {
