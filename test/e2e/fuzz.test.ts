@@ -422,8 +422,10 @@ describe("fuzz: generated requests over every route", () => {
           try {
             res = await fetch(s.url + c.path, { method, headers, body, redirect: "manual", duplex: "half" } as RequestInit);
           } catch (error) {
-            // The client refused to send it (a header value it will not write, say): nothing to
-            // judge but that the service is still there.
+            // The client library refusing to send it (a header value or method it will not
+            // write) is no answer to judge; anything else (a reset, a closed socket) is a failure.
+            const message = (error as Error).message;
+            if (!/invalid|header|method|forbidden/i.test(message)) throw new Error(`${what}: fetch failed: ${message}`);
             clientRefused++;
             count("client-refused");
             await expectHealthy();
@@ -455,7 +457,8 @@ describe("fuzz: generated requests over every route", () => {
       const gated = new Set([401, 403, 404, 405]);
       const unreached = routes.map((r) => `${r.method} ${r.path}`).filter((id) => ![...(coverage.get(id) ?? [])].some((status) => !gated.has(status)));
       console.log(`fuzz coverage: ${[...coverage].map(([id, set]) => `${id} [${[...set].sort().join(" ")}]`).join("; ")}`);
-      expect(unreached).toEqual([]);
+      // Short runs (OG_FUZZ_RUNS below the default) may not get that far on every route.
+      if (RUNS >= 2500) expect(unreached).toEqual([]);
     },
     TIMEOUT_MS,
   );
