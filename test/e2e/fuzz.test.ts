@@ -40,6 +40,8 @@ let cookie = "";
 let routes: { method: string; path: string }[] = [];
 /** Webhook ids seen in answers (created by the fuzz itself), for `:id` parameters. */
 const webhookIds: string[] = [];
+/** One of the webhook ids known when the case is generated (the list grows as the fuzz creates some). */
+const knownWebhookId = fc.nat().map((i) => webhookIds[i % webhookIds.length]!);
 const statusCounts = new Map<string, number>();
 /** Statuses each route answered in the HTTP cases (route pattern → statuses). */
 const coverage = new Map<string, Set<number>>();
@@ -148,17 +150,28 @@ function shapedBody(route: string, renderSafe: boolean): fc.Arbitrary<unknown> {
     return fc.oneof({ arbitrary: valid, weight: 1 }, { arbitrary: random.map((body) => ({ ...body, fuzz_unknown_field: 1 })), weight: 6 });
   }
   if (route.includes("/webhooks")) {
-    return fc.record(
+    // Valid bodies often enough that webhooks keep being created as the fuzz deletes them.
+    const valid = fc.record(
+      {
+        url: fc.constantFrom(`http://127.0.0.1:${receiver.port}/ok`, `http://127.0.0.1:${receiver.port}/fail`, `http://127.0.0.1:${receiver.port}/slow`),
+        events: fc.subarray(EVENTS, { minLength: 1 }),
+        secret: fc.string({ minLength: 16, maxLength: 40 }),
+        enabled: fc.boolean(),
+      },
+      { requiredKeys: ["url", "events", "secret"] },
+    );
+    const random = fc.record(
       {
         url: fc.oneof(fc.constantFrom(`http://127.0.0.1:${receiver.port}/ok`, `http://127.0.0.1:${receiver.port}/fail`, `http://127.0.0.1:${receiver.port}/slow`), urlValue, anyValue),
         events: fc.oneof(fc.subarray(EVENTS), fc.array(fc.oneof(fc.constantFrom(...EVENTS), anyValue), { maxLength: 5 }), anyValue),
         secret: fc.oneof(fc.string({ minLength: 16, maxLength: 40 }), anyValue),
         enabled: fc.oneof(fc.boolean(), anyValue),
-        webhook_id: fc.oneof(fc.constantFrom(...webhookIds), anyValue),
+        webhook_id: fc.oneof(knownWebhookId, anyValue),
         extra: anyValue,
       },
       { requiredKeys: [] },
     );
+    return fc.oneof({ arbitrary: valid, weight: 1 }, { arbitrary: random, weight: 3 });
   }
   if (route.startsWith("POST /admin/clock")) {
     // Mostly small steps; now and then past a month boundary.
@@ -235,7 +248,7 @@ function pathFor(pattern: string, id: string): string {
 const idArb = (pattern: string) =>
   pattern.startsWith("/admin")
     ? fc.oneof(fc.constantFrom(ids.spare!, ids.other!, "acc_" + "x".repeat(20)), printable.map(encodeURIComponent))
-    : fc.oneof({ arbitrary: fc.constantFrom(...webhookIds), weight: 3 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 }, { arbitrary: fc.constantFrom("wh_" + "0".repeat(20), "%00", "..", "x".repeat(1000)), weight: 1 });
+    : fc.oneof({ arbitrary: knownWebhookId, weight: 3 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 }, { arbitrary: fc.constantFrom("wh_" + "0".repeat(20), "%00", "..", "x".repeat(1000)), weight: 1 });
 
 const pathMutation = fc.constantFrom("exact", "exact", "exact", "exact", "exact", "exact", "exact", "exact", "slash", "query", "double", "upper", "suffix", "encoded", "dotdot", "random");
 
@@ -362,6 +375,24 @@ async function checkUsage(what: string, keyOwner: "main" | "exhausted" | undefin
   }
 }
 
+async function addMainWebhook() {
+  const hook = await s.api("/api/webhooks", { key: keys.main, json: { url: receiver.url("/ok"), events: ["image.generated"], secret: "s".repeat(16) } });
+  expect(hook.status).toBe(201);
+  webhookIds.push(((await hook.json()) as { id: string }).id);
+}
+
+/**
+ * The test clock stands still, so the keys' 1-second rate windows never slide on their own: a
+ * long run would use up even 10,000 requests per second. A second on the clock every 1,000
+ * cases frees them (and the usage bookkeeping and the session follow the clock).
+ */
+async function slideWindows() {
+  await s.advance(1);
+  lastUsed.main = await readUsed("main");
+  lastUsed.exhausted = await readUsed("exhausted");
+  cookie = await signIn();
+}
+
 async function expectHealthy() {
   const res = await fetch(`${s.url}/healthz`);
   expect(res.status).toBe(200);
@@ -439,8 +470,10 @@ describe("fuzz: generated requests over every route", () => {
           }
           const isGenerate = method === "POST" && c.route.path === "/api/generate";
           if (isGenerate && res.status === 200) expect(res.headers.get("content-type")).toBe("image/png");
-          // Collect webhook ids the fuzz created, for later `:id` parameters.
+          // Collect webhook ids the fuzz created, for later `:id` parameters; replace one it
+          // deleted, so the account keeps webhooks for the routes that need one to exist.
           if (res.status === 201 && c.path.includes("webhooks")) webhookIds.push((JSON.parse(text) as { id: string }).id);
+          if (res.status === 200 && method === "DELETE" && c.path.includes("webhooks")) await addMainWebhook();
           const owner = c.key === "main" || c.key === "padded" ? "main" : c.key === "exhausted" ? "exhausted" : undefined;
           // Read from the service itself: a mutated path may reach the clock route too.
           const clockMoved = s.now() !== clockBefore;
@@ -449,6 +482,7 @@ describe("fuzz: generated requests over every route", () => {
           // Sessions also expire when the test clock passes their 12 hours.
           if ((method === "DELETE" && c.path.includes("session")) || clockMoved) cookie = await signIn();
           if (++n % 200 === 0) await expectHealthy();
+          if (n % 1000 === 0) await slideWindows();
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true },
       );
@@ -482,7 +516,7 @@ interface RawCase {
 
 const rawTarget = () =>
   fc.oneof(
-  { arbitrary: fc.tuple(fc.constantFrom(...routes), fc.constantFrom(...webhookIds)).map(([r, id]) => ({ text: pathFor(r.path, id), odd: false })), weight: 18 },
+  { arbitrary: fc.tuple(fc.constantFrom(...routes), knownWebhookId).map(([r, id]) => ({ text: pathFor(r.path, id), odd: false })), weight: 18 },
   { arbitrary: fc.tuple(fc.constantFrom(...routes), pathMutation, printable).map(([r, how, extra]) => ({ text: mutatePath(pathFor(r.path, "wh_x"), how, extra), odd: false })), weight: 6 },
   {
     arbitrary: fc.tuple(fc.constantFrom("http://", "https://", "HTTP://"), fc.constantFrom("a", "[", "a b", "%zz", "h:99999", "u@h", "example.com"), fc.constantFrom("/healthz", "/api/user/usage", "", "/x?y")).map(([scheme, host, path]) => ({
@@ -599,6 +633,7 @@ describe("fuzz: requests written straight onto a socket", () => {
           const owner = c.key === "main" || c.key === "padded" ? "main" : c.key === "exhausted" ? "exhausted" : undefined;
           await checkUsage(what, owner, isGenerate && res.status === 200, false);
           if (++n % 100 === 0) await expectHealthy();
+          if (n % 1000 === 0) await slideWindows();
         }),
         { numRuns: RAW_RUNS, seed: SEED, endOnFailure: true },
       );
