@@ -54,7 +54,13 @@ export function createApp(deps: AppDeps) {
   // The document describes the assembled app, so it is built on first request from its routes.
   let routes = (): RouteInfo[] => [];
 
-  const app = new Elysia({ name: "ogsmith", normalize: false })
+  const app = new Elysia({
+    name: "ogsmith",
+    normalize: false,
+    // The router otherwise assumes a host of at least four characters and looks for the path
+    // after `http://` + 4: `Host: web` (a container name) would route `/healthz` as no path.
+    handler: { standardHostname: false },
+  })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestState(request).id;
       // Responses are JSON, PNG or our own pages: never let a browser guess another type.
