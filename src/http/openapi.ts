@@ -39,7 +39,11 @@ const HEADERS: Record<string, Json> = {
   "X-Quota-Limit": integer("Images the account may generate this month."),
   "X-Quota-Remaining": integer("Images left this month after this one."),
   "X-Generation-Time-Ms": integer("Time this request spent, in milliseconds (about 0 for a cache hit)."),
-  ETag: { description: "Content hash of the image.", schema: { type: "string", maxLength: 64, pattern: '^"[0-9a-f]+"$' } },
+  ETag: { description: "The image's content address (strong).", schema: { type: "string", maxLength: 80, pattern: '^"[0-9a-f]+"$' } },
+  "X-Missing-Glyphs": integer("Characters no font has, drawn as boxes (0 normally); the log names them."),
+  "Cache-Control": { description: "`public, max-age=31536000, immutable` on a public image (max-age = seconds left with `exp`); `no-store` on every error.", schema: { type: "string", maxLength: 64 } },
+  "Content-Length": integer("Bytes of the image."),
+  "X-Content-Type-Options": { description: "Always `nosniff`.", schema: { type: "string", enum: ["nosniff"] } },
 };
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -52,7 +56,12 @@ function responseHeaders(path: string, method: string, status: string): string[]
   if (authenticatedApi) names.push(...RATE_LIMIT_HEADERS);
   // SERVER_BUSY and the rate limit say when to retry; a failed readiness check does not.
   if (status === "429" || (status === "503" && path.startsWith("/api/"))) names.push("Retry-After");
-  if (path === "/api/generate" && method === "post" && status === "200") names.push("X-Quota-Limit", "X-Quota-Remaining", "X-Generation-Time-Ms", "ETag");
+  if (path === "/api/generate" && method === "post" && status === "200") names.push("X-Quota-Limit", "X-Quota-Remaining", "X-Generation-Time-Ms", "X-Missing-Glyphs", "ETag");
+  if (path.startsWith("/i/")) {
+    if (status === "200") names.push("ETag", "Cache-Control", "Content-Length", "X-Content-Type-Options");
+    else if (status === "304") names.push("ETag", "Cache-Control");
+    else names.push("Cache-Control");
+  }
   return names;
 }
 
@@ -140,15 +149,15 @@ export function buildOpenApiDocument(routes: RouteInfo[], info: OpenApiInfo): Js
     const detail = route.hooks.detail ?? {};
     if (detail.hide) continue;
     const method = route.method.toLowerCase();
-    if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
+    if (!["get", "head", "post", "put", "patch", "delete"].includes(method)) continue;
     const { requestBody: rawBody, hide: _hide, ...operationDetail } = detail;
     const openPath = route.path.replace(/:(\w+)/g, "{$1}");
     const params = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
       name: m[1],
       in: "path",
       required: true,
-      schema: { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_]+$" },
-      description: m[1] === "id" ? (route.path.startsWith("/admin") ? "Account id (`acct_…`)." : "Webhook id (`wh_…`).") : undefined,
+      schema: PATH_PARAMETERS[m[1]!]?.schema ?? { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_]+$" },
+      description: PATH_PARAMETERS[m[1]!]?.description ?? (m[1] === "id" ? idDescription(route.path) : undefined),
     }));
 
     const responses: Json = {};
@@ -188,6 +197,16 @@ export function buildOpenApiDocument(routes: RouteInfo[], info: OpenApiInfo): Js
   };
 }
 
+const idDescription = (path: string) =>
+  path.startsWith("/admin") ? "Account id (`acct_…`)." : path.includes("signing-keys") ? "Signing key id (`sk_…`)." : "Webhook id (`wh_…`).";
+
+/** Path parameters of the public image URL, which are not plain ids. */
+const PATH_PARAMETERS: Record<string, { description: string; schema: Json }> = {
+  key_id: { description: "Signing key id (`sk_…`).", schema: { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_]+$" } },
+  signature: { description: "base64url HMAC-SHA256 of the canonical string, no padding.", schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9_-]+$" } },
+  file: { description: "`{template}.{ext}`, ext one of png, jpg, webp.", schema: { type: "string", minLength: 5, maxLength: 80, pattern: "^[A-Za-z0-9_-]+\\.(png|jpg|webp)$" } },
+};
+
 const stripUndefined = (value: Json) => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -197,4 +216,5 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Admin: "Operator API (bearer token from OG_ADMIN_TOKEN).",
   "Test clock": "The service clock in test mode (OG_TEST_CLOCK).",
   Operations: "Health, readiness and metrics.",
+  "Public image URLs": "Signed GET URLs for <meta property=\"og:image\">, the signing keys that sign them, and server-side signing.",
 };

@@ -9,14 +9,15 @@
 import { Elysia, t } from "elysia";
 import { subscriptionBlock } from "../../accounts/access.ts";
 import { ApiError, validationError } from "../../errors.ts";
-import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
+import { API_AUTH_ERRORS, errorResponses, mediaBody, ResourceId } from "../../http/error-schema.ts";
 import { enforceRateLimit } from "../../http/rate-limit.ts";
 import { authOf, requestState } from "../../http/request-context.ts";
 import type { PreparedRender } from "../../render/renderer.ts";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer, RenderResult } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
-import { signImageUrl } from "../../signing/image-urls.ts";
+import { MAX_EXPIRES_IN, signImageUrl } from "../../signing/image-urls.ts";
+import { generateBodySchema } from "../generate/model.ts";
 import { bodyFromSignedUrl, checkExpiry, paramsFromSearch, parseSignedPath, verify } from "../../signing/index.ts";
 import type { AccountRecord } from "../../store/types.ts";
 
@@ -137,66 +138,47 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     return new Response(blobOf(result.bytes), { status: 200, headers });
   }
 
+  // The 200 is the image in its real media types; its headers and the 304 are named in
+  // src/http/openapi.ts (responseHeaders), like every other route's.
+  const signedResponses = {
+    200: mediaBody(Object.assign(t.File({ description: "The image, in the format the URL's extension names." }), { maxLength: 64 * 1024 * 1024 }), ["image/png", "image/jpeg", "image/webp"]),
+    304: mediaBody(t.String({ maxLength: 0, description: "Not modified: If-None-Match matched the ETag." }), []),
+    ...errorResponses(
+      "INVALID_SIGNATURE",
+      "SUBSCRIPTION_CANCELED",
+      "PAYMENT_PAST_DUE",
+      "URL_EXPIRED",
+      "URI_TOO_LONG",
+      "VALIDATION_ERROR",
+      "UNKNOWN_TEMPLATE",
+      "IMAGE_FETCH_FAILED",
+      "RATE_LIMIT_EXCEEDED",
+      "QUOTA_EXCEEDED",
+      "SERVER_BUSY",
+      "SERVICE_UNAVAILABLE",
+    ),
+  };
   const signedDetail = {
     summary: "Fetch an image by its signed URL",
     description:
-      "Public: no API key. `signature` is base64url (no padding) of HMAC-SHA256(signing secret, `/{template}.{ext}?` + the query sorted by name then value, each `encodeURIComponent(name)=encodeURIComponent(value)`, joined by `&`). Query: the template's fields plus `theme`, `width`, `height`, `quality`, optional `exp` (Unix seconds). A distinct image counts once per account per calendar month; repeats, HEADs and 304s of a counted image are free and not rate limited. Headers: `ETag` (the content address, strong), `Cache-Control: public, max-age=31536000, immutable` (with `exp`: max-age = seconds left), `Content-Length`, `X-Content-Type-Options: nosniff`. Every error is the JSON envelope with `Cache-Control: no-store`.",
+      "Public: no API key. `signature` is base64url (no padding) of HMAC-SHA256(signing secret, `/{template}.{ext}?` + the query sorted by name then value, each `encodeURIComponent(name)=encodeURIComponent(value)`, joined by `&`). Query: the template's fields plus `theme`, `width`, `height`, `quality`, optional `exp` (Unix seconds). A distinct image counts once per account per calendar month; repeats, HEADs and 304s of a counted image are free and not rate limited. Every error is the JSON envelope with `Cache-Control: no-store`.",
     tags: ["Public image URLs"],
-    security: [],
-    parameters: [
-      { name: "key_id", in: "path", required: true, schema: { type: "string", example: "sk_…" } },
-      { name: "signature", in: "path", required: true, schema: { type: "string" } },
-      { name: "file", in: "path", required: true, description: "`{template}.{ext}`, ext one of png, jpg, webp", schema: { type: "string", example: "event.png" } },
-      { name: "If-None-Match", in: "header", required: false, schema: { type: "string" } },
-    ],
-    responses: {
-      ...Object.fromEntries(
-        Object.entries(
-          errorResponses(
-            "INVALID_SIGNATURE",
-            "SUBSCRIPTION_CANCELED",
-            "PAYMENT_PAST_DUE",
-            "URL_EXPIRED",
-            "URI_TOO_LONG",
-            "VALIDATION_ERROR",
-            "UNKNOWN_TEMPLATE",
-            "IMAGE_FETCH_FAILED",
-            "RATE_LIMIT_EXCEEDED",
-            "QUOTA_EXCEEDED",
-            "SERVER_BUSY",
-            "SERVICE_UNAVAILABLE",
-          ),
-        ).map(([status, schema]) => [
-          status,
-          { description: schema.description, headers: { "Cache-Control": { schema: { type: "string", enum: ["no-store"] } } }, content: { "application/json": { schema } } },
-        ]),
-      ),
-      200: {
-        description: "The image",
-        headers: {
-          ETag: { schema: { type: "string" }, description: "Strong; the content address" },
-          "Cache-Control": { schema: { type: "string" }, description: "public, max-age=31536000, immutable (max-age = seconds left with exp)" },
-          "Content-Length": { schema: { type: "integer" } },
-          "X-Content-Type-Options": { schema: { type: "string", enum: ["nosniff"] } },
-        },
-        content: {
-          "image/png": { schema: { type: "string", format: "binary" } },
-          "image/jpeg": { schema: { type: "string", format: "binary" } },
-          "image/webp": { schema: { type: "string", format: "binary" } },
-        },
-      },
-      304: { description: "Not modified (If-None-Match matched the ETag)", headers: { ETag: { schema: { type: "string" } } } },
-    },
-  } as any;
+  };
 
+  const generateBody = generateBodySchema(templates);
+  const imageUrlBody = t.Object(
+    {
+      ...generateBody.properties,
+      signing_key_id: ResourceId("sk", "The signing key that signs the URL."),
+      expires_in: t.Optional(t.Integer({ minimum: 1, maximum: MAX_EXPIRES_IN, description: "Seconds; the URL answers 410 URL_EXPIRED afterwards." })),
+    },
+    { additionalProperties: false, examples: [{ ...(generateBody.examples as object[])[0], signing_key_id: "sk_0a1b2c3d4e5f6g7h8i9j" }] },
+  );
 
   return new Elysia({ name: "module.images" })
-    .get("/i/:key_id/:signature/:file", ({ request, set }) => serveSigned(request, set as any), {
-      // Documented in `detail.responses` only: a `response` schema would replace them, and the
-      // 200 must show the real image content types and headers.
-      detail: signedDetail,
-    })
+    .get("/i/:key_id/:signature/:file", ({ request, set }) => serveSigned(request, set as any), { response: signedResponses, detail: signedDetail })
     .head("/i/:key_id/:signature/:file", ({ request, set }) => serveSigned(request, set as any), {
+      response: signedResponses,
       detail: { ...signedDetail, summary: "Headers of an image by its signed URL", description: "The same checks and headers as GET, without a body." },
     })
     .post(
@@ -204,32 +186,15 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
       ({ request, body }) => signImageUrl({ signingKeys, clock, baseUrl: config.baseUrl, templates }, authOf(request).account.id, body),
       {
         response: {
-          200: t.Object({ url: t.String({ description: "Absolute, on OG_BASE_URL; put it in <meta property=\"og:image\">." }) }, { title: "ImageUrl" }),
+          200: t.Object({ url: t.String({ maxLength: MAX_URL_BYTES, description: "Absolute, on OG_BASE_URL; put it in <meta property=\"og:image\">." }) }, { title: "ImageUrl" }),
           ...errorResponses(...API_AUTH_ERRORS, "INVALID_JSON", "VALIDATION_ERROR", "UNKNOWN_TEMPLATE", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_FOUND"),
         },
         detail: {
           summary: "Sign an image URL",
           description: "A generate body plus `signing_key_id` and optional `expires_in` (seconds) → the signed public URL. The body is validated as POST /api/generate would; nothing is rendered or counted.",
           tags: ["Public image URLs"],
-          requestBody: {
-            required: true,
-            content: {
-              "application/json": {
-                schema: {
-                  type: "object",
-                  required: ["signing_key_id", "title"],
-                  properties: {
-                    signing_key_id: { type: "string", example: "sk_…" },
-                    expires_in: { type: "integer", minimum: 1, description: "seconds; the URL answers 410 URL_EXPIRED afterwards" },
-                    template: { type: "string", default: "event" },
-                    format: { type: "string", enum: ["png", "jpeg", "webp"] },
-                    title: { type: "string" },
-                  },
-                  additionalProperties: true,
-                },
-              },
-            },
-          },
+          // Validated by signImageUrl itself (as POST /api/generate validates), documented here.
+          requestBody: { required: true, content: { "application/json": { schema: imageUrlBody as any } } },
         },
       },
     );
