@@ -66,7 +66,9 @@ export async function measurePhases(count: number): Promise<PhaseRun> {
     const t10 = performance.now();
     if (i < 0) continue;
     const times = [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6, t8 - t7, t9 - t8];
-    PHASES.slice(0, 9).forEach((p, k) => samples[p].push(times[k]!));
+    PHASES.slice(0, 9).forEach((p, k) => {
+      samples[p].push(times[k]!);
+    });
     if (full) samples["Bun.gc(true)"].push(t10 - t9);
   }
   const medians = Object.fromEntries(PHASES.map((p) => [p, median(samples[p])])) as Record<Phase, number>;
