@@ -20,7 +20,11 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --home-dir /var/lib/ogsmith --create-home ogsmith
+ && useradd --system --uid 10001 --home-dir /var/lib/ogsmith --create-home ogsmith \
+ && mkdir -p /var/lib/ogsmith/data \
+ && chown -R ogsmith:ogsmith /var/lib/ogsmith
+# The data directory exists, owned by the runtime user, before VOLUME: Docker copies this
+# ownership into a new named volume, so the non-root process can create its database there.
 COPY --from=build /src/dist/ogsmith /usr/local/bin/ogsmith
 USER ogsmith
 WORKDIR /var/lib/ogsmith

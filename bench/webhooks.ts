@@ -91,30 +91,23 @@ async function startReceiver() {
 async function setup(services: Services, webhooks: number, url: string): Promise<string[]> {
   const accountIds: string[] = [];
   for (let left = webhooks; left > 0; left -= 20) {
-    const { account } = services.accounts.create({ email: `bench${accountIds.length}@example.com`, plan: "publishing" });
+    const { account } = await services.accounts.create({ email: `bench${accountIds.length}@example.com`, plan: "publishing" });
     accountIds.push(account.id);
     for (let i = 0; i < Math.min(20, left); i++) await services.webhooks.create(account.id, { url, events: ["image.generated"], secret: SECRET });
   }
   return accountIds;
 }
 
-/** Records one `image.generated` per account in one transaction, the way a generation does. */
-function recordEvents(services: Services, accountIds: string[], n: number): string[] {
+/** Records `n` `image.generated` events per account (one transaction per account), fanned out as a generation's are. */
+async function recordEvents(services: Services, accountIds: string[], n: number): Promise<string[]> {
   const ids: string[] = [];
-  services.db.transaction((tx) => {
-    for (let i = 0; i < n; i++) {
-      for (const accountId of accountIds) {
-        const event = services.outbox.recordEvent(
-          tx,
-          accountId,
-          "image.generated",
-          { request_id: `req_bench${i}`, template: "event", dimensions: { width: 1200, height: 630 }, generation_time_ms: 42 },
-          services.clock.now(),
-        );
-        ids.push(event.id);
-      }
-    }
-  });
+  for (const accountId of accountIds) {
+    const now = services.clock.now();
+    const drafts = Array.from({ length: n }, (_, i) =>
+      services.outbox.draft(accountId, "image.generated", { request_id: `req_bench${i}`, template: "event", dimensions: { width: 1200, height: 630 }, generation_time_ms: 42 }, now),
+    );
+    for (const event of await services.store.recordEvents(accountId, drafts, now)) ids.push(event.id);
+  }
   services.outbox.committed();
   return ids;
 }
@@ -124,15 +117,15 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function scenario(webhooks: number) {
   const dir = mkdtempSync(join(tmpdir(), "ogsmith-bench-"));
   const config = loadConfig({ OG_DB_PATH: join(dir, "bench.db"), OG_ALLOW_PRIVATE_NETWORKS: "1", OG_BOOTSTRAP: "false", OG_LOG_LEVEL: "silent" });
-  const services = createServices(config, { logger: silentLogger });
+  const services = await createServices(config, { logger: silentLogger });
   const worker = new JobWorker(services);
-  worker.start();
+  await worker.start();
   const receiver = await startReceiver();
   try {
     const accountIds = await setup(services, webhooks, receiver.url);
 
     // Warm-up: connections, prepared statements, JIT.
-    recordEvents(services, accountIds, 20);
+    await recordEvents(services, accountIds, 20);
     await receiver.until(20 * webhooks);
 
     // Latency: one event per account at a time (fanned out to every webhook), from just before
@@ -141,7 +134,7 @@ async function scenario(webhooks: number) {
     for (let i = 0; i < LATENCY_EVENTS; i++) {
       const before = receiver.arrivals.length;
       const started = performance.now();
-      recordEvents(services, accountIds, 1);
+      await recordEvents(services, accountIds, 1);
       await receiver.until(before + webhooks);
       for (const a of receiver.arrivals.slice(before)) latencies.push(a.at - started);
     }
@@ -152,7 +145,7 @@ async function scenario(webhooks: number) {
     const before = receiver.arrivals.length;
     const total = eventsPerAccount * webhooks;
     // Timed from the commit: writing the events is the producers' cost (one per generation), not delivery's.
-    recordEvents(services, accountIds, eventsPerAccount);
+    await recordEvents(services, accountIds, eventsPerAccount);
     const started = performance.now();
     await receiver.until(before + total, 120_000);
     await worker.runner.runDue(); // every attempt settled in the database, not just received
@@ -162,7 +155,7 @@ async function scenario(webhooks: number) {
   } finally {
     await worker.stop();
     receiver.stop();
-    services.close();
+    await services.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

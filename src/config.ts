@@ -4,11 +4,14 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
 
 export interface Config {
   port: number;
   host: string;
   dbPath: string;
+  /** `OG_DATABASE_URL` (postgres://…): the PostgreSQL store instead of the SQLite file. */
+  databaseUrl: string | undefined;
   adminToken: string | undefined;
   allowPrivateNetworks: boolean;
   testClock: boolean;
@@ -22,6 +25,9 @@ export interface Config {
   baseUrl: string;
   bootstrap: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Persistent render cache directory; undefined = off (OG_CACHE_MAX_BYTES=0, or an in-memory database with no OG_CACHE_DIR). */
+  cacheDir: string | undefined;
+  cacheMaxBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -108,10 +114,17 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError("OG_ADMIN_TOKEN must be at least 16 characters");
   }
+  const dbPath = overrides.dbPath ?? optional(env, "OG_DB_PATH") ?? "./data/ogsmith.db";
+  const cacheMaxBytes = int(env, "OG_CACHE_MAX_BYTES", 1024 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER);
+  // By default the cache lives beside the database (./data/cache for the default ./data/ogsmith.db),
+  // so a service pointed at another data directory brings its cache along; a :memory: database
+  // is a throwaway service, which gets no disk cache unless one is named.
+  const cacheDir = cacheMaxBytes === 0 ? undefined : (optional(env, "OG_CACHE_DIR") ?? (dbPath === ":memory:" ? undefined : join(dirname(dbPath), "cache")));
   return {
     port,
     host: overrides.host ?? optional(env, "HOST") ?? "0.0.0.0",
-    dbPath: overrides.dbPath ?? optional(env, "OG_DB_PATH") ?? "./data/ogsmith.db",
+    dbPath,
+    databaseUrl: url(env, "OG_DATABASE_URL", ["postgres:", "postgresql:"]),
     adminToken,
     allowPrivateNetworks: bool(env, "OG_ALLOW_PRIVATE_NETWORKS", false),
     testClock: bool(env, "OG_TEST_CLOCK", false),
@@ -124,5 +137,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     baseUrl: (url(env, "OG_BASE_URL", ["http:", "https:"]) ?? `http://localhost:${port}`).replace(/\/+$/, ""),
     bootstrap: bool(env, "OG_BOOTSTRAP", true),
     logLevel,
+    cacheDir,
+    cacheMaxBytes,
   };
 }

@@ -22,6 +22,7 @@ export const errorStatus = {
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   SERVER_BUSY: 503,
+  SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
 } as const;
 
@@ -37,16 +38,24 @@ export interface FieldProblem {
 
 export class ApiError extends Error {
   readonly status: number;
+  /** Seconds after which a retry may succeed; the HTTP layer sends it as Retry-After. */
+  retryAfterSeconds?: number;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: FieldProblem[],
-    /** Extra response headers, e.g. Retry-After. */
+    /** Extra response headers (HTTP-layer errors only; core errors carry facts such as retryAfterSeconds). */
     readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = "ApiError";
     this.status = errorStatus[code];
+  }
+
+  retryAfter(seconds: number): this {
+    this.retryAfterSeconds = seconds;
+    return this;
   }
 
   toBody(): ErrorBody {

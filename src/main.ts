@@ -1,14 +1,15 @@
 #!/usr/bin/env bun
-/** Entry point: parses argv and dispatches to serve | render | accounts | keys. */
+/**
+ * Entry point: parses argv and dispatches to serve | render | accounts | keys. Everything heavy
+ * (the server, the database, the renderer) is imported only by the command that needs it, so
+ * `--version` and `--help` answer at once.
+ */
 import { parseArgs } from "node:util";
-import { ACCOUNTS_HELP, runAccounts, runKeys } from "./cli/accounts.ts";
+import { ListenError } from "./cli/listen.ts";
 import { UsageError } from "./cli/output.ts";
 import { ConfigError, loadConfig, type ConfigOverrides } from "./config.ts";
 import { ApiError } from "./errors.ts";
-import { VERSION } from "./http/app.ts";
-import { createLogger } from "./logger.ts";
-import { startService } from "./serve.ts";
-import { createServices } from "./services.ts";
+import { VERSION } from "./version.ts";
 
 const HELP = `ogsmith ${VERSION}: Open Graph images as a service.
 
@@ -16,8 +17,10 @@ Usage:
   ogsmith [serve] [--port N] [--host H] [--db PATH]   run the API, dashboard and worker
   ogsmith render --json '<body>' -o out.png            render one image (no server, no quota)
   ogsmith render --batch items.json --out-dir DIR      render many
+  ogsmith sign --key-id sk_… --secret ogsk_… --json '<body>'   print a signed image URL
   ogsmith accounts create|update|list|show …           manage accounts (see: ogsmith accounts --help)
   ogsmith keys replace ACCOUNT_ID                      replace an account's API key
+  ogsmith --version                                    print the version
 
 Configuration is read from the environment (PORT, HOST, OG_DB_PATH, …; see the README).`;
 
@@ -48,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  if (command === "--version" || command === "-v") {
+  if (command === "--version" || command === "-v" || command === "version") {
     console.log(VERSION);
     return 0;
   }
@@ -57,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "serve": {
       parseArgs({ args, options: {} });
+      const { startService } = await import("./serve.ts");
       const service = await startService(config);
       const shutdown = async (signal: string) => {
         service.services.logger.info("shutting down", { signal });
@@ -73,24 +77,45 @@ async function main(argv: string[]): Promise<number> {
       const { runRender } = await import("./cli/render.ts");
       return runRender(config, args);
     }
+    case "sign": {
+      const { runSign } = await import("./cli/sign.ts");
+      return runSign(config, args);
+    }
     case "accounts":
     case "keys": {
-      if (args.includes("--help") || args.length === 0) {
+      const { ACCOUNTS_HELP, runAccounts, runKeys } = await import("./cli/accounts.ts");
+      if (args.includes("--help") || args.includes("-h")) {
         console.log(ACCOUNTS_HELP);
-        return args.length === 0 ? 2 : 0;
+        return 0;
       }
-      // Operator commands work on the database a server may be using: WAL + busy timeout make that safe.
-      const services = createServices(config, { logger: createLogger("warn") });
+      if (args.length === 0) throw new UsageError(`${command} needs a sub-command.\n\n${ACCOUNTS_HELP}`);
+      const { requireDatabase } = await import("./cli/database.ts");
+      // PostgreSQL (OG_DATABASE_URL) has no file to create by accident; the SQLite file must exist.
+      const commandArgs = config.databaseUrl ? args.filter((arg) => arg !== "--create") : requireDatabase(config.dbPath, args);
+      const [{ createServices }, { createLogger }, { inFlagTerms }] = await Promise.all([import("./services.ts"), import("./logger.ts"), import("./cli/flags.ts")]);
+      // Operator commands work on the store a server may be using (SQLite: WAL, and waits for a held lock).
+      const services = await createServices(config, { logger: createLogger("warn") });
       try {
-        (command === "accounts" ? runAccounts : runKeys)(services, args);
+        await (command === "accounts" ? runAccounts : runKeys)(services, commandArgs);
+      } catch (error) {
+        throw inFlagTerms(error);
       } finally {
-        services.close();
+        await services.close();
       }
       return 0;
     }
     default:
-      throw new UsageError(`Unknown command "${command}".\n\n${HELP}`);
+      throw new UsageError(`unknown command "${command}".\n\n${HELP}`);
   }
+}
+
+const isParseArgsError = (error: unknown) => !!error && typeof error === "object" && "code" in error && String((error as { code: unknown }).code).startsWith("ERR_PARSE_ARGS");
+
+/** Every error line starts with `ogsmith:`; a usage text after a blank line is printed as is. */
+function report(message: string): void {
+  const [problem = "", ...help] = message.split("\n\n");
+  for (const line of problem.split("\n")) console.error(`ogsmith: ${line}`);
+  if (help.length) console.error("\n" + help.join("\n\n"));
 }
 
 main(Bun.argv.slice(2)).then(
@@ -98,14 +123,20 @@ main(Bun.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error) => {
-    if (error instanceof ConfigError) console.error(`ogsmith: configuration error: ${error.message}`);
-    else if (error instanceof UsageError) console.error(error.message);
-    else if (error instanceof ApiError) {
-      console.error(`ogsmith: ${error.message}`);
-      for (const d of error.details ?? []) console.error(`  ${d.field}: ${d.message}`);
-    } else if (error && typeof error === "object" && "code" in error && String((error as any).code).startsWith("ERR_PARSE_ARGS")) {
-      console.error(`ogsmith: ${(error as Error).message}`);
-    } else console.error(`ogsmith: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(error instanceof UsageError || error instanceof ConfigError ? 2 : 1);
+    let exitCode = 1;
+    if (error instanceof ConfigError) {
+      report(`configuration error: ${error.message}`);
+      exitCode = 2;
+    } else if (error instanceof UsageError || isParseArgsError(error)) {
+      report((error as Error).message);
+      exitCode = 2;
+    } else if (error instanceof ListenError) {
+      report(error.message);
+      exitCode = error.exitCode;
+    } else if (error instanceof ApiError) {
+      report(error.message);
+      for (const d of error.details ?? []) console.error(`ogsmith:   ${d.field}: ${d.message}`);
+    } else report(error instanceof Error ? error.message : String(error));
+    process.exit(exitCode);
   },
 );

@@ -1,8 +1,10 @@
 /**
  * `ogsmith serve`: the HTTP API, dashboard and background worker in one process. Also used by
- * the end-to-end tests, which start the real service on port 0 against a real SQLite file.
+ * the end-to-end tests, which start the real service on port 0 against a real store.
  */
 import { bootstrapFirstAccount } from "./accounts/bootstrap.ts";
+import { listenError } from "./cli/listen.ts";
+import { selfCommand } from "./cli/self.ts";
 import type { Config } from "./config.ts";
 import { createApp, type App } from "./http/app.ts";
 import { listen } from "./http/server.ts";
@@ -10,7 +12,7 @@ import { Metrics } from "./http/metrics.ts";
 import type { Logger } from "./logger.ts";
 import { createServiceRenderer, type ServiceRenderer, type ServiceRendererOptions } from "./render/renderer.ts";
 import { prepareRendering } from "./render/setup.ts";
-import { createServices, type Services } from "./services.ts";
+import { createServices, type Services, type ServicesOptions } from "./services.ts";
 import { JobWorker } from "./worker/index.ts";
 
 export interface RunningService {
@@ -35,26 +37,43 @@ export async function startService(
     print?: (text: string) => void;
     /** Renderer knobs that are not configuration (queue length, cache size): for tests and the benchmark. */
     renderer?: Pick<ServiceRendererOptions, "pool" | "pngCacheBytes" | "fetch">;
+    /** The webhook retry jitter's random source (see createServices); tests pin it. */
+    retryRandom?: ServicesOptions["retryRandom"];
   } = {},
 ): Promise<RunningService> {
-  const services = createServices(config, { logger: options.logger });
-  services.metering.clearStaleReservations();
-  const boot = config.bootstrap ? bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n"))) : undefined;
+  const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom });
+  await services.metering.clearStaleReservations();
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
-  // Images fetched here, rendered PNGs cached here, rendering itself in OG_RENDER_WORKERS worker threads.
+  // Images fetched here, rendered images cached here (memory, then OG_CACHE_DIR), rendering itself in OG_RENDER_WORKERS worker threads.
   const renderer = createServiceRenderer({ templates, config, logger: services.logger, ...options.renderer });
   const metrics = new Metrics({ processMetrics: true });
   metrics.gauge("ogsmith_render_pool", "Render pool: workers, ready, busy, queued, rendered, replaced", () => {
     const { workers, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
     return { workers, ready, busy, queued, rendered, replaced };
   }, "state");
-  metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind());
+  if (renderer.diskCache) {
+    const disk = renderer.diskCache;
+    metrics.gauge("ogsmith_render_disk_cache", "Persistent render cache: entries, bytes, max_bytes, hits, misses, corrupt, evicted", () => {
+      const { entries, bytes, maxBytes, hits, misses, corrupt, evicted } = disk.stats;
+      return { entries, bytes, max_bytes: maxBytes, hits, misses, corrupt, evicted };
+    }, "state");
+  }
+  metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind().catch(() => ({})));
   const app = createApp({ services, renderer, templates, metrics });
-  const server = listen(app, { port: config.port, host: config.host, logger: services.logger });
+  let server;
+  try {
+    server = listen(app, { port: config.port, host: config.host, logger: services.logger });
+  } catch (error) {
+    await renderer.close();
+    await services.close();
+    throw listenError(error, config.host, config.port);
+  }
+  // Bound first, so a key is never printed by a process that cannot serve it (port taken, bad HOST).
+  const boot = config.bootstrap ? await bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n")), selfCommand()) : undefined;
   const worker = new JobWorker(services);
-  worker.start();
+  await worker.start();
   if (!services.mailer.configured) services.logger.warn("SMTP_URL is not set: email alerts are recorded and logged, not sent");
 
   let stopping: Promise<void> | undefined;
@@ -71,7 +90,7 @@ export async function startService(
         await server.stop();
         await worker.stop();
         await renderer.close();
-        services.close();
+        await services.close();
       })()),
   };
 }

@@ -5,21 +5,28 @@
 import { AccountService } from "./accounts/accounts.ts";
 import { systemClock, TestClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
-import { openDatabase, type Db } from "./db/client.ts";
-import { createEmailAlerts, type EmailAlerts, type Mailer } from "./email/index.ts";
+import { EmailAlerts } from "./email/alerts.ts";
+import { createEmailAlerts } from "./email/index.ts";
+import type { Mailer } from "./email/mailer.ts";
 import { JobQueue } from "./events/jobs.ts";
 import { Outbox } from "./events/outbox.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { Metering } from "./metering/quota.ts";
 import { SlidingWindowLimiter } from "./metering/rate-limit.ts";
-import { createWebhooks, type WebhookService } from "./webhooks/index.ts";
+import { SessionService } from "./sessions/sessions.ts";
+import { createStore } from "./store/index.ts";
+import type { Store } from "./store/types.ts";
+import type { RetryRandom } from "./webhooks/delivery-job.ts";
+import { createWebhooks } from "./webhooks/index.ts";
+import type { WebhookService } from "./webhooks/service.ts";
 
 export interface Services {
   config: Config;
   clock: Clock;
   /** Present only with OG_TEST_CLOCK. */
   testClock: TestClock | undefined;
-  db: Db;
+  /** Everything kept (SQLite file or PostgreSQL, from the config). */
+  store: Store;
   logger: Logger;
   accounts: AccountService;
   metering: Metering;
@@ -31,37 +38,52 @@ export interface Services {
   /** Email alerts (usage thresholds, disabled webhooks): an `email` job kind in the same job table. */
   email: EmailAlerts;
   mailer: Mailer;
-  close(): void;
+  /** Dashboard sessions. */
+  sessions: SessionService;
+  close(): Promise<void>;
 }
 
-export function createServices(config: Config, options: { logger?: Logger } = {}): Services {
+export interface ServicesOptions {
+  logger?: Logger;
+  /**
+   * The webhook retry jitter's random source, uniform in [0, 1) (default Math.random). Not
+   * configuration: tests on the test clock pass `() => 0.5` to get exactly the nominal delays.
+   */
+  retryRandom?: RetryRandom;
+}
+
+export async function createServices(config: Config, options: ServicesOptions = {}): Promise<Services> {
   const testClock = config.testClock ? new TestClock() : undefined;
   const clock: Clock = testClock ?? systemClock;
-  const db = openDatabase(config.dbPath);
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const store = await createStore(config);
   const outbox = new Outbox();
-  const jobs = new JobQueue(db, clock);
+  const jobs = new JobQueue(store, clock);
   // A committed event may have fanned out to jobs that are due now: run them at once.
   outbox.onCommitted(() => jobs.notify());
-  const webhooks = createWebhooks({ db, clock, config, outbox, jobs });
-  const logger = options.logger ?? createLogger(config.logLevel);
-  const { alerts: email, mailer } = createEmailAlerts({ db, clock, config, outbox, jobs, webhooks, logger });
+  const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
+  const { alerts: email, mailer } = createEmailAlerts({ store, clock, config, outbox, jobs, delivery, logger });
+  const accounts = new AccountService(store, clock);
+  const metering = new Metering(store, clock, outbox, logger);
   return {
     config,
     clock,
     testClock,
-    db,
+    store,
     logger,
-    accounts: new AccountService(db, clock),
-    metering: new Metering(db, clock, outbox),
+    accounts,
+    metering,
     limiter: new SlidingWindowLimiter(clock),
     outbox,
     jobs,
     webhooks,
     email,
     mailer,
-    close: () => {
+    sessions: new SessionService(store, clock, accounts),
+    close: async () => {
       mailer.close();
-      db.$client.close();
+      await metering.close();
+      await store.close();
     },
   };
 }

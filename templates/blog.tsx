@@ -12,7 +12,7 @@
  * is left, so a title-only card balances as well as a full one.
  */
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../src/templates/types.ts";
-import { clampStyle, estimateLines, fitFontSize, present, singleLineStyle, textWidthEm } from "../src/templates/kit.ts";
+import { clampStyle, estimateLines, fitFontSize, present, singleLineStyle, textDirectionStyle, textWidthEm } from "../src/templates/kit.ts";
 import { ABOVE_GLOWS, Glow, RingedAvatar, type GlowSpec } from "../src/templates/parts.tsx";
 
 interface Palette {
@@ -214,11 +214,12 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
             fontWeight: p.titleWeight,
             letterSpacing: -titleSize * 0.022,
             color: p.title,
+            ...textDirectionStyle(title, clampStyle(titleLines, titleSize, TITLE_LH)),
           }}
         >
           {title}
         </div>
-        {subtitle ? <div style={{ ...clampStyle(2, subtitleSize, 1.35), fontWeight: 400, color: p.subtitle }}>{subtitle}</div> : null}
+        {subtitle ? <div style={{ ...clampStyle(2, subtitleSize, 1.35), fontWeight: 400, color: p.subtitle, ...textDirectionStyle(subtitle, clampStyle(2, subtitleSize, 1.35)) }}>{subtitle}</div> : null}
       </div>
 
       {hasByline ? (

@@ -10,7 +10,7 @@
  * sits in the remaining space so a title-only card is as balanced as a full one.
  */
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../src/templates/types.ts";
-import { clampStyle, estimateLines, fitFontSize, present, singleLineStyle, textWidthEm } from "../src/templates/kit.ts";
+import { clampStyle, estimateLines, fitFontSize, present, singleLineStyle, textDirectionStyle, textWidthEm } from "../src/templates/kit.ts";
 import { ABOVE_GLOWS, Glow, RingedAvatar, type GlowSpec } from "../src/templates/parts.tsx";
 
 interface Palette {
@@ -217,12 +217,13 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
             fontWeight: p.titleWeight,
             letterSpacing: -titleSize * 0.025,
             color: p.title,
+            ...textDirectionStyle(title, clampStyle(titleLines, titleSize, TITLE_LH)),
           }}
         >
           {title}
         </div>
         {subtitle ? (
-          <div style={{ ...clampStyle(2, subtitleSize, 1.3), fontWeight: 400, color: p.subtitle }}>{subtitle}</div>
+          <div style={{ ...clampStyle(2, subtitleSize, 1.3), fontWeight: 400, color: p.subtitle, ...textDirectionStyle(subtitle, clampStyle(2, subtitleSize, 1.3)) }}>{subtitle}</div>
         ) : null}
       </div>
 

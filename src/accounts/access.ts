@@ -1,11 +1,11 @@
 /**
- * Whether an account may use the service right now (spec §5 rules 5–6). Shared by the API key
+ * Whether an account may use the service right now (its subscription is active). Shared by the API key
  * gate and the dashboard, so both refuse with the same codes and words.
  */
-import type { AccountRow } from "../db/schema/index.ts";
+import type { AccountRecord } from "../store/types.ts";
 import { ApiError } from "../errors.ts";
 
-export function subscriptionBlock(account: Pick<AccountRow, "status">): ApiError | undefined {
+export function subscriptionBlock(account: Pick<AccountRecord, "status">): ApiError | undefined {
   if (account.status === "canceled") return new ApiError("SUBSCRIPTION_CANCELED", "The subscription of this account is inactive.");
   if (account.status === "past_due") return new ApiError("PAYMENT_PAST_DUE", "The last payment of this account failed. Update the payment method to continue.");
   return undefined;

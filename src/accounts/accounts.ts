@@ -2,12 +2,10 @@
  * Accounts and their keys: the operations shared by the operator CLI, the admin API and the
  * bootstrap on first start. Each returns plain records; none of them knows about HTTP.
  */
-import { and, count, desc, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/client.ts";
-import { accounts, apiKeys, type AccountRow } from "../db/schema/index.ts";
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import { newId } from "../ids.ts";
+import type { AccountRecord, ApiKeyRecord, KeyOwner, Store } from "../store/types.ts";
 import { generateApiKey, hashApiKey, keyPrefix } from "./keys.ts";
 import { ACCOUNT_STATUSES, PLAN_IDS, isAccountStatus, isPlanId, limitsOf, type AccountStatus, type PlanId } from "./plans.ts";
 
@@ -31,15 +29,13 @@ export interface AccountView {
   updated_at: string;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const MAX_QUOTA = 100_000_000;
-const MAX_RPS = 10_000;
+import { EMAIL_PATTERN as EMAIL, MAX_EMAIL_LENGTH, MAX_QUOTA, MAX_RPS } from "./rules.ts";
 
 /** Validates a create or update; on update, fields absent from `input` keep the account's values. */
-function checkAccountInput(input: AccountInput, current: AccountRow | undefined): FieldProblem[] {
+function checkAccountInput(input: AccountInput, current: AccountRecord | undefined): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (!current || input.email !== undefined) {
-    if (typeof input.email !== "string" || !EMAIL.test(input.email) || input.email.length > 254) {
+    if (typeof input.email !== "string" || !EMAIL.test(input.email) || input.email.length > MAX_EMAIL_LENGTH) {
       problems.push({ field: "email", message: "must be an email address" });
     }
   }
@@ -66,7 +62,7 @@ function checkAccountInput(input: AccountInput, current: AccountRow | undefined)
   return problems;
 }
 
-export function toAccountView(row: AccountRow, prefix: string | null): AccountView {
+export function toAccountView(row: AccountRecord, prefix: string | null): AccountView {
   const limits = limitsOf(row);
   return {
     id: row.id,
@@ -81,112 +77,85 @@ export function toAccountView(row: AccountRow, prefix: string | null): AccountVi
   };
 }
 
+function newKeyRecord(accountId: string, apiKey: string, now: number): ApiKeyRecord {
+  return { id: newId("key"), accountId, keyHash: hashApiKey(apiKey), keyPrefix: keyPrefix(apiKey), createdAt: now, revokedAt: null };
+}
+
 export class AccountService {
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly clock: Clock,
   ) {}
 
   /** Creates an account and its first key; the key is returned once and never stored. */
-  create(input: AccountInput): { account: AccountView; apiKey: string } {
+  async create(input: AccountInput): Promise<{ account: AccountView; apiKey: string }> {
     const problems = checkAccountInput(input, undefined);
     if (problems.length) throw validationError(problems);
     const now = this.clock.now();
-    const id = newId("acc");
     const apiKey = generateApiKey();
-    this.db.transaction((tx) => {
-      tx.insert(accounts)
-        .values({
-          id,
-          email: input.email!,
-          plan: input.plan!,
-          status: input.status ?? "active",
-          customQuota: input.plan === "custom" ? input.quota! : null,
-          customRequestsPerSecond: input.plan === "custom" ? input.requestsPerSecond! : null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .run();
-      tx.insert(apiKeys).values({ id: newId("key"), accountId: id, keyHash: hashApiKey(apiKey), keyPrefix: keyPrefix(apiKey), createdAt: now }).run();
-    });
-    return { account: this.show(id), apiKey };
+    const account: AccountRecord = {
+      id: newId("acc"),
+      email: input.email!,
+      plan: input.plan!,
+      status: input.status ?? "active",
+      customQuota: input.plan === "custom" ? input.quota! : null,
+      customRequestsPerSecond: input.plan === "custom" ? input.requestsPerSecond! : null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const key = newKeyRecord(account.id, apiKey, now);
+    await this.store.createAccount(account, key);
+    return { account: toAccountView(account, key.keyPrefix), apiKey };
   }
 
-  update(id: string, input: AccountInput): AccountView {
-    const current = this.row(id);
+  async update(id: string, input: AccountInput): Promise<AccountView> {
+    const current = await this.row(id);
     const problems = checkAccountInput(input, current);
     if (problems.length) throw validationError(problems);
     const plan = input.plan ?? current.plan;
-    this.db
-      .update(accounts)
-      .set({
-        email: input.email ?? current.email,
-        plan,
-        status: input.status ?? current.status,
-        // Leaving `custom` clears the per-account numbers so the new plan's limits apply.
-        customQuota: plan === "custom" ? (input.quota ?? current.customQuota) : null,
-        customRequestsPerSecond: plan === "custom" ? (input.requestsPerSecond ?? current.customRequestsPerSecond) : null,
-        updatedAt: this.clock.now(),
-      })
-      .where(eq(accounts.id, id))
-      .run();
-    return this.show(id);
+    const updated = await this.store.updateAccount(id, {
+      email: input.email ?? current.email,
+      plan,
+      status: input.status ?? current.status,
+      // Leaving `custom` clears the per-account numbers so the new plan's limits apply.
+      customQuota: plan === "custom" ? (input.quota ?? current.customQuota) : null,
+      customRequestsPerSecond: plan === "custom" ? (input.requestsPerSecond ?? current.customRequestsPerSecond) : null,
+      updatedAt: this.clock.now(),
+    });
+    if (!updated) throw notFound(id);
+    return toAccountView(updated, await this.store.activeKeyPrefix(id));
   }
 
-  /** Revokes every active key of the account and issues a new one, atomically (spec §5 rule 7). */
-  replaceKey(id: string): string {
-    this.row(id);
-    const now = this.clock.now();
+  /** Revokes every active key of the account and issues a new one, atomically: the old key stops at once. */
+  async replaceKey(id: string): Promise<string> {
     const apiKey = generateApiKey();
-    this.db.transaction((tx) => {
-      tx.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.accountId, id), isNull(apiKeys.revokedAt))).run();
-      tx.insert(apiKeys).values({ id: newId("key"), accountId: id, keyHash: hashApiKey(apiKey), keyPrefix: keyPrefix(apiKey), createdAt: now }).run();
-    });
+    if (!(await this.store.replaceKey(id, newKeyRecord(id, apiKey, this.clock.now())))) throw notFound(id);
     return apiKey;
   }
 
-  show(id: string): AccountView {
-    const row = this.row(id);
-    return toAccountView(row, this.activeKeyPrefix(id));
+  async show(id: string): Promise<AccountView> {
+    const row = await this.row(id);
+    return toAccountView(row, await this.store.activeKeyPrefix(id));
   }
 
-  list(): AccountView[] {
-    return this.db
-      .select()
-      .from(accounts)
-      .orderBy(accounts.createdAt)
-      .all()
-      .map((row) => toAccountView(row, this.activeKeyPrefix(row.id)));
+  async list(): Promise<AccountView[]> {
+    return (await this.store.listAccounts()).map(({ account, keyPrefix }) => toAccountView(account, keyPrefix));
   }
 
-  count(): number {
-    return this.db.select({ n: count() }).from(accounts).get()!.n;
+  count(): Promise<number> {
+    return this.store.countAccounts();
   }
 
   /** The account behind a presented key, or undefined when the key is unknown or revoked. */
-  findByKey(apiKey: string): { account: AccountRow; keyId: string; keyPrefix: string } | undefined {
-    const found = this.db
-      .select({ account: accounts, keyId: apiKeys.id, keyPrefix: apiKeys.keyPrefix })
-      .from(apiKeys)
-      .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-      .where(and(eq(apiKeys.keyHash, hashApiKey(apiKey)), isNull(apiKeys.revokedAt)))
-      .get();
-    return found ?? undefined;
+  findByKey(apiKey: string): Promise<KeyOwner | undefined> {
+    return this.store.findAccountByKeyHash(hashApiKey(apiKey));
   }
 
-  row(id: string): AccountRow {
-    const row = this.db.select().from(accounts).where(eq(accounts.id, id)).get();
-    if (!row) throw new ApiError("NOT_FOUND", `No account with id ${id}`);
+  async row(id: string): Promise<AccountRecord> {
+    const row = await this.store.getAccount(id);
+    if (!row) throw notFound(id);
     return row;
   }
-
-  private activeKeyPrefix(id: string): string | null {
-    const key = this.db
-      .select({ keyPrefix: apiKeys.keyPrefix })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, id), isNull(apiKeys.revokedAt)))
-      .orderBy(desc(apiKeys.createdAt))
-      .get();
-    return key?.keyPrefix ?? null;
-  }
 }
+
+const notFound = (id: string) => new ApiError("NOT_FOUND", `No account with id ${id}`);

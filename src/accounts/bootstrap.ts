@@ -1,13 +1,18 @@
 /**
  * First start on an empty database: create one free-plan account and hand its key to the person
- * who started the service, once (DESIGN §2 OG_BOOTSTRAP). The key is printed to the terminal,
+ * who started the service, once (OG_BOOTSTRAP). The key is printed to the terminal,
  * never written to the JSON log.
  */
 import type { AccountService } from "./accounts.ts";
 
-export function bootstrapFirstAccount(accounts: AccountService, print: (text: string) => void): { accountId: string; apiKey: string } | undefined {
-  if (accounts.count() > 0) return undefined;
-  const { account, apiKey } = accounts.create({ email: "owner@ogsmith.local", plan: "free" });
+export async function bootstrapFirstAccount(
+  accounts: AccountService,
+  print: (text: string) => void,
+  /** How the operator runs this program (`ogsmith`, `./dist/ogsmith`, `bun run ogsmith`), for the hint. */
+  command = "ogsmith",
+): Promise<{ accountId: string; apiKey: string } | undefined> {
+  if ((await accounts.count()) > 0) return undefined;
+  const { account, apiKey } = await accounts.create({ email: "owner@ogsmith.local", plan: "free" });
   print(
     [
       "",
@@ -15,7 +20,7 @@ export function bootstrapFirstAccount(accounts: AccountService, print: (text: st
       `  Account: ${account.id}`,
       `  API key: ${apiKey}`,
       "  This key is shown once and stored only as a hash. Keep it somewhere safe.",
-      `  Set the alert address with: ogsmith accounts update ${account.id} --email you@example.com`,
+      `  Set the alert address with: ${command} accounts update ${account.id} --email you@example.com`,
       "",
     ].join("\n"),
   );

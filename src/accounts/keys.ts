@@ -1,4 +1,4 @@
-/** API keys: `og_` + 32 alphanumerics from the CSPRNG (spec §2.2). Only a SHA-256 hash is stored. */
+/** API keys: `og_` + 32 alphanumerics from the CSPRNG. Only a SHA-256 hash is stored. */
 import { createHash } from "node:crypto";
 import { randomAlphanumeric } from "../ids.ts";
 

@@ -1,4 +1,4 @@
-/** The plan table of spec §8.1, plus `custom` (quota and rate set per account by the operator). */
+/** The plans, plus `custom` (quota and rate set per account by the operator). */
 export const PLAN_IDS = ["free", "starter", "pro", "agency", "publishing", "custom"] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
 
@@ -7,17 +7,15 @@ export interface Plan {
   /** Monthly images; null for `custom` (set per account). */
   monthlyQuota: number | null;
   requestsPerSecond: number | null;
-  priceUsd: number | null;
-  overagePerImageUsd: number | null;
 }
 
 export const PLANS: Record<PlanId, Plan> = {
-  free: { id: "free", monthlyQuota: 25, requestsPerSecond: 1, priceUsd: 0, overagePerImageUsd: null },
-  starter: { id: "starter", monthlyQuota: 500, requestsPerSecond: 5, priceUsd: 9, overagePerImageUsd: 0.02 },
-  pro: { id: "pro", monthlyQuota: 2000, requestsPerSecond: 10, priceUsd: 19, overagePerImageUsd: 0.01 },
-  agency: { id: "agency", monthlyQuota: 10000, requestsPerSecond: 25, priceUsd: 49, overagePerImageUsd: 0.01 },
-  publishing: { id: "publishing", monthlyQuota: 50000, requestsPerSecond: 50, priceUsd: 99, overagePerImageUsd: 0.01 },
-  custom: { id: "custom", monthlyQuota: null, requestsPerSecond: null, priceUsd: null, overagePerImageUsd: null },
+  free: { id: "free", monthlyQuota: 25, requestsPerSecond: 1 },
+  starter: { id: "starter", monthlyQuota: 500, requestsPerSecond: 5 },
+  pro: { id: "pro", monthlyQuota: 2000, requestsPerSecond: 10 },
+  agency: { id: "agency", monthlyQuota: 10000, requestsPerSecond: 25 },
+  publishing: { id: "publishing", monthlyQuota: 50000, requestsPerSecond: 50 },
+  custom: { id: "custom", monthlyQuota: null, requestsPerSecond: null },
 };
 
 export const isPlanId = (value: string): value is PlanId => (PLAN_IDS as readonly string[]).includes(value);

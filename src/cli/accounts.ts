@@ -1,4 +1,4 @@
-/** `ogsmith accounts …` and `ogsmith keys …`: operator commands on the same database (DESIGN §6). */
+/** `ogsmith accounts …` and `ogsmith keys …`: operator commands on the same store as the server. */
 import { parseArgs } from "node:util";
 import type { Services } from "../services.ts";
 import { printRecord, printTable, UsageError } from "./output.ts";
@@ -18,7 +18,7 @@ export const ACCOUNTS_HELP = `Usage:
 
 Plans: free, starter, pro, agency, publishing, custom (custom needs --quota and --rps).`;
 
-export function runAccounts(services: Services, argv: string[]): void {
+export async function runAccounts(services: Services, argv: string[]): Promise<void> {
   const [action, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -42,7 +42,7 @@ export function runAccounts(services: Services, argv: string[]): void {
   };
   switch (action) {
     case "create": {
-      const { account, apiKey } = services.accounts.create(input);
+      const { account, apiKey } = await services.accounts.create(input);
       printRecord({ account_id: account.id, api_key: apiKey, plan: account.plan, status: account.status, email: account.email }, json);
       if (!json) console.error("The API key is shown once; only its hash is stored.");
       return;
@@ -50,19 +50,19 @@ export function runAccounts(services: Services, argv: string[]): void {
     case "update": {
       const id = positionals[0];
       if (!id) throw new UsageError("accounts update needs an account id");
-      printRecord({ ...services.accounts.update(id, input) }, json);
+      printRecord({ ...(await services.accounts.update(id, input)) }, json);
       return;
     }
     case "show": {
       const id = positionals[0];
       if (!id) throw new UsageError("accounts show needs an account id");
-      const account = services.accounts.row(id);
-      const alerts = services.email.recent(id);
+      const account = await services.accounts.row(id);
+      const [view, usage, alerts] = await Promise.all([services.accounts.show(id), services.metering.usage(account), services.email.recent(id)]);
       if (json) {
-        printRecord({ ...services.accounts.show(id), usage: services.metering.usage(account), email_alerts: alerts }, json);
+        printRecord({ ...view, usage, email_alerts: alerts }, json);
         return;
       }
-      printRecord({ ...services.accounts.show(id), usage: services.metering.usage(account) }, json);
+      printRecord({ ...view, usage }, json);
       console.log("");
       if (alerts.length === 0) console.log("Email alerts: none");
       else {
@@ -72,7 +72,7 @@ export function runAccounts(services: Services, argv: string[]): void {
       return;
     }
     case "list": {
-      const rows = services.accounts.list();
+      const rows = await services.accounts.list();
       if (json) console.log(JSON.stringify(rows, null, 2));
       else printTable(rows as unknown as Record<string, unknown>[], ["id", "email", "plan", "status", "quota", "requests_per_second", "key_prefix"]);
       return;
@@ -82,11 +82,11 @@ export function runAccounts(services: Services, argv: string[]): void {
   }
 }
 
-export function runKeys(services: Services, argv: string[]): void {
+export async function runKeys(services: Services, argv: string[]): Promise<void> {
   const [action, ...rest] = argv;
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { json: { type: "boolean", default: false } } });
   if (action !== "replace" || !positionals[0]) throw new UsageError(ACCOUNTS_HELP);
-  const apiKey = services.accounts.replaceKey(positionals[0]);
+  const apiKey = await services.accounts.replaceKey(positionals[0]);
   printRecord({ account_id: positionals[0], api_key: apiKey }, values.json ?? false);
   if (!values.json) console.error("The old key stopped working. The new key is shown once.");
 }

@@ -18,7 +18,7 @@ import { availableParallelism } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
-import { createServiceRenderer } from "../render/renderer.ts";
+import { createServiceRenderer, formatCodePoints } from "../render/renderer.ts";
 import { parseRenderRequest } from "../render/request.ts";
 import { prepareRendering } from "../render/setup.ts";
 import { BatchSyntaxError, readBatchItems, type BatchItem, type BatchShape } from "./json-stream.ts";
@@ -91,7 +91,7 @@ export async function renderBatchStreaming(config: Config, options: BatchOptions
   mkdirSync(root, { recursive: true });
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger });
   // The server's renderer: images fetched through the same guard, drawing in worker threads.
-  // No PNG cache (a batch seldom repeats itself, and the cache would hold images for nothing);
+  // No image caches (a batch seldom repeats itself, and they would hold images for nothing);
   // the queue is as long as the in-flight limit, so the pool never answers SERVER_BUSY here.
   const renderer = createServiceRenderer({
     templates,
@@ -124,7 +124,7 @@ export async function renderBatchStreaming(config: Config, options: BatchOptions
     if (owner !== undefined) {
       // A title-derived name that repeats gets the index; an explicit one is an error.
       if (filename !== undefined && filename !== null) return fail(index, `filename: "${name}" is already used by item ${owner}`);
-      name = name.replace(/\.png$/, `-${index}.png`);
+      name = name.replace(/(\.[a-z]+)$/i, `-${index}$1`);
     }
     claimed.set(name.toLowerCase(), index);
     const path = join(root, name);
@@ -135,6 +135,9 @@ export async function renderBatchStreaming(config: Config, options: BatchOptions
       mkdirSync(dirname(path), { recursive: true });
       await Bun.write(path, result.bytes);
       written++;
+      if (result.missingGlyphs?.length) {
+        console.error(`ogsmith: warning: ${displayPath(path)}: characters no font has, drawn as boxes: ${formatCodePoints(result.missingGlyphs)}`);
+      }
       progress.ok(index, displayPath(path));
     } catch (error) {
       fail(index, describeFailure(error));

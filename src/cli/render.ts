@@ -16,7 +16,9 @@ import cliProgress from "cli-progress";
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { EXTENSIONS, IMAGE_FORMATS, type ImageFormat } from "../render/encode.ts";
 import { createInProcessRenderer, type ImageLoader } from "../render/engine.ts";
+import { formatCodePoints } from "../render/renderer.ts";
 import { fetchImage } from "../render/fetch-image.ts";
 import { parseRenderRequest } from "../render/request.ts";
 import { prepareRendering } from "../render/setup.ts";
@@ -28,13 +30,14 @@ export const RENDER_HELP = `Usage:
   ogsmith render --json '<request body>' -o out.png
   ogsmith render --batch items.json --out-dir DIR [--workers N] [--concurrency N]
 
-A request body is the JSON of POST /api/generate: {"template": "blog", "title": "…", …}.
+A request body is the JSON of POST /api/generate: {"template": "blog", "title": "…", …};
+"format": "jpeg" or "webp" (with "quality", 1–100, default 85) writes that format instead of PNG.
 --batch reads a JSON array of bodies, or JSON lines (one body per line; name the file .jsonl
 to allow a single line), streamed ("-" reads standard input). Each may carry "filename"
-(relative to --out-dir, ".png" added if missing); otherwise the file is named after a slug of
-the title, or <index>.png. --json renders in this process; --batch on --workers render
-threads (default: one per core) with at most --concurrency items in flight (default 2 ×
-workers), writing each image as it is done. No server, no API key, no quota.
+(relative to --out-dir, ".png", ".jpg" or ".webp" added if missing); otherwise the file is
+named after a slug of the title, or <index>.png. --json renders in this process; --batch on
+--workers render threads (default: one per core) with at most --concurrency items in flight
+(default 2 × workers), writing each image as it is done. No server, no API key, no quota.
 OG_TEMPLATES_DIR and OG_FONTS_DIR apply as for \`ogsmith serve\`.
 
 Exit status: 0 all rendered, 1 some failed (each reported by index), 2 usage error.`;
@@ -123,7 +126,11 @@ async function renderOne(config: Config, json: string, output: string): Promise<
     const result = await renderer.render(parseRenderRequest(splitFilename(parsed).body, templates));
     mkdirSync(dirname(resolve(output)), { recursive: true });
     writeFileSync(output, result.bytes);
-    console.log(`${output}: ${result.width}×${result.height} PNG, ${result.bytes.byteLength} bytes, ${result.generationTimeMs} ms`);
+    const kind = result.contentType.slice("image/".length).toUpperCase();
+    console.log(`${output}: ${result.width}×${result.height} ${kind}, ${result.bytes.byteLength} bytes, ${result.generationTimeMs} ms`);
+    if (result.missingGlyphs?.length) {
+      console.error(`ogsmith: warning: ${result.missingGlyphs.length} character(s) no font has, drawn as boxes: ${formatCodePoints(result.missingGlyphs)}`);
+    }
     return 0;
   } catch (error) {
     console.error(`ogsmith: render failed: ${describeFailure(error)}`);
@@ -150,17 +157,21 @@ export function slugify(text: string): string {
  * An explicit filename may name a sub-directory but never leave the output directory.
  */
 export function outputName(filename: unknown, body: unknown, index: number): { name: string } | { error: string } {
+  // The extension follows the body's format (an invalid format fails validation later anyway).
+  const format = typeof body === "object" && body !== null ? (body as Record<string, unknown>).format : undefined;
+  const ext = IMAGE_FORMATS.includes(format as ImageFormat) ? EXTENSIONS[format as ImageFormat] : "png";
   if (filename === undefined || filename === null) {
     const title = typeof body === "object" && body !== null ? (body as Record<string, unknown>).title : undefined;
     const slug = typeof title === "string" ? slugify(title) : "";
-    return { name: `${slug || index}.png` };
+    return { name: `${slug || index}.${ext}` };
   }
   if (typeof filename !== "string" || filename.trim() === "") return { error: "filename: must be a non-empty string" };
   if (filename.includes("\0") || filename.includes("\\")) return { error: "filename: must not contain NUL or backslashes" };
   if (isAbsolute(filename)) return { error: "filename: must be relative to --out-dir" };
   if (filename.split("/").some((part) => part === ".." || part === "." || part === "")) return { error: "filename: must not contain '.', '..' or empty path segments" };
   if (filename.length > 255) return { error: "filename: must be at most 255 characters" };
-  return { name: /\.png$/i.test(filename) ? filename : `${filename}.png` };
+  const extPattern = ext === "jpg" ? /\.jpe?g$/i : new RegExp(`\\.${ext}$`, "i");
+  return { name: extPattern.test(filename) ? filename : `${filename}.${ext}` };
 }
 
 /** Relative to the working directory when under it, else absolute. */

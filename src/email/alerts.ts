@@ -1,31 +1,25 @@
 /**
- * Email alerts (spec §6.4, DESIGN §5): 80 % warning, 95 % critical, 100 % quota exceeded, and
- * "your webhook was disabled".
+ * Email alerts: 80 % warning, 95 % critical, 100 % quota exceeded, and "your webhook was
+ * disabled".
  *
  * Nothing here detects thresholds: metering already decides, in the usage increment's
  * transaction, which `usage.warning` / `usage.limit_reached` events a request causes (each once
- * per account per month). An outbox fan-out turns the 80 % and 95 % warnings and the limit event
- * into an `email_alerts` row plus an `email` job in the shared job table, in that same
- * transaction. The job runner sends it; failures retry on EMAIL_RETRY_SCHEDULE, a 5xx reply
+ * per account per month). An outbox alert rule turns the 80 % and 95 % warnings and the limit
+ * event into an alert the store records — an `email_alerts` row plus an `email` job in the
+ * shared job table — in that same transaction. The job runner sends it; failures retry on EMAIL_RETRY_SCHEDULE, a 5xx reply
  * fails at once, and the alert row follows every attempt.
  */
-import { desc, eq, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { Db, Tx } from "../db/client.ts";
-import { emailAlerts, type EmailAlertKind, type EmailAlertRow, type EmailAlertState } from "../db/schema/email-alerts.ts";
-import { accounts, type JobRow, type WebhookRow } from "../db/schema/index.ts";
-import type { JobKind, JobOutcome, JobQueue, SettledJob } from "../events/jobs.ts";
-import type { RecordedEvent } from "../events/outbox.ts";
+import type { Bookkeeping, JobKind, JobOutcome, PlannedSettlement } from "../events/jobs.ts";
+import type { DraftedEvent } from "../events/outbox.ts";
 import type { EventData } from "../events/types.ts";
-import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
 import { nextResetAt, periodOf } from "../metering/period.ts";
+import { EMAIL_JOB, type AlertDraft, type EmailAlertKind, type EmailAlertRecord, type EmailAlertState, type JobRecord, type Store, type WebhookRecord } from "../store/types.ts";
 import type { Mailer, SendResult } from "./mailer.ts";
 import { buildAlertEmail, displayUrl, type AlertFacts, type UsageFacts, type WebhookDisabledFacts } from "./messages.ts";
 
-export const EMAIL_JOB = "email";
-/** All emails share one lane: the SMTP server is one endpoint. */
-const EMAIL_LANE = "smtp";
+export { EMAIL_JOB } from "../store/types.ts";
 /**
  * Seconds to wait after the 1st…7th failure (SMTP down, 4xx): 8 attempts over about 4 hours,
  * then the alert is recorded as failed with the last error.
@@ -59,9 +53,8 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 export class EmailAlerts {
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly clock: Clock,
-    private readonly jobs: JobQueue,
     private readonly mailer: Mailer,
     private readonly logger: Logger,
     private readonly options: { baseUrl: string },
@@ -71,27 +64,32 @@ export class EmailAlerts {
     return `${this.options.baseUrl}/dashboard`;
   }
 
-  /** Outbox fan-out, in the usage increment's transaction. */
-  fanOut(tx: Tx, event: RecordedEvent, data: unknown): void {
+  /** Outbox alert rule: which usage events email the owner (once per account, month and kind). */
+  alertFor(event: DraftedEvent): AlertDraft | undefined {
     let kind: EmailAlertKind | undefined;
     let facts: UsageFacts | undefined;
     if (event.type === "usage.warning") {
-      const d = data as EventData["usage.warning"];
+      const d = event.data as EventData["usage.warning"];
       kind = WARNING_KINDS[d.percentage];
-      facts = { used: d.current_usage, quota: d.quota, percentage: d.percentage, plan: d.plan, resets_at: new Date(nextResetAt(event.createdAt)).toISOString() };
+      facts = { used: d.current_usage, quota: d.quota, percentage: d.percentage, plan: d.plan, resets_at: new Date(nextResetAt(event.at)).toISOString() };
     } else if (event.type === "usage.limit_reached") {
-      const d = data as EventData["usage.limit_reached"];
+      const d = event.data as EventData["usage.limit_reached"];
       kind = "quota_exceeded";
       facts = { used: d.current_usage, quota: d.quota, percentage: 100, plan: d.plan, resets_at: d.resets_at };
     }
-    if (!kind || !facts) return;
-    this.raise(tx, event.accountId, kind, facts, `${event.accountId}:${periodOf(event.createdAt)}:${kind}`);
+    if (!kind || !facts) return undefined;
+    return this.draft(kind, facts, `${event.accountId}:${periodOf(event.at)}:${kind}`);
   }
 
-  /** WebhookService.onDisabled hook, in the disabling transaction. */
-  webhookDisabled(tx: Tx, webhook: WebhookRow, reason: string): void {
+  /** The alert raised in the transaction that disables a webhook. */
+  webhookDisabled(webhook: Pick<WebhookRecord, "id" | "url">, reason: string): AlertDraft {
     const facts: WebhookDisabledFacts = { webhook_id: webhook.id, url: displayUrl(webhook.url), reason };
-    this.raise(tx, webhook.accountId, "webhook_disabled", facts, null);
+    return this.draft("webhook_disabled", facts, null);
+  }
+
+  private draft(kind: EmailAlertKind, facts: AlertFacts, dedupeKey: string | null): AlertDraft {
+    const { subject } = buildAlertEmail(kind, facts, this.dashboardUrl);
+    return { kind, subject, facts: facts as unknown as Record<string, unknown>, dedupeKey };
   }
 
   /** The job kind that sends one alert. */
@@ -100,43 +98,18 @@ export class EmailAlerts {
       kind: EMAIL_JOB,
       retrySchedule: EMAIL_RETRY_SCHEDULE,
       perform: (job, signal) => this.perform(job, signal),
-      settled: (tx, settled) => this.settled(tx, settled),
+      bookkeeping: (planned) => this.bookkeeping(planned),
     };
   }
 
   /** The account's most recent alerts, newest first (operators: `accounts show`). */
-  recent(accountId: string, limit = 20): EmailAlertView[] {
-    return this.db
-      .select()
-      .from(emailAlerts)
-      .where(eq(emailAlerts.accountId, accountId))
-      .orderBy(desc(emailAlerts.createdAt), desc(sql`rowid`))
-      .limit(limit)
-      .all()
-      .map(toView);
+  async recent(accountId: string, limit = 20): Promise<EmailAlertView[]> {
+    return (await this.store.recentEmailAlerts(accountId, limit)).map(toView);
   }
 
-  private raise(tx: Tx, accountId: string, kind: EmailAlertKind, facts: AlertFacts, dedupeKey: string | null): void {
-    const account = tx.select({ email: accounts.email }).from(accounts).where(eq(accounts.id, accountId)).get();
-    if (!account) return;
-    const now = this.clock.now();
-    const id = newId("eml");
-    const { subject } = buildAlertEmail(kind, facts, this.dashboardUrl);
-    const inserted = tx
-      .insert(emailAlerts)
-      .values({ id, accountId, kind, recipient: account.email, subject, facts: facts as unknown as Record<string, unknown>, dedupeKey, createdAt: now, updatedAt: now })
-      .onConflictDoNothing()
-      .returning({ id: emailAlerts.id })
-      .get();
-    if (!inserted) return; // already raised this month
-    const payload: JobPayload = { alert_id: id };
-    const jobId = this.jobs.enqueue(tx, { kind: EMAIL_JOB, lane: EMAIL_LANE, accountId, payload });
-    tx.update(emailAlerts).set({ jobId }).where(eq(emailAlerts.id, id)).run();
-  }
-
-  private async perform(job: JobRow, signal: AbortSignal): Promise<JobOutcome> {
+  private async perform(job: JobRecord, signal: AbortSignal): Promise<JobOutcome> {
     const alertId = (job.payload as JobPayload | null)?.alert_id;
-    const alert = alertId ? this.db.select().from(emailAlerts).where(eq(emailAlerts.id, alertId)).get() : undefined;
+    const alert = alertId ? await this.store.getEmailAlert(alertId) : undefined;
     if (!alert || alert.state !== "pending") return { ok: false, canceled: true, error: "alert no longer pending" };
     const content = buildAlertEmail(alert.kind, alert.facts as unknown as AlertFacts, this.dashboardUrl);
     const result = await this.mailer.send({ to: alert.recipient, ...content }, signal);
@@ -153,11 +126,12 @@ export class EmailAlerts {
     }
   }
 
-  private settled(tx: Tx, settled: SettledJob): void {
-    const { job, outcome } = settled;
+  /** The alert row follows every attempt (applied only while the job is still pending). */
+  private bookkeeping(planned: PlannedSettlement): Bookkeeping {
+    const { job, outcome } = planned;
     const detail = outcome.detail as SendDetail | undefined;
     const alertId = (job.payload as JobPayload | null)?.alert_id;
-    if (!alertId || !detail || !settled.wasPending) return;
+    if (!alertId || !detail) return {};
     const result = detail.result;
     let state: EmailAlertState;
     let lastError: string | null = null;
@@ -165,28 +139,20 @@ export class EmailAlerts {
     else if (result.status === "not_sent") {
       state = "not_sent";
       lastError = result.reason;
-    } else if (settled.status === "pending") {
+    } else if (planned.status === "pending") {
       state = "pending";
       lastError = result.error;
     } else {
       state = "failed";
-      lastError = result.permanent ? `rejected (not retried): ${result.error}` : `gave up after ${settled.attempt} attempts: ${result.error}`;
+      lastError = result.permanent ? `rejected (not retried): ${result.error}` : `gave up after ${planned.attempt} attempts: ${result.error}`;
     }
-    tx.update(emailAlerts)
-      .set({
-        state,
-        attempts: settled.attempt,
-        lastError,
-        nextAttemptAt: settled.nextRunAt,
-        sentAt: state === "sent" ? settled.now : null,
-        updatedAt: settled.now,
-      })
-      .where(eq(emailAlerts.id, alertId))
-      .run();
+    return {
+      emailAlert: { alertId, state, attempts: planned.attempt, lastError, nextAttemptAt: planned.nextRunAt, sentAt: state === "sent" ? planned.now : null },
+    };
   }
 }
 
-function toView(row: EmailAlertRow): EmailAlertView {
+function toView(row: EmailAlertRecord): EmailAlertView {
   return {
     id: row.id,
     kind: row.kind,

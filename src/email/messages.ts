@@ -1,10 +1,10 @@
 /**
- * The alert emails (spec §6.4, DESIGN §5): a clear subject, a plain-text and an HTML part, the
+ * The alert emails: a clear subject, a plain-text and an HTML part, the
  * numbers, and a link to the dashboard. Pure functions of the alert's stored facts, so a retry
  * sends the same message. Nothing secret goes in: no API key, no webhook secret, and a webhook
  * URL is shown without credentials or query string (either may carry a token).
  */
-import type { EmailAlertKind } from "../db/schema/email-alerts.ts";
+import type { EmailAlertKind } from "../store/types.ts";
 
 export interface EmailContent {
   subject: string;

@@ -1,5 +1,5 @@
 /**
- * The delivered body (spec §6.1 plus `id`, DESIGN §5). Built from the stored event row with the
+ * The delivered body `{id, event, timestamp, data}`. Built from the stored event row with the
  * stored `data` JSON spliced in verbatim, so every retry sends byte-identical bodies.
  */
 import { isoString } from "../clock.ts";

@@ -1,20 +1,20 @@
 /**
- * The job table's core operations, shared by every kind of background side effect.
+ * The job table as the core uses it, shared by every kind of background side effect.
  *
- * - `enqueue(tx, …)` inside the caller's transaction (outbox fan-out, alerts, …).
+ * - Jobs are created by the store in the transaction of the change that causes them (event
+ *   fan-out, alerts); `enqueue` adds one on its own.
  * - `claimDue` hands the worker due jobs with a lease, respecting per-lane caps so one slow
  *   endpoint cannot take every slot; claiming counts the attempt, so a process that dies
  *   mid-job has still "used" it and the job runs again once the lease is gone.
- * - `settle` records the outcome and, on failure, the next run time from the kind's retry
- *   schedule (data, not if-chains); the kind's own bookkeeping runs in that same transaction.
+ * - `settle` decides the outcome from the kind's retry schedule (data, not if-chains) — or its
+ *   own `retryDelayMs` where a kind computes delays per attempt (webhooks: jitter, Retry-After)
+ *   — and lets the store apply it together with the kind's bookkeeping, in one transaction.
+ *   The store only ever receives the computed next run time.
  *
- * A kind is registered once (`register`): webhook deliveries here, email alerts by their module.
+ * A kind is registered once (`register`): webhook deliveries and email alerts by their modules.
  */
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { Db, DbOrTx, Tx } from "../db/client.ts";
-import { jobs, type JobRow, type JobStatus } from "../db/schema/index.ts";
-import { newId } from "../ids.ts";
+import type { ClaimResult, JobRecord, JobSettlement, JobStatus, NewJob, Store } from "../store/types.ts";
 
 export interface JobOutcome {
   ok: boolean;
@@ -24,12 +24,13 @@ export interface JobOutcome {
   retryable?: boolean;
   /** True: the job no longer applies (its webhook is gone or disabled); drop it without recording an attempt. */
   canceled?: boolean;
-  /** Kind-specific facts passed through to `settled` (status code, duration, attempt id…). */
+  /** Kind-specific facts passed through to `bookkeeping` (status code, duration, attempt id…). */
   detail?: unknown;
 }
 
-export interface SettledJob {
-  job: JobRow;
+/** What an attempt's outcome means, decided before the store applies it. */
+export interface PlannedSettlement {
+  job: JobRecord;
   outcome: JobOutcome;
   /** The attempt number that just finished (1 = first attempt). */
   attempt: number;
@@ -37,38 +38,44 @@ export interface SettledJob {
   nextRunAt: number | null;
   /** True when this failure used up the retry schedule (or was not retryable). */
   gaveUp: boolean;
-  /** The job's status after settling. */
+  /** The status the job gets if it is still pending. */
   status: JobStatus;
-  /** False when the job had been canceled or deleted while this attempt was in flight. */
-  wasPending: boolean;
   now: number;
 }
+
+export interface SettledJob extends PlannedSettlement {
+  /** False when the job had been canceled or deleted while this attempt was in flight. */
+  wasPending: boolean;
+}
+
+/** The kind's own records, written by the store in the settling transaction. */
+export type Bookkeeping = Pick<JobSettlement, "deliveryAttempt" | "disableWebhook" | "emailAlert">;
 
 export interface JobKind {
   kind: string;
   /** Seconds to wait after the 1st, 2nd, … failure. A failure beyond its length gives up. */
   retrySchedule: readonly number[];
+  /**
+   * Optional: the wait (ms, from the start of the attempt that just failed, `job.attempts`) before
+   * the next attempt, or null to give up; `attemptStartedAt` is that start on the clock. Used
+   * instead of `retrySchedule` for kinds whose delay depends on the attempt (jitter, an answer's
+   * Retry-After). Not called for successes, cancellations or non-retryable failures.
+   */
+  retryDelayMs?(job: JobRecord, outcome: JobOutcome, attemptStartedAt: number): number | null;
   /** Does the work, outside any transaction. Throwing counts as a retryable failure. */
-  perform(job: JobRow, signal: AbortSignal): Promise<JobOutcome>;
-  /** Bookkeeping in the transaction that settles the attempt (delivery log, disabling…). */
-  settled?(tx: Tx, settled: SettledJob): void;
+  perform(job: JobRecord, signal: AbortSignal): Promise<JobOutcome>;
+  /** Bookkeeping for the settling transaction (delivery log, disabling, alert state). Pure. */
+  bookkeeping?(planned: PlannedSettlement): Bookkeeping;
 }
 
-export interface ClaimResult {
-  jobs: JobRow[];
-  /** The search past full lanes ran and found nothing: do not repeat it until something new may be due. */
-  searchedEmpty: boolean;
-}
-
-export interface NewJob {
-  kind: string;
-  lane: string;
-  accountId?: string | null;
-  webhookId?: string | null;
-  eventId?: string | null;
-  payload?: unknown;
-  /** Clock time when it is first due; default now. */
-  runAt?: number;
+/** The kind's wait before the next attempt in whole ms (never negative), or null when it gives up. */
+function retryDelay(kind: JobKind, job: JobRecord, outcome: JobOutcome, startedAt: number): number | null {
+  if (kind.retryDelayMs) {
+    const ms = kind.retryDelayMs(job, outcome, startedAt);
+    return ms === null || !Number.isFinite(ms) ? null : Math.max(0, Math.round(ms));
+  }
+  const seconds = kind.retrySchedule[job.attempts - 1];
+  return seconds === undefined ? null : seconds * 1000;
 }
 
 /** Real time in ms, for leases only (they protect the process, so they ignore the test clock). */
@@ -78,9 +85,11 @@ const realTimeNow: RealTime = () => Date.now();
 export class JobQueue {
   private readonly kinds = new Map<string, JobKind>();
   private readonly enqueuedListeners = new Set<() => void>();
+  /** Clock time each claimed job was handed out: retry delays count from the attempt, not from when it was settled. */
+  private readonly claimedAt = new WeakMap<JobRecord, number>();
 
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly realNow: RealTime = realTimeNow,
   ) {}
@@ -98,17 +107,10 @@ export class JobQueue {
     return [...this.kinds.keys()];
   }
 
-  /** Inserts a job in the caller's transaction. Call `notify()` after commit to run it at once. */
-  enqueue(_tx: DbOrTx, job: NewJob): string {
-    // `_tx` documents the contract: the caller's transaction is open on this same connection,
-    // so the cached statement below runs inside it.
+  /** Adds a job on its own (due now unless `runAt` says otherwise). Call `notify()` to run it at once. */
+  enqueue(job: Omit<NewJob, "runAt" | "now"> & { runAt?: number }): Promise<string> {
     const now = this.clock.now();
-    const id = newId("job");
-    this.sql(
-      `INSERT INTO jobs (id, kind, lane, account_id, webhook_id, event_id, payload, status, run_at, attempts, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, 0, ?, ?)`,
-    ).run(id, job.kind, job.lane, job.accountId ?? null, job.webhookId ?? null, job.eventId ?? null, job.payload === undefined ? null : JSON.stringify(job.payload), job.runAt ?? now, now, now);
-    return id;
+    return this.store.enqueueJob({ ...job, runAt: job.runAt ?? now, now });
   }
 
   /** Listeners (the worker) learn that jobs were committed and may be due now. */
@@ -123,177 +125,63 @@ export class JobQueue {
 
   /**
    * Claims up to `limit` due jobs of registered kinds, oldest first, at most `laneRoom(lane)` per
-   * lane. Each claimed job's `attempts` is incremented.
-   *
-   * Fairness without a scan per claim: the oldest due jobs are read in a small window; only when
-   * that window is all full lanes (one busy endpoint with a backlog) is the table searched past
-   * them for other lanes (`searchPastFullLanes`). That search walks the busy lanes' backlog, so
-   * the caller skips it again until something new may be due (a commit, a tick): `searchedEmpty`.
+   * lane; each claimed job's `attempts` is incremented. `searchedEmpty`: the search past full
+   * lanes found nothing, so the caller skips it until something new may be due.
    */
-  claimDue(options: { limit: number; laneRoom: (lane: string) => number; leaseMs: number; searchPastFullLanes?: boolean }): ClaimResult {
-    const kinds = this.registeredKinds();
-    if (options.limit <= 0 || kinds.length === 0) return { jobs: [], searchedEmpty: false };
+  async claimDue(options: { limit: number; laneRoom: (lane: string) => number; leaseMs: number; searchPastFullLanes?: boolean }): Promise<ClaimResult> {
     const now = this.clock.now();
-    const real = this.realNow();
-    const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
-    const due = `status = 'pending' AND run_at <= ? AND (claimed_until IS NULL OR claimed_until < ?) AND kind IN (${marks(kinds.length)})`;
-    const window = options.limit * 2 + 16;
-    return this.db.$client.transaction((): ClaimResult => {
-      const taken = new Map<string, number>();
-      const claimed: JobRow[] = [];
-      const claim = this.sql("UPDATE jobs SET claimed_until = ?, attempts = attempts + 1 WHERE id = ? RETURNING *");
-      const take = (candidates: { id: string; lane: string }[]) => {
-        for (const candidate of candidates) {
-          if (claimed.length >= options.limit) break;
-          const already = taken.get(candidate.lane) ?? 0;
-          if (already >= options.laneRoom(candidate.lane)) continue;
-          taken.set(candidate.lane, already + 1);
-          claimed.push(toJobRow(claim.get(real + options.leaseMs, candidate.id) as RawJob));
-        }
-      };
-      const first = this.sql(`SELECT id, lane FROM jobs WHERE ${due} ORDER BY run_at, rowid LIMIT ?`).all(now, real, ...kinds, window) as { id: string; lane: string }[];
-      take(first);
-      let searchedEmpty = false;
-      if (claimed.length < options.limit && first.length === window && options.searchPastFullLanes) {
-        const full = [...new Set(first.map((c) => c.lane))].filter((lane) => (taken.get(lane) ?? 0) >= options.laneRoom(lane));
-        const beyond = this.sql(`SELECT id, lane FROM jobs WHERE ${due}${full.length > 0 ? ` AND lane NOT IN (${marks(full.length)})` : ""} ORDER BY run_at, rowid LIMIT ?`).all(
-          now,
-          real,
-          ...kinds,
-          ...full,
-          window,
-        ) as { id: string; lane: string }[];
-        const before = claimed.length;
-        take(beyond);
-        searchedEmpty = claimed.length === before;
-      }
-      return { jobs: claimed, searchedEmpty };
-    })();
+    const claimed = await this.store.claimJobs({ kinds: this.registeredKinds(), now, realNow: this.realNow(), ...options });
+    for (const job of claimed.jobs) this.claimedAt.set(job, now);
+    return claimed;
   }
 
   /** Records one attempt's outcome: done, retry at the next step of the schedule, or give up. */
-  settle(job: JobRow, outcome: JobOutcome): SettledJob {
+  async settle(job: JobRecord, outcome: JobOutcome): Promise<SettledJob> {
     const kind = this.kinds.get(job.kind);
-    const schedule = kind?.retrySchedule ?? [];
-    return this.db.transaction((tx) => {
-      const now = this.clock.now();
-      const current = this.sql("SELECT status FROM jobs WHERE id = ?").get(job.id) as { status: JobStatus } | null;
-      const wasPending = current?.status === "pending";
-      let status: JobStatus = current?.status ?? "canceled";
-      let nextRunAt: number | null = null;
-      let gaveUp = false;
-      if (wasPending) {
-        if (outcome.ok) status = "succeeded";
-        else if (outcome.canceled) status = "canceled";
-        else if (outcome.retryable !== false && job.attempts - 1 < schedule.length) {
-          status = "pending";
-          nextRunAt = now + schedule[job.attempts - 1]! * 1000;
-        } else {
-          status = "failed";
-          gaveUp = true;
-        }
-        this.sql("UPDATE jobs SET status = ?, run_at = ?, claimed_until = NULL, last_error = ?, updated_at = ?, finished_at = ? WHERE id = ?").run(
-          status,
-          nextRunAt ?? job.runAt,
-          outcome.ok ? null : (outcome.error ?? "failed"),
-          now,
-          status === "pending" ? null : now,
-          job.id,
-        );
-      }
-      const settled: SettledJob = { job, outcome, attempt: job.attempts, nextRunAt, gaveUp, status, wasPending, now };
-      kind?.settled?.(tx, settled);
-      return settled;
-    });
-  }
-
-  /**
-   * A cached prepared statement. The hot paths (enqueue, claim, settle) use these directly:
-   * drizzle builds and prepares every query anew, which cost more than the SQL itself here.
-   */
-  private sql(text: string) {
-    return this.db.$client.query(text);
-  }
-
-  /**
-   * Start-up: leases left by a previous process are released so its jobs run again at once.
-   * One worker per database is the deployment model (SQLite, one process); were a second one
-   * running, a job could run twice, which at-least-once delivery allows.
-   */
-  releaseLeases(): number {
-    return this.db.update(jobs).set({ claimedUntil: null }).where(and(eq(jobs.status, "pending"), sql`${jobs.claimedUntil} IS NOT NULL`)).returning({ id: jobs.id }).all().length;
-  }
-
-  /** Pending jobs per kind, for /metrics. */
-  pendingByKind(): Record<string, number> {
-    const rows = this.db
-      .select({ kind: jobs.kind, n: sql<number>`count(*)` })
-      .from(jobs)
-      .where(eq(jobs.status, "pending"))
-      .groupBy(jobs.kind)
-      .all();
-    const counts: Record<string, number> = Object.fromEntries([...this.kinds.keys()].map((kind) => [kind, 0]));
-    for (const row of rows) counts[row.kind] = row.n;
-    return counts;
-  }
-
-  /** Drops pending jobs matching `where` (e.g. a deleted or disabled webhook's deliveries). */
-  cancelPending(tx: DbOrTx, where: { webhookId: string }): number {
     const now = this.clock.now();
-    return tx
-      .update(jobs)
-      .set({ status: "canceled", finishedAt: now, updatedAt: now, lastError: "dropped" })
-      .where(and(eq(jobs.webhookId, where.webhookId), eq(jobs.status, "pending")))
-      .returning({ id: jobs.id })
-      .all().length;
+    // From the attempt's start: a test-clock advance while the attempt ran does not push the retry out.
+    const startedAt = this.claimedAt.get(job) ?? now;
+    const delay = outcome.ok || outcome.canceled || outcome.retryable === false || !kind ? null : retryDelay(kind, job, outcome, startedAt);
+    let status: JobStatus;
+    let nextRunAt: number | null = null;
+    let gaveUp = false;
+    if (outcome.ok) status = "succeeded";
+    else if (outcome.canceled) status = "canceled";
+    else if (delay !== null) {
+      status = "pending";
+      nextRunAt = startedAt + delay;
+    } else {
+      status = "failed";
+      gaveUp = true;
+    }
+    const planned: PlannedSettlement = { job, outcome, attempt: job.attempts, nextRunAt, gaveUp, status, now };
+    const result = await this.store.settleJob({
+      jobId: job.id,
+      now,
+      status,
+      runAt: nextRunAt ?? job.runAt,
+      lastError: outcome.ok ? null : (outcome.error ?? "failed"),
+      ...kind?.bookkeeping?.(planned),
+    });
+    return { ...planned, gaveUp: gaveUp && result.wasPending, status: result.status, wasPending: result.wasPending };
+  }
+
+  /**
+   * Start-up: leases left by a previous process are released so its jobs run again at once
+   * (the store leaves live leases of other instances alone).
+   */
+  releaseLeases(): Promise<number> {
+    return this.store.releaseLeases();
+  }
+
+  /** Pending jobs per registered kind, zeros included, for /metrics. */
+  async pendingByKind(): Promise<Record<string, number>> {
+    const counts: Record<string, number> = Object.fromEntries([...this.kinds.keys()].map((kind) => [kind, 0]));
+    return { ...counts, ...(await this.store.pendingJobsByKind()) };
   }
 
   /** Deletes finished jobs older than `ageMs` (clock time). */
-  pruneFinished(ageMs: number): number {
-    const cutoff = this.clock.now() - ageMs;
-    return this.db
-      .delete(jobs)
-      .where(and(inArray(jobs.status, ["succeeded", "failed", "canceled"]), lt(jobs.finishedAt, cutoff)))
-      .returning({ id: jobs.id })
-      .all().length;
+  pruneFinished(ageMs: number): Promise<number> {
+    return this.store.pruneFinishedJobs(this.clock.now() - ageMs);
   }
-}
-
-/** A `jobs` row as SQLite returns it. */
-interface RawJob {
-  id: string;
-  kind: string;
-  lane: string;
-  account_id: string | null;
-  webhook_id: string | null;
-  event_id: string | null;
-  payload: string | null;
-  status: JobStatus;
-  run_at: number;
-  attempts: number;
-  claimed_until: number | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-  finished_at: number | null;
-}
-
-function toJobRow(raw: RawJob): JobRow {
-  return {
-    id: raw.id,
-    kind: raw.kind,
-    lane: raw.lane,
-    accountId: raw.account_id,
-    webhookId: raw.webhook_id,
-    eventId: raw.event_id,
-    payload: raw.payload === null ? null : JSON.parse(raw.payload),
-    status: raw.status,
-    runAt: raw.run_at,
-    attempts: raw.attempts,
-    claimedUntil: raw.claimed_until,
-    lastError: raw.last_error,
-    createdAt: raw.created_at,
-    updatedAt: raw.updated_at,
-    finishedAt: raw.finished_at,
-  };
 }

@@ -1,37 +1,41 @@
 /**
- * The transactional outbox. `recordEvent` must be called inside the transaction that makes the
- * change the event reports, so the event exists if and only if the change committed.
- * Listeners registered with `onCommitted` are told after the caller's transaction returns, so
- * delivery can start at once instead of at the next worker tick.
+ * The transactional outbox, as the core sees it. An event is drafted here and handed to the
+ * store method that makes the change it reports (a usage confirmation, the monthly reset), which
+ * records it — with its webhook delivery jobs and any email alert — in that change's
+ * transaction, so the event exists if and only if the change committed.
+ *
+ * Alert rules (registered by the email module) decide which events also raise an email alert.
+ * Listeners registered with `onCommitted` are told after the change committed, so delivery can
+ * start at once instead of at the next worker tick.
  */
-import type { Tx } from "../db/client.ts";
-import { events } from "../db/schema/index.ts";
-import { newId } from "../ids.ts";
+import type { AlertDraft, EventDraft } from "../store/types.ts";
 import type { EventData, EventType } from "./types.ts";
 
-export interface RecordedEvent {
-  id: string;
+export interface DraftedEvent<T extends EventType = EventType> {
   accountId: string;
-  type: EventType;
-  createdAt: number;
+  type: T;
+  data: EventData[T];
+  /** Clock time of the change. */
+  at: number;
 }
 
-/** Work that must happen in the same transaction as the event row (e.g. fan-out to delivery jobs). */
-export type FanOut = (tx: Tx, event: RecordedEvent, data: unknown) => void;
+/** Decides, from the event alone, whether it raises an email alert (pure, synchronous). */
+export type AlertRule = (event: DraftedEvent) => AlertDraft | undefined;
 
 export class Outbox {
-  private readonly fanOuts: FanOut[] = [];
+  private readonly alertRules: AlertRule[] = [];
   private readonly committedListeners = new Set<() => void>();
 
-  addFanOut(fanOut: FanOut): void {
-    this.fanOuts.push(fanOut);
+  addAlertRule(rule: AlertRule): void {
+    this.alertRules.push(rule);
   }
 
-  recordEvent<T extends EventType>(tx: Tx, accountId: string, type: T, data: EventData[T], at: number): RecordedEvent {
-    const event: RecordedEvent = { id: newId("evt"), accountId, type, createdAt: at };
-    tx.insert(events).values({ id: event.id, accountId, type, data: JSON.stringify(data), createdAt: at }).run();
-    for (const fanOut of this.fanOuts) fanOut(tx, event, data);
-    return event;
+  /** The event as the store records it: data serialized once (every retry sends these bytes) and its alert, if any. */
+  draft<T extends EventType>(accountId: string, type: T, data: EventData[T], at: number): EventDraft {
+    const event: DraftedEvent = { accountId, type, data, at } as DraftedEvent;
+    let alert: AlertDraft | undefined;
+    for (const rule of this.alertRules) alert ??= rule(event);
+    return alert ? { type, data: JSON.stringify(data), alert } : { type, data: JSON.stringify(data) };
   }
 
   onCommitted(listener: () => void): () => void {
@@ -39,8 +43,14 @@ export class Outbox {
     return () => this.committedListeners.delete(listener);
   }
 
-  /** Call after a transaction that recorded events has committed. */
+  /** Call after a change that recorded events has committed. Never throws: the change is done. */
   committed(): void {
-    for (const listener of this.committedListeners) listener();
+    for (const listener of this.committedListeners) {
+      try {
+        listener();
+      } catch {
+        // A listener only speeds delivery up; the worker's tick picks the jobs up anyway.
+      }
+    }
   }
 }

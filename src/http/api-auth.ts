@@ -14,12 +14,12 @@ import { requestState } from "./request-context.ts";
 export const isApiPath = (pathname: string) => pathname === "/api" || pathname.startsWith("/api/");
 
 export function apiAuth(services: Pick<Services, "accounts" | "limiter">) {
-  return new Elysia({ name: "api-auth" }).onRequest(({ request, set }) => {
+  return new Elysia({ name: "api-auth" }).onRequest(async ({ request, set }) => {
     const pathname = new URL(request.url).pathname;
     if (!isApiPath(pathname)) return;
     const key = request.headers.get("x-api-key")?.trim();
     if (!key) throw new ApiError("MISSING_API_KEY", "Missing API key. Send it in the X-API-Key header.");
-    const found = API_KEY_PATTERN.test(key) ? services.accounts.findByKey(key) : undefined;
+    const found = API_KEY_PATTERN.test(key) ? await services.accounts.findByKey(key) : undefined;
     if (!found) throw new ApiError("INVALID_API_KEY", "Invalid API key.");
     const blocked = subscriptionBlock(found.account);
     if (blocked) throw blocked;

@@ -2,7 +2,6 @@
  * Assembles the HTTP face: hooks first (request id, auth, body parsing, the error mapper), then
  * the feature modules. Every error leaves through `onError` as the one JSON envelope.
  */
-import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 // The package does not export its browser bundle, so it is imported by path (and embedded by `bun build --compile`).
 import scalarBundle from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
@@ -20,13 +19,23 @@ import { webhooksModule } from "../modules/webhooks/index.ts";
 import { adminAuth } from "./admin-auth.ts";
 import { apiAuth } from "./api-auth.ts";
 import { parseJsonBody } from "./body.ts";
-import { jsonError, unexpectedError, validationProblems, type HeaderBag } from "./error-mapper.ts";
+import { isStoreUnavailable } from "../store/errors.ts";
+import { jsonError, unavailableError, unexpectedError, validationProblems, type HeaderBag } from "./error-mapper.ts";
 import { Metrics } from "./metrics.ts";
 import { peekRequestState, requestState } from "./request-context.ts";
 import { buildRouteTable, type RouteTable } from "./routes.ts";
 import { validationError } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import { buildOpenApiDocument, type RouteInfo } from "./openapi.ts";
+import { DOCS_CSP, docsPage } from "./docs-page.ts";
 
-export const VERSION = "0.1.0";
+export { VERSION };
+
+const API_INFO = {
+  title: "ogsmith API",
+  version: VERSION,
+  description: "Open Graph image generation with metered API keys, usage webhooks and email alerts.",
+};
 
 export interface AppDeps {
   services: Services;
@@ -39,6 +48,9 @@ export function createApp(deps: AppDeps) {
   const { services } = deps;
   const metrics = deps.metrics ?? new Metrics();
   let routeTable: RouteTable | undefined;
+  let document: Record<string, unknown> | undefined;
+  // The document describes the assembled app, so it is built on first request from its routes.
+  let routes = (): RouteInfo[] => [];
 
   const app = new Elysia({ name: "ogsmith", normalize: false })
     .onRequest(({ request, set }) => {
@@ -52,6 +64,10 @@ export function createApp(deps: AppDeps) {
     .onError(({ code, error, set, request }) => {
       const headers = set.headers as HeaderBag;
       if (error instanceof ApiError) return jsonError(error, headers);
+      if (isStoreUnavailable(error)) {
+        metrics.storeUnavailable.inc({ reason: error.reason });
+        return jsonError(unavailableError(error, services.logger, peekRequestState(request)?.id), headers);
+      }
       // Elysia wraps errors thrown while parsing (ours: 413, 415, INVALID_JSON) in a ParseError.
       if (code === "PARSE" && (error as Error).cause instanceof ApiError) return jsonError((error as Error).cause as ApiError, headers);
       switch (code) {
@@ -77,26 +93,10 @@ export function createApp(deps: AppDeps) {
           return jsonError(unexpectedError(error, services.logger, peekRequestState(request)?.id), headers);
       }
     })
-    .use(
-      openapi({
-        path: "/docs",
-        specPath: "/openapi.json",
-        // The UI script is served from the binary: no CDN, works offline.
-        scalar: { cdn: "/docs/scalar.js" } as any,
-        exclude: { paths: ["/docs", "/docs/scalar.js", "/openapi.json"] },
-        documentation: {
-          info: {
-            title: "ogsmith API",
-            version: VERSION,
-            description: "Open Graph image generation with metered API keys, usage webhooks and email alerts.",
-          },
-          components: {
-            securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "X-API-Key" }, adminToken: { type: "http", scheme: "bearer" } },
-          },
-          security: [{ apiKey: [] }],
-        },
-      }),
-    )
+    .get("/openapi.json", () => (document ??= buildOpenApiDocument(routes(), API_INFO)), { detail: { hide: true } })
+    .get("/docs", () => new Response(docsPage(), { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP } }), {
+      detail: { hide: true },
+    })
     .get("/docs/scalar.js", () => new Response(Bun.file(scalarBundle), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
       detail: { hide: true },
     })
@@ -107,6 +107,7 @@ export function createApp(deps: AppDeps) {
     .use(adminModule(services))
     .use(webhooksModule(services))
     .use(dashboardModule({ services, renderer: deps.renderer, templates: deps.templates }));
+  routes = () => app.routes as unknown as RouteInfo[];
 
   return Object.assign(app, {
     metrics,

@@ -1,9 +1,12 @@
 /**
- * The one place errors become responses (the envelope of docs/api.md): our ApiError as is, the framework's errors
- * mapped onto our codes, anything else a 500 whose body says nothing and whose log says all.
+ * The one place errors become responses (the envelope of docs/api.md): our ApiError as is (its facts named as headers here),
+ * the framework's errors mapped onto our codes, a store that cannot take the work a 503, anything
+ * else a 500 whose body says nothing and whose log says all.
  */
 import { ApiError, type FieldProblem } from "../errors.ts";
 import { describeError, type Logger } from "../logger.ts";
+import { QuotaExceededError } from "../metering/quota.ts";
+import type { StoreUnavailableError } from "../store/errors.ts";
 
 export type HeaderBag = Record<string, string | number | undefined>;
 
@@ -11,6 +14,11 @@ export function jsonError(error: ApiError, headers: HeaderBag = {}): Response {
   const out = new Headers();
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) out.set(name, String(value));
   for (const [name, value] of Object.entries(error.headers ?? {})) out.set(name, value);
+  if (error.retryAfterSeconds !== undefined) out.set("Retry-After", String(error.retryAfterSeconds));
+  if (error instanceof QuotaExceededError) {
+    out.set("X-Quota-Limit", String(error.quota));
+    out.set("X-Quota-Remaining", "0");
+  }
   out.set("content-type", "application/json; charset=utf-8");
   out.set("cache-control", "no-store");
   return new Response(JSON.stringify(error.toBody()), { status: error.status, headers: out });
@@ -48,6 +56,12 @@ export function validationProblems(issues: { path: string; message: string; type
 }
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
+/** The store cannot take the work now (disk full, locked, unreachable): 503, nothing changed. */
+export function unavailableError(error: StoreUnavailableError, logger: Logger, requestId: string | undefined): ApiError {
+  logger.warn("store unavailable", { request_id: requestId, reason: error.reason, error: error.message });
+  return new ApiError("SERVICE_UNAVAILABLE", "The service cannot take this request right now. Nothing was changed; retry shortly.").retryAfter(error.retryAfterSeconds);
+}
 
 export function unexpectedError(error: unknown, logger: Logger, requestId: string | undefined): ApiError {
   logger.error("unhandled error", { request_id: requestId, ...describeError(error) });

@@ -25,19 +25,27 @@ export class Metrics {
    * Gauges read at scrape time from a live source (the render pool, the job table), so the
    * numbers are current without any bookkeeping on the hot path.
    */
-  gauge(name: string, help: string, read: () => Record<string, number> | number, labelName = "kind"): void {
+  gauge(name: string, help: string, read: () => Record<string, number> | number | Promise<Record<string, number> | number>, labelName = "kind"): void {
     new Gauge({
       name,
       help,
       labelNames: [labelName],
       registers: [this.registry],
-      collect() {
-        const value = read();
+      async collect() {
+        const value = await read();
         if (typeof value === "number") this.set(value);
         else for (const [label, n] of Object.entries(value)) this.set({ [labelName]: label }, n);
       },
     });
   }
+
+  /** Requests answered 503 because the store could not take them (disk full, locked, unreachable). */
+  readonly storeUnavailable = new Counter({
+    name: "ogsmith_store_unavailable_total",
+    help: "Requests refused with 503 SERVICE_UNAVAILABLE because the store could not take the work, by reason",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
 
   observe(method: string, route: string, status: number, seconds: number): void {
     this.requests.inc({ method, route, status: String(status) });

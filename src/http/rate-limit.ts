@@ -4,7 +4,7 @@
  * share the key's one window, so together they never exceed the plan's rate.
  */
 import { limitsOf } from "../accounts/plans.ts";
-import type { AccountRow } from "../db/schema/index.ts";
+import type { AccountRecord as AccountRow } from "../store/types.ts";
 import { ApiError } from "../errors.ts";
 import type { SlidingWindowLimiter } from "../metering/rate-limit.ts";
 
@@ -20,7 +20,7 @@ export function enforceRateLimit(
   headers["ratelimit-remaining"] = String(decision.remaining);
   headers["ratelimit-reset"] = String(decision.resetSeconds);
   if (!decision.allowed) {
-    throw new ApiError("RATE_LIMIT_EXCEEDED", `Rate limit exceeded: ${limit} requests per second. Retry after ${decision.resetSeconds} s.`, undefined, {
+    throw new ApiError("RATE_LIMIT_EXCEEDED", `Rate limit exceeded: ${limit} ${limit === 1 ? "request" : "requests"} per second. Retry after ${decision.resetSeconds} s.`, undefined, {
       "Retry-After": String(decision.resetSeconds),
     });
   }

@@ -4,13 +4,13 @@
  * Elysia's `derive` runs only after parsing; a WeakMap hands their results to later stages and
  * to the access log without widening every handler's context type.
  */
-import type { AccountRow } from "../db/schema/index.ts";
+import type { AccountRecord } from "../store/types.ts";
 import { newId } from "../ids.ts";
 
 export interface RequestState {
   id: string;
   /** Set once the API key was accepted. */
-  auth?: { account: AccountRow; keyId: string; keyPrefix: string };
+  auth?: { account: AccountRecord; keyId: string; keyPrefix: string };
   /** Set by the dashboard session plugin. */
   sessionAccountId?: string;
 }

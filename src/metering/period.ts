@@ -1,4 +1,4 @@
-/** Calendar arithmetic for quota periods: months and days in UTC (spec §8.2 rule 3). */
+/** Calendar arithmetic for quota periods: months and days in UTC. */
 
 /** `YYYY-MM` of the UTC month containing `epochMs`. */
 export function periodOf(epochMs: number): string {

@@ -1,23 +1,21 @@
 /**
- * Monthly quota metering (spec §3.2, §8.2; DESIGN §3 "Counting").
+ * Monthly quota metering, and the one rule for counting a generation (`withUnit`):
  *
- * A generation reserves one unit with a single conditional UPDATE before rendering (so 200
- * concurrent requests against 10 remaining units render exactly 10 images), then either
- * confirms it — moving the unit from `reserved` to `used` and writing the events the increment
- * causes, in one transaction — or releases it when the render fails. Only confirmed units are
- * reported as `used`.
+ * reserve one unit with a single conditional statement before the work (so 200 concurrent
+ * requests against 10 remaining units do exactly 10 pieces of work), then either confirm it —
+ * moving the unit from `reserved` to `used` and recording the events the increment causes, in
+ * one transaction — or release it when anything fails, the confirmation itself included. Only
+ * confirmed units are reported as `used`, and no unit stays reserved whatever fails.
  */
-import { and, eq, gt, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/client.ts";
-import { usageDays, usagePeriods } from "../db/schema/index.ts";
 import { ApiError } from "../errors.ts";
 import type { Outbox } from "../events/outbox.ts";
 import { limitsOf } from "../accounts/plans.ts";
-import type { AccountRow } from "../db/schema/index.ts";
+import type { Logger } from "../logger.ts";
+import type { AccountRecord, EventDraft, Store, UsageCounters, UsageDecision, UsageMark } from "../store/types.ts";
 import { dayOf, nextResetAt, periodOf } from "./period.ts";
 
-export const WARNING_THRESHOLDS = [80, 90, 95] as const;
+const WARNING_THRESHOLDS = [80, 90, 95] as const;
 
 export interface Reservation {
   accountId: string;
@@ -42,52 +40,105 @@ export interface GenerationFacts {
   generationTimeMs: number;
 }
 
-const warnedColumn = {
-  80: "warned80At",
-  90: "warned90At",
-  95: "warned95At",
-} as const;
+/** What a counted generation reports besides the work's own result. */
+export interface Counted<T> {
+  result: T;
+  /** The account's monthly quota. */
+  quota: number;
+  /** Confirmed generations this month, this one included. */
+  used: number;
+  remaining: number;
+}
+
+/** QUOTA_EXCEEDED, with the numbers the HTTP layer reports beside it. */
+export class QuotaExceededError extends ApiError {
+  constructor(readonly quota: number) {
+    super("QUOTA_EXCEEDED", `Monthly quota exceeded. Limit: ${quota} images.`);
+  }
+}
+
+const warnedMark: Record<(typeof WARNING_THRESHOLDS)[number], UsageMark> = { 80: "warned80At", 90: "warned90At", 95: "warned95At" };
+
+/** Gaps between attempts to give back a unit whose release failed (the store was unavailable). */
+const RELEASE_RETRY_MS = [100, 500, 1_000, 2_000, 5_000];
 
 export class Metering {
+  /** Releases that failed and are being retried in the background. */
+  private readonly pendingReleases = new Set<Promise<void>>();
+
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly outbox: Outbox,
+    private readonly logger?: Logger,
   ) {}
 
+  /**
+   * Counts one unit of work: reserves a unit (QUOTA_EXCEEDED when none is left), runs `work`,
+   * confirms with the facts it returns, and releases the unit if the work or the confirmation
+   * fails. The error that caused the failure is rethrown unchanged.
+   */
+  async withUnit<T>(account: AccountRecord, work: () => Promise<{ result: T; facts: GenerationFacts }>): Promise<Counted<T>> {
+    const reservation = await this.reserve(account);
+    let used: number;
+    let result: T;
+    try {
+      const done = await work();
+      result = done.result;
+      used = await this.confirm(account, reservation, done.facts);
+    } catch (error) {
+      // A failed confirmation committed nothing (each store call is atomic), so the unit is
+      // still only reserved: give it back.
+      await this.release(reservation);
+      throw error;
+    }
+    return { result, quota: reservation.quota, used, remaining: Math.max(0, reservation.quota - used) };
+  }
+
   /** Reserves one unit of this month's quota or throws QUOTA_EXCEEDED. */
-  reserve(account: AccountRow): Reservation {
+  async reserve(account: AccountRecord): Promise<Reservation> {
     const { monthlyQuota } = limitsOf(account);
     const period = periodOf(this.clock.now());
-    this.db.insert(usagePeriods).values({ accountId: account.id, period }).onConflictDoNothing().run();
-    const reserved = this.db
-      .update(usagePeriods)
-      .set({ reserved: sql`${usagePeriods.reserved} + 1` })
-      .where(
-        and(
-          eq(usagePeriods.accountId, account.id),
-          eq(usagePeriods.period, period),
-          sql`${usagePeriods.used} + ${usagePeriods.reserved} < ${monthlyQuota}`,
-        ),
-      )
-      .returning({ used: usagePeriods.used })
-      .get();
-    if (!reserved) {
-      throw new ApiError("QUOTA_EXCEEDED", `Monthly quota exceeded. Limit: ${monthlyQuota} images.`, undefined, {
-        "X-Quota-Limit": String(monthlyQuota),
-        "X-Quota-Remaining": "0",
-      });
-    }
+    if (!(await this.store.reserveUnit({ accountId: account.id, period, quota: monthlyQuota }))) throw new QuotaExceededError(monthlyQuota);
     return { accountId: account.id, period, quota: monthlyQuota };
   }
 
-  /** Gives a reserved unit back (the render failed or the request was abandoned). */
-  release(reservation: Reservation): void {
-    this.db
-      .update(usagePeriods)
-      .set({ reserved: sql`${usagePeriods.reserved} - 1` })
-      .where(and(eq(usagePeriods.accountId, reservation.accountId), eq(usagePeriods.period, reservation.period), gt(usagePeriods.reserved, 0)))
-      .run();
+  /**
+   * Gives a reserved unit back. Never throws: when the store cannot take the release now, it is
+   * retried in the background (a unit must not stay reserved until the next start-up).
+   */
+  async release(reservation: Reservation): Promise<void> {
+    try {
+      await this.store.releaseUnit(reservation);
+    } catch (error) {
+      this.logger?.warn("releasing a reserved unit failed; retrying in the background", { account_id: reservation.accountId, error: (error as Error).message });
+      const retry = this.retryRelease(reservation).finally(() => this.pendingReleases.delete(retry));
+      this.pendingReleases.add(retry);
+    }
+  }
+
+  private async retryRelease(reservation: Reservation): Promise<void> {
+    for (let i = 0; ; i++) {
+      await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS[Math.min(i, RELEASE_RETRY_MS.length - 1)]));
+      try {
+        await this.store.releaseUnit(reservation);
+        return;
+      } catch {
+        if (this.closed) return; // start-up clears what is left
+      }
+    }
+  }
+
+  private closed = false;
+
+  /** Stops background release retries (shutdown); the next start clears what they left. */
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  /** Background releases still being retried (for tests and shutdown). */
+  get releasesPending(): number {
+    return this.pendingReleases.size;
   }
 
   /**
@@ -95,67 +146,50 @@ export class Metering {
    * always has its `image.generated` event and any threshold events, and vice versa.
    * Returns the confirmed `used` after this generation.
    */
-  confirm(account: AccountRow, reservation: Reservation, facts: GenerationFacts): number {
+  async confirm(account: AccountRecord, reservation: Reservation, facts: GenerationFacts): Promise<number> {
     const now = this.clock.now();
-    const used = this.db.transaction((tx) => {
-      const row = tx
-        .update(usagePeriods)
-        .set({ used: sql`${usagePeriods.used} + 1`, reserved: sql`max(${usagePeriods.reserved} - 1, 0)` })
-        .where(and(eq(usagePeriods.accountId, reservation.accountId), eq(usagePeriods.period, reservation.period)))
-        .returning()
-        .get()!;
-      tx.insert(usageDays)
-        .values({ accountId: account.id, day: dayOf(now), count: 1 })
-        .onConflictDoUpdate({ target: [usageDays.accountId, usageDays.day], set: { count: sql`${usageDays.count} + 1` } })
-        .run();
-
-      this.outbox.recordEvent(
-        tx,
-        account.id,
-        "image.generated",
-        {
-          request_id: facts.requestId,
-          template: facts.template,
-          dimensions: { width: facts.width, height: facts.height },
-          generation_time_ms: facts.generationTimeMs,
-        },
-        now,
-      );
-
-      const quota = reservation.quota;
-      // One request may cross several thresholds (e.g. after a quota change): each fires once a month.
-      for (const threshold of WARNING_THRESHOLDS) {
-        const column = warnedColumn[threshold];
-        if (row[column] === null && row.used * 100 >= threshold * quota) {
-          tx.update(usagePeriods).set({ [column]: now }).where(and(eq(usagePeriods.accountId, account.id), eq(usagePeriods.period, reservation.period))).run();
-          this.outbox.recordEvent(tx, account.id, "usage.warning", { current_usage: row.used, quota, percentage: threshold, plan: account.plan }, now);
-        }
-      }
-      if (row.limitReachedAt === null && row.used >= quota) {
-        tx.update(usagePeriods).set({ limitReachedAt: now }).where(and(eq(usagePeriods.accountId, account.id), eq(usagePeriods.period, reservation.period))).run();
-        this.outbox.recordEvent(
-          tx,
-          account.id,
-          "usage.limit_reached",
-          { current_usage: row.used, quota, plan: account.plan, resets_at: new Date(nextResetAt(now)).toISOString() },
-          now,
-        );
-      }
-      return row.used;
+    const after = await this.store.confirmUnit({
+      accountId: reservation.accountId,
+      period: reservation.period,
+      day: dayOf(now),
+      now,
+      decide: (counters) => this.decide(account, reservation.quota, counters, facts, now),
     });
     this.outbox.committed();
-    return used;
+    return after.used;
   }
 
-  usage(account: AccountRow): UsageView {
+  /** The events an increment causes; each threshold fires once a month, and one request may cross several. */
+  private decide(account: AccountRecord, quota: number, row: UsageCounters, facts: GenerationFacts, now: number): UsageDecision {
+    const marks: UsageMark[] = [];
+    const events: EventDraft[] = [
+      this.outbox.draft(
+        account.id,
+        "image.generated",
+        { request_id: facts.requestId, template: facts.template, dimensions: { width: facts.width, height: facts.height }, generation_time_ms: facts.generationTimeMs },
+        now,
+      ),
+    ];
+    for (const threshold of WARNING_THRESHOLDS) {
+      const mark = warnedMark[threshold];
+      if (row[mark] === null && row.used * 100 >= threshold * quota) {
+        marks.push(mark);
+        events.push(this.outbox.draft(account.id, "usage.warning", { current_usage: row.used, quota, percentage: threshold, plan: account.plan }, now));
+      }
+    }
+    if (row.limitReachedAt === null && row.used >= quota) {
+      marks.push("limitReachedAt");
+      events.push(
+        this.outbox.draft(account.id, "usage.limit_reached", { current_usage: row.used, quota, plan: account.plan, resets_at: new Date(nextResetAt(now)).toISOString() }, now),
+      );
+    }
+    return { marks, events };
+  }
+
+  async usage(account: AccountRecord): Promise<UsageView> {
     const now = this.clock.now();
     const { monthlyQuota } = limitsOf(account);
-    const row = this.db
-      .select({ used: usagePeriods.used })
-      .from(usagePeriods)
-      .where(and(eq(usagePeriods.accountId, account.id), eq(usagePeriods.period, periodOf(now))))
-      .get();
-    const used = row?.used ?? 0;
+    const used = (await this.store.usage(account.id, periodOf(now)))?.used ?? 0;
     return {
       plan: account.plan,
       quota: monthlyQuota,
@@ -167,18 +201,12 @@ export class Metering {
   }
 
   /** Images per UTC day of the current month, for the dashboard chart. */
-  dailyUsage(accountId: string): { day: string; count: number }[] {
-    const prefix = periodOf(this.clock.now());
-    return this.db
-      .select({ day: usageDays.day, count: usageDays.count })
-      .from(usageDays)
-      .where(and(eq(usageDays.accountId, accountId), sql`${usageDays.day} LIKE ${prefix + "-%"}`))
-      .orderBy(usageDays.day)
-      .all();
+  dailyUsage(accountId: string): Promise<{ day: string; count: number }[]> {
+    return this.store.dailyUsage(accountId, periodOf(this.clock.now()));
   }
 
-  /** No render survives a restart: reservations left by a crash are returned at start-up. */
-  clearStaleReservations(): void {
-    this.db.update(usagePeriods).set({ reserved: 0 }).where(gt(usagePeriods.reserved, 0)).run();
+  /** No generation survives a restart: reservations left by a crash are returned at start-up. */
+  clearStaleReservations(): Promise<void> {
+    return this.store.clearStaleReservations();
   }
 }

@@ -58,9 +58,11 @@ export async function checkUrl(raw: string | URL, options: CheckOptions): Promis
   const resolved = await resolveHost(hostname, options);
   for (const address of resolved) {
     if (!isAddressAllowed(address, options)) {
-      const { range } = classifyAddress(address);
+      const { range, privateNetwork } = classifyAddress(address);
       const what = isIpLiteral(hostname) ? "the address" : `${hostname} resolves to an address that`;
-      throw new OutboundError("blocked_address", `${what} is in a blocked range (${range})`, address);
+      // Say how to allow it where the operator can (a self-hosted receiver on the LAN or localhost).
+      const hint = privateNetwork ? "; private and loopback addresses are allowed only when the server sets OG_ALLOW_PRIVATE_NETWORKS=true" : "";
+      throw new OutboundError("blocked_address", `${what} is in a blocked range (${range})${hint}`, address);
     }
   }
   return { url, hostname, addresses: [...new Set(resolved.map(connectableAddress))] };

@@ -66,9 +66,8 @@ export function emojiDataUri(segment: string): string | undefined {
 }
 
 /**
- * satori's `loadAdditionalAsset` hook. Only emoji are answered here; other scripts satori lacks
- * glyphs for are covered by the fallback fonts in the font list (src/render/fonts.ts), and
- * anything still missing is left out rather than fetched.
+ * The emoji half of satori's `loadAdditionalAsset` hook (engine.ts answers text segments from
+ * the bundled fallback fonts of fonts.ts); nothing is ever fetched.
  */
 export async function loadAdditionalAsset(code: string, segment: string): Promise<string | never[]> {
   return (code === "emoji" && emojiDataUri(segment)) || [];

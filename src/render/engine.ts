@@ -1,6 +1,6 @@
 /**
  * The in-process renderer: template → satori (element tree → SVG) → resvg (SVG → pixels) →
- * PNG. The worker pool of the rendering issue runs this same pipeline inside each worker.
+ * PNG, JPEG or WebP (encode.ts). The render workers (pool.ts) run this same pipeline.
  *
  * Where the time goes (event card, every field set, 1200×630, one core of this 2-core box,
  * warm, median of 30 runs, alternating themes; `bun test/unit/render/timings.ts` reproduces it):
@@ -14,14 +14,15 @@
  * layout drawn at 2×; a 1200×1200 one gets a taller canvas), and resvg draws the SVG at the
  * requested pixel size. Text and images stay sharp because scaling happens on vectors.
  */
-import satori from "satori";
+import satori, { type Font } from "satori";
 import { Resvg } from "@resvg/resvg-js";
 import { ApiError } from "../errors.ts";
 import type { TemplateRegistry } from "../templates/registry.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
-import { loadAdditionalAsset } from "./emoji.ts";
-import { loadFonts } from "./fonts.ts";
-import { encodePng, unpremultiply } from "./png.ts";
+import { emojiDataUri } from "./emoji.ts";
+import { fontsForSegment, hanPreference, loadFonts, type HanPreference } from "./fonts.ts";
+import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "./encode.ts";
+import { unpremultiply } from "./png.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 export const DESIGN_WIDTH = 1200;
@@ -67,51 +68,135 @@ export interface RenderTimings {
   encodeMs: number;
 }
 
-export interface RenderedPng {
-  png: Uint8Array;
+export interface RenderedImage {
+  bytes: Uint8Array;
   timings: RenderTimings;
+  /** Code points no loaded font (bundled, fallback or OG_FONTS_DIR) has, drawn as □; sorted, unique. */
+  missingGlyphs: number[];
 }
 
+/** What a character no font has is drawn as: WHITE SQUARE, a neutral box (bundled fallback fonts have it). */
+export const MISSING_GLYPH_BOX = "\u25A1";
+
 /**
- * Renders one template with already-resolved images to PNG bytes of exactly width×height.
- * Exposed on its own so benchmarks and workers can call the pipeline without the registry.
+ * satori's `loadAdditionalAsset` for one render: emoji from the embedded Twemoji set, other
+ * text from the bundled fallback slices (loaded on first use, see fonts.ts), and a record of
+ * the code points neither has. satori only asks about characters none of its fonts cover, so
+ * what is left over is exactly what would be drawn as a missing glyph.
  */
+function assetLoader(han: HanPreference | undefined): { load: (code: string, segment: string) => Promise<string | Font[]>; missing: Set<number> } {
+  const missing = new Set<number>();
+  return {
+    missing,
+    async load(code, segment) {
+      if (code === "emoji") {
+        const uri = emojiDataUri(segment);
+        if (uri) return uri;
+        // An emoji Twemoji 15 lacks: try its characters as text (a symbol font may have them).
+      }
+      const found = await fontsForSegment(code, segment, han);
+      for (const cp of found.missing) missing.add(cp);
+      return found.fonts;
+    },
+  };
+}
+
+/** Replaces every character in `missing` with the neutral box, in every text field. */
+function boxMissing(fields: Record<string, string | undefined>, missing: Set<number>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    out[name] = value === undefined ? value : Array.from(value, (ch) => (missing.has(ch.codePointAt(0)!) ? MISSING_GLYPH_BOX : ch)).join("");
+  }
+  return out;
+}
+
+export interface RenderOptions {
+  width: number;
+  height: number;
+  theme: Theme;
+  images: Record<string, string | undefined>;
+  /** Default png. */
+  format?: ImageFormat;
+  /** 1–100 for jpeg and webp; ignored for png. */
+  quality?: number;
+}
+
+/** What a JPEG is flattened on when the card's root sets no usable background colour. */
+const FALLBACK_BACKGROUND = "#FFFFFF";
+
+/**
+ * The card's background colour: the root element's `backgroundColor` (every built-in template
+ * sets one; a custom template might not, or might only set a gradient).
+ */
+export function cardBackground(tree: SatoriNode): string {
+  const style = (tree?.props as { style?: { backgroundColor?: unknown; background?: unknown } } | undefined)?.style;
+  const color = style?.backgroundColor ?? style?.background;
+  return typeof color === "string" && /^(#[0-9a-f]{3,8}|rgba?\([^)]*\)|[a-z]+)$/i.test(color.trim()) ? color.trim() : FALLBACK_BACKGROUND;
+}
+
+/** Renders to PNG (the original pipeline; benchmarks compare against it). */
 export async function renderTemplateToPng(
   template: TemplateDefinition,
   fields: Record<string, string | undefined>,
-  options: { width: number; height: number; theme: Theme; images: Record<string, string | undefined> },
-): Promise<RenderedPng> {
+  options: Omit<RenderOptions, "format" | "quality">,
+): Promise<{ png: Uint8Array; timings: RenderTimings; missingGlyphs: number[] }> {
+  const { bytes, timings, missingGlyphs } = await renderTemplate(template, fields, { ...options, format: "png" });
+  return { png: bytes, timings, missingGlyphs };
+}
+
+/**
+ * Renders one template with already-resolved images to image bytes of exactly width×height in
+ * the requested format. Exposed on its own so benchmarks and workers can call the pipeline
+ * without the registry.
+ */
+export async function renderTemplate(
+  template: TemplateDefinition,
+  fields: Record<string, string | undefined>,
+  options: RenderOptions,
+): Promise<RenderedImage> {
   const { width, height } = options;
+  const format = options.format ?? "png";
   const logical = layoutSize(width, height);
   const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
-  const fonts = await loadFonts();
+  const han = hanPreference(template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]));
+  const fonts = await loadFonts(han);
 
   const t0 = performance.now();
-  const tree = template.render(fields, ctx);
-  const svg = await satori(tree as SatoriNode as Parameters<typeof satori>[0], {
-    width: logical.width,
-    height: logical.height,
-    fonts,
-    // Colour emoji from the embedded Twemoji set (src/render/emoji.ts); never the network.
-    loadAdditionalAsset,
-  });
+  const draw = async (text: Record<string, string | undefined>) => {
+    const assets = assetLoader(han);
+    const svg = await satori(template.render(text, ctx) as SatoriNode as Parameters<typeof satori>[0], {
+      width: logical.width,
+      height: logical.height,
+      fonts,
+      // Colour emoji and fallback fonts, all embedded; never the network.
+      loadAdditionalAsset: assets.load,
+    });
+    return { svg, missing: assets.missing };
+  };
+  let { svg, missing } = await draw(fields);
+  // satori draws a character no font has as a debug "NO GLYPH" box. Draw it again with those
+  // characters swapped for a plain box; this costs a second layout only when something is missing.
+  if (missing.size > 0) svg = (await draw(boxMissing(fields, missing))).svg;
   const t1 = performance.now();
 
   // Draw the logical viewBox at the requested pixel size. satori's root tag always starts
   // `<svg width="W" height="H"`; preserveAspectRatio="none" absorbs the sub-pixel rounding of
   // `layoutSize` so the output is exactly width×height.
   const sized = svg.replace(/^<svg width="[^"]*" height="[^"]*"/, `<svg width="${width}" height="${height}" preserveAspectRatio="none"`);
-  const image = new Resvg(sized, { font: { loadSystemFonts: false }, fitTo: { mode: "original" } }).render();
-  const pixels = unpremultiply(image.pixels);
+  // JPEG has no alpha, so its card is drawn onto the card's own background colour; whatever
+  // stays translucent (a translucent or unparsable colour) is then flattened onto white.
+  const background = format === "jpeg" ? cardBackground(template.render(fields, ctx) as SatoriNode) : undefined;
+  const image = new Resvg(sized, { font: { loadSystemFonts: false }, fitTo: { mode: "original" }, ...(background ? { background } : {}) }).render();
+  const pixels = format === "jpeg" ? flattenPremultiplied(image.pixels, [255, 255, 255]) : unpremultiply(image.pixels);
   const t2 = performance.now();
 
   if (image.width !== width || image.height !== height) {
     throw new Error(`rasterized ${image.width}×${image.height}, expected ${width}×${height}`);
   }
-  const png = encodePng(pixels, width, height);
+  const bytes = await encodeImage(pixels, width, height, format, options.quality);
   const t3 = performance.now();
 
-  return { png, timings: { satoriMs: t1 - t0, rasterizeMs: t2 - t1, encodeMs: t3 - t2 } };
+  return { bytes, timings: { satoriMs: t1 - t0, rasterizeMs: t2 - t1, encodeMs: t3 - t2 }, missingGlyphs: [...missing].sort((a, b) => a - b) };
 }
 
 export interface InProcessRendererOptions {
@@ -133,10 +218,18 @@ export function createInProcessRenderer(registry: TemplateRegistry, options: InP
         throw new RangeError(`width and height must be integers in ${MIN_SIZE}–${MAX_SIZE}, got ${width}×${height}`);
       }
       const images = await resolveImages(request.fields, template, loadImage);
-      const { png } = await renderTemplateToPng(template, request.fields, { width, height, theme: request.theme, images });
+      const { bytes, missingGlyphs } = await renderTemplate(template, request.fields, {
+        width,
+        height,
+        theme: request.theme,
+        images,
+        format: request.format,
+        quality: request.quality,
+      });
       return {
-        bytes: png,
-        contentType: "image/png",
+        missingGlyphs,
+        bytes,
+        contentType: CONTENT_TYPES[request.format],
         width,
         height,
         generationTimeMs: Math.round(performance.now() - started),

@@ -3,8 +3,9 @@
  * Latin-extended, Vietnamese, Cyrillic and Greek (with their extended ranges), as WOFF.
  * Imported `with { type: "file" }` so `bun build --compile` embeds them: the binary never
  * reads system fonts or node_modules, which also keeps renders identical on every machine.
- * Scripts outside these subsets (CJK, Arabic, Hebrew, Devanagari, Thai, …, and symbols such as
- * arrows) come from the fallback fonts of OG_FONTS_DIR (`useExtraFonts`).
+ * Chinese, Japanese, Korean, Arabic, Hebrew, Devanagari and Thai come from the bundled Noto
+ * slices of assets/fonts/noto-fallback.bin, loaded on first use (`fontsForSegment`, below);
+ * anything else (and replacements for those) from the fonts of OG_FONTS_DIR (`useExtraFonts`).
  *
  * Each subset is registered under its own family name. satori picks one face per family name
  * (the closest weight), then falls back to the other families for glyphs the first lacks, so
@@ -15,6 +16,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Font } from "satori";
 
+import fallbackPackPath from "../../assets/fonts/noto-fallback.bin" with { type: "file" };
 import inter_latin_400 from "../../assets/fonts/inter-latin-400-normal.woff" with { type: "file" };
 import inter_latin_600 from "../../assets/fonts/inter-latin-600-normal.woff" with { type: "file" };
 import inter_latin_700 from "../../assets/fonts/inter-latin-700-normal.woff" with { type: "file" };
@@ -89,10 +91,32 @@ export interface ExtraFontsReport {
   loaded: string[];
   /** Files in the directory that were not loaded, with why. */
   skipped: { file: string; reason: string }[];
+  /** Files loaded with a limit worth knowing (variable font, collection). */
+  notes: { file: string; note: string }[];
 }
 
 let extraFonts: ExtraFont[] = [];
 let loaded: Promise<Font[]> | undefined;
+const loadedByHan = new Map<HanPreference, Promise<Font[]>>();
+
+/** Which CJK family draws Han characters (漢字, shared by Chinese, Japanese and Korean) in a card. */
+export type HanPreference = "ja-JP" | "ko-KR" | "zh-CN";
+
+/**
+ * The Han preference of a card from all its text: kana make it Japanese, Hangul Korean, other
+ * Han Chinese; undefined when it has no CJK at all.
+ */
+export function hanPreference(texts: Iterable<string | undefined>): HanPreference | undefined {
+  let han = false;
+  let hangul = false;
+  for (const text of texts) {
+    if (!text) continue;
+    if (/[\u3040-\u30FF\u31F0-\u31FF\uFF66-\uFF9F]/.test(text)) return "ja-JP";
+    if (/[\u1100-\u11FF\u3130-\u318F\uAC00-\uD7AF]/.test(text)) hangul = true;
+    if (/[\u3400-\u9FFF\uF900-\uFAFF\u{20000}-\u{3FFFF}]/u.test(text)) han = true;
+  }
+  return hangul ? "ko-KR" : han ? "zh-CN" : undefined;
+}
 
 const WEIGHT_WORDS: [RegExp, ExtraFont["weight"]][] = [
   [/extra-?light|ultra-?light/i, 200],
@@ -111,7 +135,7 @@ const WEIGHT_WORDS: [RegExp, ExtraFont["weight"]][] = [
  * several weights then form one satori family, so a bold title picks the bold face.
  */
 export function describeFontFile(file: string): Pick<ExtraFont, "family" | "weight" | "style"> {
-  const stem = file.replace(/\.(ttf|otf|woff)$/i, "");
+  const stem = file.replace(/\.(ttf|otf|woff2?|ttc|otc)$/i, "");
   const style = /italic|oblique/i.test(stem) ? "italic" : "normal";
   const numeric = stem.match(/(?:^|[-_ ])([1-9]00)(?=$|[-_ ])/);
   let weight: ExtraFont["weight"] = 400;
@@ -129,29 +153,81 @@ export function describeFontFile(file: string): Pick<ExtraFont, "family" | "weig
   return { family: `Fallback ${family || stem}`, weight, style };
 }
 
-/** The first four bytes of every format satori reads (it cannot read WOFF2). */
-function fontFormat(data: Uint8Array): "ttf" | "otf" | "woff" | "woff2" | undefined {
+/** The first four bytes of every format we accept. */
+function fontFormat(data: Uint8Array): "ttf" | "otf" | "woff" | "woff2" | "ttc" | undefined {
   const tag = String.fromCharCode(...data.subarray(0, 4));
   if (tag === "\0\x01\0\0" || tag === "true") return "ttf";
   if (tag === "OTTO") return "otf";
   if (tag === "wOFF") return "woff";
   if (tag === "wOF2") return "woff2";
+  if (tag === "ttcf") return "ttc";
   return undefined;
 }
 
+/** Table tags of a TrueType/OpenType font (sfnt) starting at `offset`, or undefined when the directory is cut short. */
+function sfntTables(data: Uint8Array, offset = 0): Map<string, { offset: number; length: number }> | undefined {
+  if (data.length < offset + 12) return undefined;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const count = view.getUint16(offset + 4);
+  if (data.length < offset + 12 + count * 16) return undefined;
+  const tables = new Map<string, { offset: number; length: number }>();
+  for (let i = 0; i < count; i++) {
+    const at = offset + 12 + i * 16;
+    const tag = String.fromCharCode(...data.subarray(at, at + 4));
+    const start = view.getUint32(at + 8);
+    const length = view.getUint32(at + 12);
+    if (start + length > data.length) return undefined;
+    tables.set(tag, { offset: start, length });
+  }
+  return tables;
+}
+
 /**
- * Registers every .ttf/.otf/.woff file in `dir` (OG_FONTS_DIR) as a fallback font: satori
- * draws a glyph Inter lacks (CJK, Arabic, Devanagari, …) with the first of these that has it.
- * Called once at start-up, before rendering, in every process or worker that renders; files
- * are read here, synchronously, so a bad directory is reported at start-up, not at the first
- * render. `undefined` clears the extra fonts.
+ * The first font of a TrueType/OpenType collection (.ttc, e.g. Debian's NotoSansCJK-Regular.ttc)
+ * as a standalone font file: its table directory with every table copied after it. Only the
+ * first is taken: the fonts of a CJK collection share most of their bytes, and unpacking all
+ * of them would hold each shared table once per font.
+ */
+export function firstFontOfCollection(data: Uint8Array): { font: Uint8Array; count: number } {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const count = view.getUint32(8);
+  if (count < 1 || data.length < 16) throw new Error("empty font collection");
+  const start = view.getUint32(12);
+  const tables = sfntTables(data, start);
+  if (!tables) throw new Error("font collection cut short");
+  const entries = [...tables.entries()];
+  let size = 12 + entries.length * 16;
+  for (const [, t] of entries) size += (t.length + 3) & ~3;
+  const out = new Uint8Array(size);
+  const outView = new DataView(out.buffer);
+  out.set(data.subarray(start, start + 12), 0);
+  let at = 12 + entries.length * 16;
+  entries.forEach(([tag, t], i) => {
+    const dir = start + 12 + i * 16;
+    out.set(data.subarray(dir, dir + 16), 12 + i * 16);
+    outView.setUint32(12 + i * 16 + 8, at);
+    out.set(data.subarray(t.offset, t.offset + t.length), at);
+    at += (t.length + 3) & ~3;
+    void tag;
+  });
+  return { font: out, count };
+}
+
+/**
+ * Registers every .ttf/.otf/.woff/.woff2/.ttc file in `dir` (OG_FONTS_DIR) as a fallback font:
+ * satori draws a glyph Inter lacks with the first of these that has it (before the bundled
+ * Noto fallbacks, so an operator's font wins). WOFF2 is decoded by satori; a collection
+ * contributes its first font. Called once at start-up, before rendering, in every process or
+ * worker that renders; files are read here, synchronously, so a bad directory is reported at
+ * start-up, not at the first render. Every file is either loaded, loaded with a note (a
+ * variable font, a collection), or skipped with the reason. `undefined` clears the extra fonts.
  */
 export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
-  const report: ExtraFontsReport = { loaded: [], skipped: [] };
+  const report: ExtraFontsReport = { loaded: [], skipped: [], notes: [] };
   const fonts: ExtraFont[] = [];
   if (dir) {
     for (const file of readdirSync(dir).sort()) {
-      if (!/\.(ttf|otf|woff2?)$/i.test(file)) continue;
+      if (!/\.(ttf|otf|woff2?|ttc|otc)$/i.test(file)) continue;
       const path = join(dir, file);
       let data: Uint8Array;
       try {
@@ -162,13 +238,31 @@ export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
         continue;
       }
       const format = fontFormat(data);
-      if (format === "woff2") {
-        report.skipped.push({ file: path, reason: "WOFF2 is not supported by the renderer; use the .woff, .ttf or .otf file" });
+      if (!format) {
+        report.skipped.push({ file: path, reason: "not a TrueType, OpenType, WOFF, WOFF2 or collection font" });
         continue;
       }
-      if (!format) {
-        report.skipped.push({ file: path, reason: "not a TrueType, OpenType or WOFF font" });
+      if (format === "ttc") {
+        try {
+          const { font, count } = firstFontOfCollection(data);
+          data = font;
+          if (count > 1) report.notes.push({ file: path, note: `collection of ${count} fonts: only the first is used` });
+        } catch (error) {
+          report.skipped.push({ file: path, reason: `unusable font collection: ${(error as Error).message}` });
+          continue;
+        }
+      }
+      if (format === "woff2" && data.length >= 12 && new DataView(data.buffer, data.byteOffset).getUint32(8) !== data.length) {
+        report.skipped.push({ file: path, reason: "truncated WOFF2 (its header gives another length)" });
         continue;
+      }
+      if (format !== "woff" && format !== "woff2") {
+        const tables = sfntTables(data);
+        if (!tables || !tables.has("cmap")) {
+          report.skipped.push({ file: path, reason: tables ? "no character map (cmap table)" : "truncated font file" });
+          continue;
+        }
+        if (tables.has("fvar")) report.notes.push({ file: path, note: "variable font: drawn at its default instance only (use static files for other weights)" });
       }
       const meta = describeFontFile(file);
       fonts.push({ ...meta, data: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer });
@@ -177,6 +271,7 @@ export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
   }
   extraFonts = fonts;
   loaded = undefined;
+  loadedByHan.clear();
   return report;
 }
 
@@ -185,7 +280,24 @@ export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
  * fonts from `useExtraFonts`. satori caches parsed fonts per array identity, so callers must
  * keep passing this same array rather than copies.
  */
-export function loadFonts(): Promise<Font[]> {
+export function loadFonts(): Promise<Font[]>;
+export function loadFonts(han: HanPreference | undefined): Promise<Font[]>;
+export function loadFonts(han?: HanPreference): Promise<Font[]> {
+  if (han) {
+    // One font list, and so one satori font loader, per Han preference: satori draws a character
+    // with the first loaded font that has it and keeps what loadAdditionalAsset added for the
+    // life of the loader, so a loader shared by Japanese and Chinese titles would draw a
+    // character both fonts have with whichever was loaded first. Apart, each only ever loads its
+    // own family for Han. The extra entry (Inter's Latin face again, under another name) only
+    // makes the list distinct: satori keys loaders by the fonts' names and bytes.
+    const key = han;
+    let list = loadedByHan.get(key);
+    if (!list) {
+      list = loadFonts().then((base) => [...base, { ...base[0]!, name: `Inter ${key}` }]);
+      loadedByHan.set(key, list);
+    }
+    return list;
+  }
   loaded ??= Promise.all(
     BUNDLED.map(async ({ family, weight, path }) => ({
       name: family,
@@ -195,4 +307,129 @@ export function loadFonts(): Promise<Font[]> {
     })),
   ).then((bundled): Font[] => [...bundled, ...extraFonts.map(({ family, weight, style, data }) => ({ name: family, weight, style, data }))]);
   return loaded;
+}
+
+// ---- Bundled fallback fonts (CJK, Arabic, Hebrew, Devanagari, Thai, symbols) ----
+
+/** One slice of assets/fonts/noto-fallback.bin (see scripts/pack-fonts.ts). */
+interface PackSlice {
+  family: string;
+  langs: string[];
+  weight: number;
+  offset: number;
+  length: number;
+  ranges: [number, number][];
+}
+
+interface Pack {
+  slices: PackSlice[];
+  /** Where slice bytes start in the file. */
+  dataStart: number;
+  /** Per slice, its face: slices of one family with the same ranges are the weights of one face ("Noto Sans JP#12"). */
+  faces: string[];
+}
+
+let pack: Promise<Pack> | undefined;
+/** Fonts handed to satori, by slice group ("family#n"), so a second ask returns the same objects (satori caches parses by identity). */
+const sliceFonts = new Map<string, Promise<Font[]>>();
+
+/**
+ * The pack's index, read on the first character Inter and OG_FONTS_DIR lack, never at
+ * start-up: a server that only renders Latin never reads it. Only the index is read here;
+ * slice bytes are read one slice at a time by `fontsForSegment`.
+ */
+function openPack(): Promise<Pack> {
+  pack ??= (async () => {
+    const file = Bun.file(fallbackPackPath);
+    const head = new DataView(await file.slice(0, 4).arrayBuffer()).getUint32(0, true);
+    const index = JSON.parse(await file.slice(4, 4 + head).text()) as { slices: PackSlice[] };
+    const firstOf = new Map<string, number>();
+    const faces = index.slices.map((s, i) => {
+      const id = `${s.family}|${JSON.stringify(s.ranges)}`;
+      if (!firstOf.has(id)) firstOf.set(id, i);
+      return `${s.family}#${firstOf.get(id)}`;
+    });
+    return { slices: index.slices, dataStart: 4 + head, faces };
+  })();
+  return pack;
+}
+
+/** Characters that draw nothing and are not worth a font (joiners, selectors, bidi marks, spaces). */
+export function isIgnorable(cp: number): boolean {
+  return (
+    cp <= 0x20 ||
+    (cp >= 0x7f && cp <= 0xa0) ||
+    cp === 0xad ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0x2028 && cp <= 0x202f) ||
+    (cp >= 0x2060 && cp <= 0x206f) ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    cp === 0xfeff ||
+    (cp >= 0xe0000 && cp <= 0xe0fff)
+  );
+}
+
+function covers(slice: PackSlice, cp: number): boolean {
+  for (const [a, b] of slice.ranges) if (cp >= a && cp <= b) return true;
+  return false;
+}
+
+/**
+ * satori's answer for a segment of text no loaded font covers: the bundled slices that hold its
+ * characters, preferring the family of the language satori detected, and for Han the card's
+ * preference (`hanPreference`: Han in a Japanese title draws with Noto Sans JP, in a Korean one
+ * with KR, otherwise with SC; TC where SC lacks a character). Each slice becomes its own family
+ * name with its weights (satori picks one face per name, so one name per slice keeps every
+ * slice in the fallback chain). satori adds what is returned to its font list for the rest of
+ * this process's (worker's) life, so each slice is read and parsed once per worker, on first use.
+ * Also returns the code points no bundled slice has.
+ */
+export async function fontsForSegment(lang: string, segment: string, han?: HanPreference): Promise<{ fonts: Font[]; missing: number[] }> {
+  // satori names one language when it can tell ("ja-JP" for kana) and several for Han
+  // ("ja-JP|zh-CN|zh-TW|zh-HK"); the card's own preference decides between those.
+  const langs = lang.split("|");
+  const preferred = han && (langs.length > 1 || langs[0] === "unknown") ? han : langs.length === 1 ? langs[0]! : undefined;
+  const { slices, dataStart, faces } = await openPack();
+  const groups = new Set<string>();
+  const missing: number[] = [];
+  for (const ch of segment) {
+    const cp = ch.codePointAt(0)!;
+    if (isIgnorable(cp)) continue;
+    let best: number | undefined;
+    for (let i = 0; i < slices.length; i++) {
+      const slice = slices[i]!;
+      if (!covers(slice, cp)) continue;
+      if (best === undefined) best = i;
+      if (preferred && slice.langs.includes(preferred)) {
+        best = i;
+        break;
+      }
+    }
+    if (best === undefined) missing.push(cp);
+    else groups.add(faces[best]!);
+  }
+  const fonts = await Promise.all(
+    [...groups].map((key) => {
+      let loading = sliceFonts.get(key);
+      if (!loading) {
+        const members = slices.filter((_, i) => faces[i] === key);
+        loading = Promise.all(
+          members.map(async (s) => ({
+            name: key,
+            weight: s.weight as Weight,
+            style: "normal" as const,
+            data: await Bun.file(fallbackPackPath).slice(dataStart + s.offset, dataStart + s.offset + s.length).arrayBuffer(),
+          })),
+        );
+        sliceFonts.set(key, loading);
+      }
+      return loading;
+    }),
+  );
+  return { fonts: fonts.flat(), missing };
+}
+
+/** Bundled fallback slices this process has read so far (for tests and diagnostics). */
+export function loadedFallbackSlices(): string[] {
+  return [...sliceFonts.keys()];
 }

@@ -1,6 +1,6 @@
 /**
- * The content-addressed cache of rendered images (docs/templates.md, caching). The key is a SHA-256 over
- * everything that decides the pixels: template id, theme, size, format, the fields (keys
+ * The content-addressed in-memory cache of rendered images (docs/templates.md, caching). The key
+ * is a SHA-256 over everything that decides the bytes: template id, theme, size, format and quality, the fields (keys
  * sorted, unset ones dropped) and the bytes of every fetched image. The same logo URL serving
  * new bytes is a new key, and two URLs serving the same bytes with otherwise equal fields
  * still differ (the URL is a field), which keeps the key honest for templates that print a URL.
@@ -40,6 +40,6 @@ export function renderCacheKey(request: RenderRequest, images: Record<string, Ui
   const imageDigests = Object.keys(images)
     .sort()
     .map((name) => [name, digestOf(images[name]!)]);
-  const canonical = JSON.stringify([request.template, request.theme, request.width, request.height, request.format, fields, imageDigests]);
+  const canonical = JSON.stringify([request.template, request.theme, request.width, request.height, request.format, request.quality ?? null, fields, imageDigests]);
   return new Bun.CryptoHasher("sha256").update(canonical).digest("hex");
 }

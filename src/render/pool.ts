@@ -16,7 +16,8 @@
 import { ApiError, type ErrorCode, type FieldProblem } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Theme } from "../templates/types.ts";
-import type { RenderedPng, RenderTimings } from "./engine.ts";
+import type { ImageFormat } from "./encode.ts";
+import type { RenderedImage, RenderTimings } from "./engine.ts";
 
 /** What a worker needs to draw one image: images are already data: URIs. */
 export interface RenderJob {
@@ -26,6 +27,10 @@ export interface RenderJob {
   images: Record<string, string | undefined>;
   width: number;
   height: number;
+  /** Encoding happens in the worker too, off the HTTP thread. Default png. */
+  format?: ImageFormat;
+  /** 1–100 for jpeg and webp. */
+  quality?: number;
 }
 
 // ---- The message protocol between the pool and render-worker.ts. ----
@@ -41,7 +46,7 @@ export type WorkerRequest = WorkerInit | { type: "render"; id: number; job: Rend
 export type WorkerReply =
   | { type: "ready"; templates: string[] }
   | { type: "init_failed"; message: string }
-  | { type: "done"; id: number; png: Uint8Array; timings: RenderTimings }
+  | { type: "done"; id: number; bytes: Uint8Array; timings: RenderTimings; missingGlyphs: number[] }
   | { type: "failed"; id: number; error: { code?: ErrorCode; message: string; details?: FieldProblem[]; stack?: string } };
 
 export interface RenderPoolOptions {
@@ -75,7 +80,7 @@ export interface RenderPoolStats {
 
 interface Pending {
   job: RenderJob;
-  resolve(result: RenderedPng): void;
+  resolve(result: RenderedImage): void;
   reject(error: unknown): void;
 }
 
@@ -131,7 +136,7 @@ export class RenderPool {
     return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
   }
 
-  render(job: RenderJob): Promise<RenderedPng> {
+  render(job: RenderJob): Promise<RenderedImage> {
     if (this.closing) return Promise.reject(busy("The renderer is shutting down; retry shortly."));
     if (this.broken) return Promise.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer is unavailable."));
     const idle = this.slots.find((s) => s.ready && !s.dead && !s.current);
@@ -141,7 +146,7 @@ export class RenderPool {
     if (!idle && outstanding >= this.size + this.maxQueue) {
       return Promise.reject(busy("Too many images are being rendered right now; retry shortly."));
     }
-    return new Promise<RenderedPng>((resolve, reject) => {
+    return new Promise<RenderedImage>((resolve, reject) => {
       const pending: Pending = { job, resolve, reject };
       if (idle) this.dispatch(idle, pending);
       else this.queue.push(pending);
@@ -223,7 +228,7 @@ export class RenderPool {
         slot.current = undefined;
         if (message.type === "done") {
           this.rendered++;
-          current.pending.resolve({ png: message.png, timings: message.timings });
+          current.pending.resolve({ bytes: message.bytes, timings: message.timings, missingGlyphs: message.missingGlyphs ?? [] });
         } else if (message.error.code) {
           current.pending.reject(new ApiError(message.error.code, message.error.message, message.error.details));
         } else {
@@ -287,4 +292,4 @@ export class RenderPool {
   }
 }
 
-const busy = (message: string) => new ApiError("SERVER_BUSY", message, undefined, { "Retry-After": "1" });
+const busy = (message: string) => new ApiError("SERVER_BUSY", message).retryAfter(1);

@@ -2,7 +2,7 @@
  * One render worker (a Bun Worker thread) of the pool in pool.ts. It loads fonts and templates
  * once (prepareRendering: built-ins, OG_FONTS_DIR, OG_TEMPLATES_DIR — the same call the main
  * thread makes, so both know the same templates), warms satori up, and then renders one job
- * at a time: template → satori → resvg → PNG, with images already fetched by the main thread
+ * at a time: template → satori → resvg → PNG, JPEG or WebP, with images already fetched by the main thread
  * and handed over as data: URIs. No I/O happens here.
  *
  * Under `bun build --compile` this file must be an extra entrypoint of the build
@@ -10,7 +10,7 @@
  */
 import { ApiError } from "../errors.ts";
 import { silentLogger } from "../logger.ts";
-import { renderTemplateToPng } from "./engine.ts";
+import { renderTemplate, renderTemplateToPng } from "./engine.ts";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./pool.ts";
 import { prepareRendering, type RenderSetup } from "./setup.ts";
 import { createMemoryUpkeep } from "./worker-memory.ts";
@@ -43,13 +43,15 @@ async function render(message: Extract<WorkerRequest, { type: "render" }>): Prom
     const { templates } = await setup!;
     const template = templates.get(job.template);
     if (!template) throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template: ${job.template}.`);
-    const { png, timings } = await renderTemplateToPng(template, job.fields, {
+    const { bytes, timings, missingGlyphs } = await renderTemplate(template, job.fields, {
       width: job.width,
       height: job.height,
       theme: job.theme,
       images: job.images,
+      format: job.format,
+      quality: job.quality,
     });
-    outcome = { message: { type: "done", id: message.id, png, timings }, transfer: [png.buffer as ArrayBuffer] };
+    outcome = { message: { type: "done", id: message.id, bytes, timings, missingGlyphs }, transfer: [bytes.buffer as ArrayBuffer] };
   } catch (error) {
     outcome = {
       message: {

@@ -5,19 +5,23 @@
  *   1. images: each image field is fetched (or its data: URI decoded) on the main thread,
  *      where I/O belongs, through fetchImage and the address guard, with a per-service LRU
  *      of fetched images; a failure is 422 IMAGE_FETCH_FAILED before any render work;
- *   2. cache: the content-addressed PNG cache (png-cache.ts) answers a repeated request
- *      without rendering, and identical requests already rendering share that one render
- *      (single-flight); both report `cached: true`;
+ *   2. cache: the content-addressed in-memory cache (png-cache.ts) answers a repeated
+ *      request without rendering; behind it the persistent cache under OG_CACHE_DIR
+ *      (disk-cache.ts) does the same across restarts; identical requests already reading
+ *      the disk or rendering share that one attempt (single-flight); all report `cached: true`
+ *      except the one that rendered;
  *   3. pool: otherwise the job (fields + data: URIs) goes to a render worker (pool.ts), or is
  *      refused with 503 SERVER_BUSY when the queue is full.
  *
  * The route meters every success, cached or not, so a cache hit still counts as a generation.
  */
-import type { Config } from "../config.ts";
+import { ConfigError, type Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { TemplateDefinition } from "../templates/types.ts";
-import type { RenderedPng } from "./engine.ts";
+import { CONTENT_TYPES } from "./encode.ts";
+import type { RenderedImage } from "./engine.ts";
+import { DiskCache } from "./disk-cache.ts";
 import { createImageCache, fetchImage, type FetchedImage, type FetchImageOptions } from "./fetch-image.ts";
 import { createPngCache, DEFAULT_PNG_CACHE_BYTES, renderCacheKey, type PngCache } from "./png-cache.ts";
 import { RenderPool, type RenderPoolOptions } from "./pool.ts";
@@ -26,7 +30,7 @@ import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 export interface ServiceRendererOptions {
   templates: { get(id: string): TemplateDefinition | undefined };
-  config: Pick<Config, "renderWorkers" | "allowPrivateNetworks" | "templatesDir" | "fontsDir">;
+  config: Pick<Config, "renderWorkers" | "allowPrivateNetworks" | "templatesDir" | "fontsDir"> & Partial<Pick<Config, "cacheDir" | "cacheMaxBytes">>;
   logger: Logger;
   /** Pool knobs beyond the config (queue length, GC cadence, job timeout); tests set these. */
   pool?: Partial<Omit<RenderPoolOptions, "workers" | "logger" | "templatesDir" | "fontsDir">>;
@@ -39,6 +43,7 @@ export interface ServiceRendererOptions {
 export interface ServiceRenderer extends Renderer {
   readonly pool: RenderPool;
   readonly pngCache: PngCache | undefined;
+  readonly diskCache: DiskCache | undefined;
 }
 
 export function createServiceRenderer(options: ServiceRendererOptions): ServiceRenderer {
@@ -63,7 +68,26 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     ...options.fetch,
     allowPrivate: config.allowPrivateNetworks,
   };
-  const inflight = new Map<string, Promise<RenderedPng>>();
+  let diskCache: DiskCache | undefined;
+  if (config.cacheDir) {
+    try {
+      diskCache = new DiskCache({ dir: config.cacheDir, maxBytes: config.cacheMaxBytes, logger });
+    } catch (error) {
+      void pool.close();
+      throw new ConfigError(`OG_CACHE_DIR is not a writable directory: ${config.cacheDir} (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  /** One attempt per key at a time: a disk read, then a render if the disk has nothing. */
+  const inflight = new Map<string, Promise<{ bytes: Uint8Array; rendered: boolean }>>();
+  // The image caches keep bytes only; a cached card with missing glyphs must still say so.
+  // Bounded: only cards with missing glyphs are kept, oldest dropped first. (A disk-cache hit
+  // after a restart does not know its count: the count lives in memory.)
+  const missingByKey = new Map<string, number[]>();
+  const rememberMissing = (key: string, missing: number[]) => {
+    if (missing.length === 0) return;
+    missingByKey.set(key, missing);
+    if (missingByKey.size > 4096) missingByKey.delete(missingByKey.keys().next().value!);
+  };
 
   async function loadImages(request: RenderRequest, template: TemplateDefinition): Promise<Record<string, FetchedImage>> {
     const names = template.fields.filter((f) => f.type === "image_url" && request.fields[f.name]).map((f) => f.name);
@@ -74,6 +98,7 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
   return {
     pool,
     pngCache,
+    diskCache,
     async render(request: RenderRequest): Promise<RenderResult> {
       const started = performance.now();
       const template = templates.get(request.template);
@@ -86,41 +111,68 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
       const images = await loadImages(request, template);
       const key = renderCacheKey(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
       const result = (bytes: Uint8Array, cached: boolean): RenderResult => ({
+        missingGlyphs: missingByKey.get(key) ?? [],
         bytes,
-        contentType: "image/png",
+        contentType: CONTENT_TYPES[request.format],
         width,
         height,
         generationTimeMs: Math.round(performance.now() - started),
+        contentAddress: key,
         cached,
       });
 
       const hit = pngCache?.get(key);
-      if (hit) return result(hit, true);
+      if (hit) {
+        diskCache?.used(key);
+        return result(hit, true);
+      }
       const shared = inflight.get(key);
-      if (shared) return result((await shared).png, true);
+      if (shared) return result((await shared).bytes, true);
 
-      const rendering = pool.render({
-        template: request.template,
-        theme: request.theme,
-        fields: request.fields,
-        images: Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.dataUri])),
-        width,
-        height,
-      });
-      inflight.set(key, rendering);
+      const attempt = (async () => {
+        const stored = await diskCache?.get(key);
+        if (stored) {
+          pngCache?.set(key, stored);
+          return { bytes: stored, rendered: false };
+        }
+        const { bytes, missingGlyphs } = await pool.render({
+          template: request.template,
+          theme: request.theme,
+          fields: request.fields,
+          images: Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.dataUri])),
+          width,
+          height,
+          format: request.format,
+          quality: request.quality,
+        });
+        pngCache?.set(key, bytes);
+        rememberMissing(key, missingGlyphs);
+        if (missingGlyphs.length > 0) {
+          logger.warn("no font has these characters; drawn as boxes", { template: request.template, codePoints: formatCodePoints(missingGlyphs) });
+        }
+        // Not awaited: the answer need not wait for the disk; close() does.
+        void diskCache?.set(key, bytes);
+        return { bytes, rendered: true };
+      })();
+      inflight.set(key, attempt);
       try {
-        const { png } = await rendering;
-        pngCache?.set(key, png);
-        return result(png, false);
+        const { bytes, rendered } = await attempt;
+        return result(bytes, !rendered);
       } finally {
         inflight.delete(key);
       }
     },
-    close() {
+    async close() {
       closed = true;
-      return pool.close();
+      await pool.close();
+      await diskCache?.flush();
     },
   };
+}
+
+/** "U+0FFF U+1F8FF" — how missing glyphs are named in logs and the CLI's warning. */
+export function formatCodePoints(codePoints: number[]): string {
+  return codePoints.map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`).join(" ");
 }
 
 function isValidSize(n: number): boolean {

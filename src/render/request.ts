@@ -6,6 +6,7 @@
  */
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import type { TemplateDefinition, TemplateField } from "../templates/types.ts";
+import { effectiveQuality, IMAGE_FORMATS } from "./encode.ts";
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, type RenderRequest } from "./types.ts";
 
 export interface TemplateLookup {
@@ -14,9 +15,9 @@ export interface TemplateLookup {
 }
 
 /** Fields every template accepts. */
-export const COMMON_FIELDS = ["template", "theme", "width", "height", "format"] as const;
+export const COMMON_FIELDS = ["template", "theme", "width", "height", "format", "quality"] as const;
 export const THEMES = ["dark", "light"] as const;
-export const FORMATS = ["png"] as const;
+export const FORMATS = IMAGE_FORMATS;
 export const MIN_SIZE = 200;
 export const MAX_SIZE = 2400;
 export const MAX_URL_LENGTH = 2048;
@@ -80,6 +81,15 @@ function checkSize(name: "width" | "height", raw: unknown, fallback: number, pro
   return raw;
 }
 
+function checkQuality(raw: unknown, problems: FieldProblem[]): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 1 || raw > 100) {
+    problems.push({ field: "quality", message: "must be a whole number from 1 to 100" });
+    return undefined;
+  }
+  return raw;
+}
+
 function checkEnum<T extends string>(name: string, raw: unknown, allowed: readonly T[], fallback: T, problems: FieldProblem[]): T {
   if (raw === undefined || raw === null) return fallback;
   if (typeof raw !== "string" || !allowed.includes(raw as T)) {
@@ -109,6 +119,7 @@ export function parseRenderRequest(body: unknown, templates: TemplateLookup): Re
   const format = checkEnum("format", input.format, FORMATS, "png", problems);
   const width = checkSize("width", input.width, DEFAULT_WIDTH, problems);
   const height = checkSize("height", input.height, DEFAULT_HEIGHT, problems);
+  const quality = checkQuality(input.quality, problems);
 
   const fields: Record<string, string | undefined> = {};
   for (const field of template.fields) {
@@ -127,5 +138,6 @@ export function parseRenderRequest(body: unknown, templates: TemplateLookup): Re
   }
 
   if (problems.length) throw validationError(problems);
-  return { template: template.id, theme, fields, width, height, format };
+  // PNG is lossless: a quality sent with it is accepted and ignored, so it cannot split the cache.
+  return { template: template.id, theme, fields, width, height, format, quality: effectiveQuality(format, quality) };
 }

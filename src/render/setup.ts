@@ -25,6 +25,7 @@ export interface RenderSetup {
 export async function prepareRendering({ templatesDir, fontsDir, logger }: RenderSetupOptions): Promise<RenderSetup> {
   const fonts = useExtraFonts(fontsDir);
   for (const skipped of fonts.skipped) logger.warn("font skipped", skipped);
+  for (const note of fonts.notes) logger.warn("font loaded with a limit", note);
   if (fontsDir) logger.info("fallback fonts loaded", { dir: fontsDir, count: fonts.loaded.length });
 
   const templates = createTemplateRegistry();

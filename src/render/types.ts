@@ -1,10 +1,11 @@
 /**
- * The render interface the HTTP face and the CLI call. The foundation issue renders in-process;
- * the rendering issue grows it (worker pool, caches, image fetching) behind the same interface.
+ * The render interface the HTTP face and the CLI call: in-process for the CLI (engine.ts), a
+ * worker pool with caches and image fetching for the service (renderer.ts).
  */
 import type { Theme } from "../templates/types.ts";
+import type { ImageContentType, ImageFormat } from "./encode.ts";
 
-export type ImageFormat = "png";
+export type { ImageFormat } from "./encode.ts";
 
 export interface RenderRequest {
   template: string;
@@ -14,17 +15,23 @@ export interface RenderRequest {
   width: number;
   height: number;
   format: ImageFormat;
+  /** 1–100 for jpeg and webp (default 85 is filled in by validation); undefined for png. */
+  quality?: number;
 }
 
 export interface RenderResult {
   bytes: Uint8Array;
-  contentType: "image/png";
+  contentType: ImageContentType;
   width: number;
   height: number;
   /** Wall time spent producing the image, in ms. */
   generationTimeMs: number;
+  /** SHA-256 (hex) of everything that decides the bytes, when the renderer computes one (the service's cache key). */
+  contentAddress?: string;
   /** True when the bytes came from the rendered-image cache. */
   cached: boolean;
+  /** Code points no font has (drawn as a box): sent as X-Missing-Glyphs, logged by name. */
+  missingGlyphs?: number[];
 }
 
 export interface Renderer {

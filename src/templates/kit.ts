@@ -3,6 +3,9 @@
  * before layout, so the size is estimated from the text itself, and `lineClamp` with an
  * ellipsis is the safety net when the estimate is optimistic: text never leaves its box.
  */
+import bidiFactory from "bidi-js";
+
+const bidi = bidiFactory();
 
 /**
  * Approximate advance of a character in Inter, in ems, at bold weights. Deliberately a little
@@ -105,3 +108,43 @@ export function singleLineStyle(fontSize: number): Record<string, string | numbe
 export function present(value: string | undefined): value is string {
   return typeof value === "string" && value.trim().length > 0;
 }
+
+/** Hangul syllables and jamo. */
+const HANGUL = /[\u1100-\u11FF\u3130-\u318F\uAC00-\uD7AF]/;
+
+/** Arabic-script blocks (Arabic, Syriac, Thaana, NKo, Arabic Extended and presentation forms). */
+const ARABIC = /[\u0600-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/;
+
+/**
+ * Style for a block of user text in its own writing direction: the paragraph direction comes
+ * from its first strong character (the Unicode bidi algorithm's rules P2–P3, via bidi-js), so
+ * an Arabic or Hebrew title is laid out right-to-left and right-aligned, and satori then orders
+ * mixed runs (Latin words, numbers) inside it. Spread it after the block's own style, and pass
+ * that style (from clampStyle or singleLineStyle) as `block`.
+ *
+ * Korean keeps its words whole at line ends. Arabic also gets letter spacing 0 (spacing would open the joins between letters) and room
+ * below its last line: its letters reach much further below the baseline than Latin ones (the
+ * dots of a final ي, the tail of ج), and the block's `overflow: hidden` cut them off, which
+ * left a final ي without its dots. The room is padding cancelled by a negative margin, so the
+ * layout around the block does not move.
+ */
+export function textDirectionStyle(text: string | undefined, block?: Record<string, string | number>): Record<string, string | number> {
+  if (!text) return {};
+  const rtl = bidi.getEmbeddingLevels(text).paragraphs[0]?.level === 1;
+  const style: Record<string, string | number> = rtl ? { direction: "rtl", textAlign: "right" } : {};
+  // Korean breaks lines between words, as in print (CSS `word-break: keep-all`), not inside one.
+  if (HANGUL.test(text)) style.wordBreak = "keep-all";
+  if (ARABIC.test(text)) {
+    style.letterSpacing = 0;
+    const fontSize = typeof block?.fontSize === "number" ? block.fontSize : undefined;
+    if (fontSize) {
+      const room = Math.ceil(fontSize * ARABIC_DESCENT_ROOM);
+      Object.assign(style, { paddingBottom: room, marginBottom: -room });
+      if (typeof block?.maxHeight === "number") style.maxHeight = block.maxHeight + room;
+    }
+  }
+  return style;
+}
+
+/** Extra room below Arabic text, in ems: Noto Sans Arabic's deepest marks sit about 0.35 em below the line box. */
+const ARABIC_DESCENT_ROOM = 0.4;

@@ -1,5 +1,5 @@
 /**
- * One HTTP delivery attempt (DESIGN §5): POST the envelope with both signature schemes through
+ * One HTTP delivery attempt: POST the envelope with both signature schemes through
  * the outbound guard (the address actually connected to is checked, redirects are not
  * followed), 5 s real-time budget, success = any 2xx. Never throws: every failure becomes an
  * attempt record with a status code or an error.
@@ -9,19 +9,24 @@ import { guardedFetch } from "../net/guarded-request.ts";
 import { OutboundError } from "../net/outbound-error.ts";
 import type { Resolver } from "../net/resolve.ts";
 import type { Transport } from "../net/transport.ts";
-import packageJson from "../../package.json";
+import { VERSION } from "../version.ts";
 
 export const DELIVERY_TIMEOUT_MS = 5_000;
 /** Receivers' answers are not used; read a little (to keep connections reusable) and drop it. */
 const RESPONSE_BYTES = 4 * 1024;
 
-export const USER_AGENT = `ogsmith-webhooks/${packageJson.version}`;
+export const USER_AGENT = `ogsmith-webhooks/${VERSION}`;
 
 export interface SendResult {
   delivered: boolean;
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /**
+   * The failed answer's `Retry-After` header as sent (seconds or an HTTP date), null when the
+   * attempt succeeded, got no answer or the answer had none; the retry policy parses it.
+   */
+  retryAfter: string | null;
 }
 
 export interface WebhookMessage {
@@ -69,12 +74,12 @@ export class WebhookSender {
         signal,
       });
       const status = response.status;
-      if (status >= 200 && status < 300) return { delivered: true, statusCode: status, error: null, durationMs: elapsed() };
+      if (status >= 200 && status < 300) return { delivered: true, statusCode: status, error: null, durationMs: elapsed(), retryAfter: null };
       const error = status >= 300 && status < 400 ? `redirect (HTTP ${status}) is not followed` : `HTTP ${status}`;
-      return { delivered: false, statusCode: status, error, durationMs: elapsed() };
+      return { delivered: false, statusCode: status, error, durationMs: elapsed(), retryAfter: response.headers.get("retry-after") };
     } catch (error) {
       const text = error instanceof OutboundError ? `${error.reason}: ${error.message}` : `network_error: ${error instanceof Error ? error.message : String(error)}`;
-      return { delivered: false, statusCode: null, error: text, durationMs: elapsed() };
+      return { delivered: false, statusCode: null, error: text, durationMs: elapsed(), retryAfter: null };
     }
   }
 }

@@ -1,19 +1,26 @@
-/** Wires webhooks into the core: the sender, the service, the delivery job kind and the outbox fan-out. */
+/** Wires webhooks into the core: the sender, the service and the delivery job kind. */
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
-import type { Db } from "../db/client.ts";
 import type { JobQueue } from "../events/jobs.ts";
-import type { Outbox } from "../events/outbox.ts";
+import type { Store } from "../store/types.ts";
 import { WebhookSender, type SenderOptions } from "./delivery.ts";
+import { DeliveryJob, type RetryRandom } from "./delivery-job.ts";
 import { WebhookService } from "./service.ts";
 
-export function createWebhooks(deps: { db: Db; clock: Clock; config: Config; outbox: Outbox; jobs: JobQueue }, overrides: Partial<SenderOptions> = {}): WebhookService {
+export function createWebhooks(
+  deps: {
+    store: Store;
+    clock: Clock;
+    config: Pick<Config, "allowPrivateNetworks">;
+    jobs: JobQueue;
+    /** The retry jitter's random source (default Math.random); tests pin it. */
+    retryRandom?: RetryRandom;
+  },
+  overrides: Partial<SenderOptions> = {},
+): { webhooks: WebhookService; delivery: DeliveryJob } {
   const sender = new WebhookSender({ allowPrivate: deps.config.allowPrivateNetworks, ...overrides });
-  const service = new WebhookService(deps.db, deps.clock, deps.jobs, sender, { allowPrivate: deps.config.allowPrivateNetworks, resolver: overrides.resolver });
-  deps.jobs.register(service.deliveryKind());
-  deps.outbox.addFanOut((tx, event) => service.fanOut(tx, event));
-  return service;
+  const webhooks = new WebhookService(deps.store, deps.clock, sender, { allowPrivate: deps.config.allowPrivateNetworks, resolver: overrides.resolver });
+  const delivery = new DeliveryJob(deps.store, deps.clock, sender, deps.retryRandom);
+  deps.jobs.register(delivery.kind());
+  return { webhooks, delivery };
 }
-
-export { WebhookService } from "./service.ts";
-export { WebhookSender } from "./delivery.ts";

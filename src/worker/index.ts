@@ -1,15 +1,15 @@
 /**
- * The background worker of `ogsmith serve` (DESIGN §5, §7): one croner tick per second picks up
+ * The background worker of `ogsmith serve`: one croner tick per second picks up
  * due jobs (retries, emails) and the monthly reset; commits kick it at once so first attempts do
  * not wait for a tick; the test clock's advance runs everything that became due before it
  * answers. Stops cleanly: no new claims, in-flight attempts finish.
  */
 import { Cron } from "croner";
 import type { Clock, TestClock } from "../clock.ts";
-import type { Db } from "../db/client.ts";
 import type { JobQueue } from "../events/jobs.ts";
 import type { Outbox } from "../events/outbox.ts";
 import { describeError, type Logger } from "../logger.ts";
+import type { Store } from "../store/types.ts";
 import { MonthlyReset } from "./monthly-reset.ts";
 import { JobRunner, type RunnerOptions } from "./runner.ts";
 
@@ -18,7 +18,7 @@ const FINISHED_JOB_RETENTION_MS = 7 * 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
 export interface WorkerDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   testClock: TestClock | undefined;
   jobs: JobQueue;
@@ -38,22 +38,28 @@ export class JobWorker {
     options: RunnerOptions = {},
   ) {
     this.runner = new JobRunner(deps.jobs, deps.logger, options);
-    this.monthlyReset = new MonthlyReset(deps.db, deps.clock, deps.outbox);
+    this.monthlyReset = new MonthlyReset(deps.store, deps.clock, deps.outbox);
   }
 
-  start(): void {
+  /** Resolves once the start-up catch-up (released leases, a reset missed while down) is done. */
+  async start(): Promise<void> {
     const { jobs, logger, testClock } = this.deps;
-    const released = jobs.releaseLeases();
-    if (released > 0) logger.info("released job leases left by a previous process", { jobs: released });
+    try {
+      const released = await jobs.releaseLeases();
+      if (released > 0) logger.info("released job leases left by a previous process", { jobs: released });
+    } catch (error) {
+      // The leases run out on their own; their jobs run then.
+      logger.error("releasing job leases failed", describeError(error));
+    }
     this.unsubscribe.push(jobs.onEnqueued(() => this.runner.wake()));
     if (testClock) this.unsubscribe.push(testClock.onAdvance(() => this.runDue()));
-    this.tick(); // catch up: a reset missed while down, jobs left due or in flight by a crash
+    await this.tick(); // catch up: a reset missed while down, jobs left due or in flight by a crash
     this.cron = new Cron("* * * * * *", { protect: true }, () => this.tick());
   }
 
   /** Everything due now: the monthly reset, then every job (and the jobs those cause). */
   async runDue(): Promise<void> {
-    this.maintain();
+    await this.maintain();
     await this.runner.runDue();
   }
 
@@ -63,18 +69,18 @@ export class JobWorker {
     await this.runner.stop();
   }
 
-  private tick(): void {
-    this.maintain();
+  private async tick(): Promise<void> {
+    await this.maintain();
     this.runner.wake();
   }
 
-  private maintain(): void {
+  private async maintain(): Promise<void> {
     try {
-      this.monthlyReset.check();
+      await this.monthlyReset.check();
       const now = this.deps.clock.now();
       if (now - this.lastPrune >= PRUNE_EVERY_MS) {
         this.lastPrune = now;
-        this.deps.jobs.pruneFinished(FINISHED_JOB_RETENTION_MS);
+        await this.deps.jobs.pruneFinished(FINISHED_JOB_RETENTION_MS);
       }
     } catch (error) {
       this.deps.logger.error("worker maintenance failed", describeError(error));

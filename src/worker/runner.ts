@@ -8,7 +8,7 @@
  * (the test clock's advance awaits it).
  */
 import type { JobQueue } from "../events/jobs.ts";
-import type { JobRow } from "../db/schema/index.ts";
+import type { JobRecord } from "../store/types.ts";
 import { describeError, type Logger } from "../logger.ts";
 
 export interface RunnerOptions {
@@ -63,12 +63,34 @@ export class JobRunner {
     this.kickPending = true;
     setImmediate(() => {
       this.kickPending = false;
-      this.pump();
+      void this.pump();
     });
   }
 
-  /** Claims and starts as many due jobs as there is room for; returns how many started. */
-  pump(): number {
+  /**
+   * Claims and starts as many due jobs as there is room for; returns how many started. One pump
+   * at a time: a pump asked for while one runs is folded into another round of that one.
+   */
+  pump(): Promise<number> {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return this.pumping;
+    }
+    this.pumping = (async () => {
+      let started = 0;
+      do {
+        this.pumpAgain = false;
+        started += await this.pumpOnce();
+      } while (this.pumpAgain && !this.stopped);
+      return started;
+    })().finally(() => (this.pumping = undefined));
+    return this.pumping;
+  }
+
+  private pumping: Promise<number> | undefined;
+  private pumpAgain = false;
+
+  private async pumpOnce(): Promise<number> {
     if (this.stopped) return 0;
     let started = 0;
     for (;;) {
@@ -76,7 +98,7 @@ export class JobRunner {
       if (free <= 0) break;
       let claimed;
       try {
-        claimed = this.queue.claimDue({
+        claimed = await this.queue.claimDue({
           limit: free,
           laneRoom: (lane) => this.perLane - (this.laneCounts.get(lane) ?? 0),
           leaseMs: this.leaseMs,
@@ -87,7 +109,8 @@ export class JobRunner {
         break;
       }
       if (claimed.searchedEmpty) this.searchPastFullLanes = false;
-      if (claimed.jobs.length === 0) break;
+      // Stopped while claiming: the leases stay and the next start runs these jobs.
+      if (claimed.jobs.length === 0 || this.stopped) break;
       for (const job of claimed.jobs) this.start(job);
       started += claimed.jobs.length;
     }
@@ -98,7 +121,7 @@ export class JobRunner {
   async runDue(): Promise<void> {
     this.searchPastFullLanes = true;
     for (;;) {
-      this.pump();
+      await this.pump();
       if (this.inFlight.size === 0) return;
       await Promise.race(this.inFlight.values());
     }
@@ -110,6 +133,7 @@ export class JobRunner {
    */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopped = true;
+    await this.pumping;
     const all = Promise.allSettled([...this.inFlight.values()]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const grace = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), graceMs)));
@@ -118,7 +142,7 @@ export class JobRunner {
     await all;
   }
 
-  private start(job: JobRow): void {
+  private start(job: JobRecord): void {
     this.laneCounts.set(job.lane, (this.laneCounts.get(job.lane) ?? 0) + 1);
     const run = this.execute(job).finally(() => {
       this.inFlight.delete(job.id);
@@ -130,7 +154,7 @@ export class JobRunner {
     this.inFlight.set(job.id, run);
   }
 
-  private async execute(job: JobRow): Promise<void> {
+  private async execute(job: JobRecord): Promise<void> {
     const kind = this.queue.kindOf(job.kind);
     if (!kind) return; // not claimable: claimDue only takes registered kinds
     let outcome;
@@ -143,7 +167,7 @@ export class JobRunner {
     // Cut short by shutdown: not the receiver's fault. The lease stays; the next start runs it again.
     if (this.abort.signal.aborted) return;
     try {
-      const settled = this.queue.settle(job, outcome);
+      const settled = await this.queue.settle(job, outcome);
       if (settled.gaveUp) this.logger.warn("job gave up", { job_id: job.id, kind: job.kind, attempts: settled.attempt, error: outcome.error });
     } catch (error) {
       // The lease stays; the job runs again when it expires (at least once, never lost).

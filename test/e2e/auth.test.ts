@@ -59,10 +59,10 @@ describe("authentication pipeline (the documented order)", () => {
   });
 
   test("keys are stored only as SHA-256 hashes", async () => {
-    const { apiKey } = await s.createAccount();
-    const rows = s.service.services.db.$client.query("SELECT key_hash, key_prefix FROM api_keys").all() as { key_hash: string; key_prefix: string }[];
-    expect(rows.some((r) => r.key_hash === new Bun.CryptoHasher("sha256").update(apiKey).digest("hex"))).toBe(true);
-    const dump = JSON.stringify(s.service.services.db.$client.query("SELECT * FROM api_keys").all());
+    const { accountId, apiKey } = await s.createAccount();
+    const rows = await s.service.services.store.listApiKeys(accountId);
+    expect(rows.some((r) => r.keyHash === new Bun.CryptoHasher("sha256").update(apiKey).digest("hex"))).toBe(true);
+    const dump = JSON.stringify(rows);
     expect(dump).not.toContain(apiKey);
   });
 

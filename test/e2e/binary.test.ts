@@ -2,6 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { decodeJpeg, decodeWebp } from "../support/decode.ts";
+import { fractionNear } from "../support/png.ts";
 import { REPO_ROOT, waitForOutput } from "../support/process.ts";
 
 let buildDir: string;
@@ -45,10 +47,64 @@ test("the compiled binary starts in an empty directory, prints a working key, se
     const png = new Uint8Array(await res.arrayBuffer());
     expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
+    // The dashboard's page, its stylesheet and every ES module it imports come from the binary.
+    const base = match[1]!;
+    const html = await (await fetch(`${base}/dashboard`)).text();
+    const queue = [...html.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    const seen = new Set<string>();
+    while (queue.length) {
+      const path = queue.shift()!;
+      if (seen.has(path)) continue;
+      seen.add(path);
+      const asset = await fetch(base + path);
+      expect({ path, status: asset.status }).toEqual({ path, status: 200 });
+      const text = await asset.text();
+      for (const m of text.matchAll(/from "\.\/([^"]+)"/g)) queue.push(new URL(m[1]!, base + path).pathname + new URL(m[1]!, base + path).search);
+    }
+    expect([...seen].filter((p) => p.includes(".js")).length).toBeGreaterThanOrEqual(5);
+    for (const path of ["/docs", "/docs/scalar.js", "/openapi.json"]) expect({ path, status: (await fetch(base + path)).status }).toEqual({ path, status: 200 });
+
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
     // The database was created where OG_DB_PATH's default points, relative to the working directory.
     expect(await Bun.file(join(runDir, "data", "ogsmith.db")).exists()).toBe(true);
+  } finally {
+    rmSync(runDir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+test("the compiled binary encodes JPEG and WebP in its render workers, caches them under data/cache, and signs URLs offline", async () => {
+  const runDir = mkdtempSync(join(tmpdir(), "ogsmith-run-"));
+  try {
+    copyFileSync(binary, join(runDir, "ogsmith"));
+    const env = { PATH: "/usr/bin:/bin", HOME: runDir };
+    const proc = Bun.spawn([join(runDir, "ogsmith"), "serve", "--port", "0", "--host", "127.0.0.1"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
+    const { match, text } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
+    const key = text.match(/API key: (og_[A-Za-z0-9]{32})/)?.[1];
+    const generate = (body: object) =>
+      fetch(`${match[1]}/api/generate`, { method: "POST", headers: { "x-api-key": key!, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const jpeg = await generate({ title: "JPEG from the binary", format: "jpeg" });
+    expect(jpeg.headers.get("content-type")).toBe("image/jpeg");
+    const jpegImage = decodeJpeg(new Uint8Array(await jpeg.arrayBuffer()));
+    expect([jpegImage.width, jpegImage.height]).toEqual([1200, 630]);
+    expect(fractionNear(jpegImage, 1150, 590, 40, 30, [0x0b, 0x0b, 0x14], 8)).toBeGreaterThan(0.95);
+    const webp = await generate({ title: "WebP from the binary", format: "webp", quality: 70, theme: "light" });
+    expect(webp.headers.get("content-type")).toBe("image/webp");
+    const webpImage = await decodeWebp(new Uint8Array(await webp.arrayBuffer()));
+    expect(fractionNear(webpImage, 1150, 590, 40, 30, [0xfc, 0xfc, 0xfa], 8)).toBeGreaterThan(0.95);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    // Both images were written to the persistent cache's default directory on the way out.
+    const cached = new Bun.Glob("*/*.img").scanSync({ cwd: join(runDir, "data", "cache") });
+    expect([...cached]).toHaveLength(2);
+
+    const signer = Bun.spawn(
+      [join(runDir, "ogsmith"), "sign", "--key-id", "sk_abcdefghij0123456789", "--secret", `ogsk_${"A".repeat(43)}`, "--json", '{"title":"Signed"}', "--base-url", "https://og.example.com"],
+      { cwd: runDir, env, stdout: "pipe", stderr: "pipe" },
+    );
+    const [url, code] = await Promise.all([new Response(signer.stdout).text(), signer.exited]);
+    expect(code).toBe(0);
+    expect(url.trim()).toMatch(/^https:\/\/og\.example\.com\/i\/sk_abcdefghij0123456789\/[A-Za-z0-9_-]{43}\/event\.png\?title=Signed$/);
   } finally {
     rmSync(runDir, { recursive: true, force: true });
   }

@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli, waitForOutput, REPO_ROOT } from "../support/process.ts";
 
 let dir: string;
 let env: Record<string, string>;
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ogsmith-cli-"));
   env = { OG_DB_PATH: join(dir, "cli.db") };
+  // Operator commands refuse a database file that does not exist unless told to create it.
+  expect((await runCli(["accounts", "list", "--create"], env)).code).toBe(0);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -75,5 +77,92 @@ describe("operator CLI", () => {
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
     }
+  });
+
+  test("a database file that does not exist is refused loudly, unless --create", async () => {
+    const path = join(dir, "elsewhere", "..", "missing.db");
+    const refused = await runCli(["accounts", "create", "--email", "x@example.com", "--plan", "free"], { OG_DB_PATH: path });
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain(`no database at ${join(dir, "missing.db")}`);
+    expect(refused.stderr).toContain("--create");
+    for (const line of refused.stderr.trim().split("\n")) expect(line).toStartWith("ogsmith: ");
+    expect(existsSync(join(dir, "missing.db"))).toBe(false);
+
+    const created = await runCli(["accounts", "create", "--email", "x@example.com", "--plan", "free", "--create", "--json"], { OG_DB_PATH: path });
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout).api_key).toMatch(/^og_/);
+    expect(existsSync(join(dir, "missing.db"))).toBe(true);
+    // Once it exists, no flag is needed.
+    expect((await runCli(["accounts", "list"], { OG_DB_PATH: path })).code).toBe(0);
+  });
+
+  test("usage errors exit 2 with the ogsmith: prefix, serve included", async () => {
+    for (const args of [["serve", "--bogus"], ["bogus"], ["render", "--nope"], ["accounts"], ["keys", "replace"], ["--port"]]) {
+      const res = await runCli(args, env);
+      expect(res.code, args.join(" ")).toBe(2);
+      const [first] = res.stderr.split("\n\n");
+      for (const line of first!.trim().split("\n")) expect(line, args.join(" ")).toStartWith("ogsmith: ");
+    }
+  });
+
+  test("CLI messages name the flags the operator typed, not API fields", async () => {
+    const res = await runCli(["accounts", "create", "--email", "flags@example.com", "--plan", "free", "--rps", "5", "--quota", "9"], env);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("--rps: can only be set for the custom plan");
+    expect(res.stderr).toContain("--quota: can only be set for the custom plan");
+    expect(res.stderr).not.toContain("requests_per_second");
+    for (const line of res.stderr.trim().split("\n")) expect(line).toStartWith("ogsmith: ");
+  });
+
+  test("a bad HOST is one clear line and exit 2", async () => {
+    const res = await runCli(["serve"], { OG_DB_PATH: join(dir, "host.db"), HOST: "999.1.1.1", PORT: "0" });
+    expect(res.code).toBe(2);
+    const lines = res.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toStartWith('ogsmith: HOST "999.1.1.1" is not an address');
+    expect(res.stdout).not.toContain("API key");
+  });
+
+  test("the bootstrap key is not printed when the port is taken", async () => {
+    const taken = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("busy") });
+    try {
+      const res = await runCli(["serve"], { OG_DB_PATH: join(dir, "taken.db"), HOST: "127.0.0.1", PORT: String(taken.port) });
+      expect(res.code).toBe(1);
+      expect(res.stdout).not.toContain("API key");
+      expect(res.stdout).not.toMatch(/og_[A-Za-z0-9]{32}/);
+      expect(res.stderr.trim().split("\n").filter((line) => !line.startsWith("{"))).toEqual([
+        `ogsmith: cannot listen on 127.0.0.1:${taken.port}: the port is already in use. Stop the other process or choose another port (PORT or --port).`,
+      ]);
+    } finally {
+      taken.stop(true);
+    }
+  });
+
+  test("the bootstrap banner's hint is a command that works after the quick start", async () => {
+    const dbEnv = { OG_DB_PATH: join(dir, "hint.db"), PORT: "0", HOST: "127.0.0.1" };
+    const proc = Bun.spawn(["bun", "run", "start"], { cwd: REPO_ROOT, env: { ...process.env, ...dbEnv }, stdout: "pipe", stderr: "pipe" });
+    const { text } = await waitForOutput(proc.stdout, /"msg":"listening"/);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    const hint = text.match(/Set the alert address with: (.+) you@example\.com/);
+    expect(hint).not.toBeNull();
+    expect(hint![1]).toStartWith("bun run ogsmith accounts update acc_");
+    const argv = [...hint![1]!.split(" "), "owner@example.com"];
+    const run = Bun.spawn(argv, { cwd: REPO_ROOT, env: { ...process.env, ...dbEnv }, stdout: "pipe", stderr: "pipe" });
+    const [stdout, code] = await Promise.all([new Response(run.stdout).text(), run.exited]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("owner@example.com");
+  });
+
+  test("--version prints package.json's version without loading the server", async () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+    const res = await runCli(["--version"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout.trim()).toBe(pkg.version);
+    // main.ts imports the server, the database and the renderer only inside the commands that use them.
+    const staticImports = new Bun.Transpiler({ loader: "ts" }).scanImports(readFileSync(join(REPO_ROOT, "src/main.ts"), "utf8").replace(/^#!.*\n/, ""));
+    const paths = staticImports.filter((i) => i.kind === "import-statement").map((i) => i.path);
+    expect(paths.sort()).toEqual(["./cli/listen.ts", "./cli/output.ts", "./config.ts", "./errors.ts", "./version.ts", "node:util"]);
   });
 });

@@ -4,8 +4,6 @@
  * blocked accounts, previews that are rate limited but never counted.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { join } from "node:path";
 import { startTestService, type TestService } from "../support/harness.ts";
 
 let s: TestService;
@@ -63,13 +61,11 @@ describe("sign-in", () => {
     expect(((await me.json()) as any).account.id).toBe(accountId);
 
     const token = cookie.split("=")[1]!;
-    const db = new Database(join(s.dir, "ogsmith.db"), { readonly: true });
-    const rows = db.query("SELECT * FROM dashboard_sessions WHERE account_id = ?").all(accountId) as Record<string, unknown>[];
-    db.close();
+    const rows = await s.service.services.store.listSessions(accountId);
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(token);
     expect(JSON.stringify(rows)).not.toContain(apiKey);
-    expect(rows[0]!.token_hash).toBe(new Bun.CryptoHasher("sha256").update(token).digest("hex"));
+    expect(rows[0]!.tokenHash).toBe(new Bun.CryptoHasher("sha256").update(token).digest("hex"));
   });
 
   test("an empty, malformed or unknown key is refused with the field named", async () => {
@@ -176,7 +172,7 @@ describe("playground previews", () => {
 
     // Same instant on the test clock: the window is full, for the dashboard and the API alike.
     const limited = await expectError(await dash("/dashboard/api/preview", { cookie, json: { title: "again" } }), 429, "RATE_LIMIT_EXCEEDED");
-    expect(limited.message).toContain("1 requests per second");
+    expect(limited.message).toContain("1 request per second");
     await expectError(await s.api("/api/user/usage", { key: apiKey }), 429, "RATE_LIMIT_EXCEEDED");
 
     await s.advance(1);

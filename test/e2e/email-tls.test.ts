@@ -36,7 +36,7 @@ test("STARTTLS with a self-signed certificate the operator trusts, and AUTH over
       expect(mail.text).toContain("Monthly quota:    1");
       expect(mail.text).not.toContain(apiKey);
     }
-    await smtp.waitFor(() => s.service.services.email.recent(accountId).every((a) => a.state === "sent"), "alerts marked sent");
+    await smtp.waitFor(async () => (await s.service.services.email.recent(accountId)).every((a) => a.state === "sent"), "alerts marked sent");
   } finally {
     await s.stop();
     await smtp.stop();
@@ -49,8 +49,8 @@ test("without trust in the certificate nothing is sent in the clear: the attempt
   const { s, accountId } = await quotaOfOne({ SMTP_URL: smtp.url }, email);
   try {
     const recent = () => s.service.services.email.recent(accountId);
-    await smtp.waitFor(() => recent().length === 3 && recent().every((a) => a.attempts === 1), "first attempts");
-    for (const a of recent()) {
+    await smtp.waitFor(async () => (await recent()).length === 3 && (await recent()).every((a) => a.attempts === 1), "first attempts");
+    for (const a of await recent()) {
       expect(a.state).toBe("pending");
       expect(a.last_error?.toLowerCase()).toContain("certificate");
     }

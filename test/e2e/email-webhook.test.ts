@@ -63,7 +63,7 @@ test("the owner is told which endpoint was disabled, why, and how to re-enable i
   expect(mail!.text).toContain('"enabled": true');
   expect(mail!.html).toContain("&quot;enabled&quot;: true"); // escaped, not raw markup
 
-  const alerts = s.service.services.email.recent(accountId);
+  const alerts = await s.service.services.email.recent(accountId);
   expect(alerts.map((a) => [a.kind, a.state, a.attempts])).toEqual([["webhook_disabled", "sent", 1]]);
 
   // One email per disabling: nothing more while it stays disabled…
@@ -81,7 +81,7 @@ test("the owner is told which endpoint was disabled, why, and how to re-enable i
     await r.waitForCount(i + 8, "/always-fails");
   }
   await smtp.waitForCount(2, email);
-  expect(s.service.services.email.recent(accountId).map((a) => [a.kind, a.state])).toEqual([
+  expect((await s.service.services.email.recent(accountId)).map((a) => [a.kind, a.state])).toEqual([
     ["webhook_disabled", "sent"],
     ["webhook_disabled", "sent"],
   ]);

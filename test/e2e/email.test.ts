@@ -5,8 +5,7 @@
  * operator sees the log in `accounts show`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { EMAIL_RETRY_SCHEDULE, type EmailAlertView } from "../../src/email/index.ts";
+import { EMAIL_RETRY_SCHEDULE, type EmailAlertView } from "../../src/email/alerts.ts";
 import { nextResetAt } from "../../src/metering/period.ts";
 import { eventBody, startTestService, type TestService } from "../support/harness.ts";
 import { runCli } from "../support/process.ts";
@@ -32,10 +31,13 @@ async function generate(key: string, expected = 200) {
   expect(res.status).toBe(expected);
 }
 
-const alerts = (accountId: string): EmailAlertView[] => s.service.services.email.recent(accountId);
+const alerts = (accountId: string): Promise<EmailAlertView[]> => s.service.services.email.recent(accountId);
 
 async function waitForAlerts(accountId: string, what: string, condition: (list: EmailAlertView[]) => boolean) {
-  await smtp.waitFor(() => condition(alerts(accountId)), `${what}; alerts: ${JSON.stringify(alerts(accountId))}`);
+  let last: EmailAlertView[] = [];
+  await smtp.waitFor(async () => condition((last = await alerts(accountId))), what).catch((error) => {
+    throw new Error(`${error.message}; alerts: ${JSON.stringify(last)}`);
+  });
 }
 
 /** "1 March 2026, 00:00 UTC" for the reset after `now`. */
@@ -49,7 +51,7 @@ describe("usage alerts", () => {
     const email = "thresholds@example.com";
     const { accountId, apiKey } = await s.createAccount({ plan: "custom", quota: 20, requests_per_second: 100, email });
     for (let i = 1; i <= 15; i++) await generate(apiKey);
-    expect(alerts(accountId)).toEqual([]); // 75 %: nothing yet
+    expect(await alerts(accountId)).toEqual([]); // 75 %: nothing yet
 
     await generate(apiKey); // 16/20 = 80 %
     const [warning] = await smtp.waitForCount(1, email);
@@ -67,7 +69,7 @@ describe("usage alerts", () => {
 
     await generate(apiKey); // 17
     await generate(apiKey); // 18 = 90 %: a webhook event, not an email
-    expect(alerts(accountId)).toHaveLength(1);
+    expect(await alerts(accountId)).toHaveLength(1);
 
     await generate(apiKey); // 19 = 95 %
     const critical = (await smtp.waitForCount(2, email))[1]!;
@@ -85,7 +87,7 @@ describe("usage alerts", () => {
     expect(smtp.to(email)).toHaveLength(3);
     expect(smtp.rcptAttempts.filter((a) => a === email)).toHaveLength(3);
 
-    const log = alerts(accountId);
+    const log = await alerts(accountId);
     expect(log.map((a) => [a.kind, a.state, a.attempts, a.last_error])).toEqual([
       ["quota_exceeded", "sent", 1, null],
       ["usage_critical", "sent", 1, null],
@@ -97,7 +99,7 @@ describe("usage alerts", () => {
     }
 
     // The operator's view of the same log.
-    const env = { OG_DB_PATH: join(s.dir, "ogsmith.db"), OG_BOOTSTRAP: "false", OG_LOG_LEVEL: "silent" };
+    const env = { ...s.storeEnv, OG_BOOTSTRAP: "false", OG_LOG_LEVEL: "silent" };
     const shown = await runCli(["accounts", "show", accountId], env);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain("Email alerts (last 3, newest first):");
@@ -129,7 +131,7 @@ describe("usage alerts", () => {
     await smtp.waitForCount(6, email);
     await s.advance(3600);
     expect(smtp.to(email)).toHaveLength(6);
-    expect(alerts(accountId).filter((a) => a.state === "sent")).toHaveLength(6);
+    expect((await alerts(accountId)).filter((a) => a.state === "sent")).toHaveLength(6);
   }, 30_000);
 });
 
@@ -141,7 +143,7 @@ describe("delivery failures", () => {
     try {
       await generate(apiKey); // 100 % at once: three alerts, all failing to connect
       await waitForAlerts(accountId, "three failed first attempts", (l) => l.length === 3 && l.every((a) => a.attempts === 1));
-      for (const a of alerts(accountId)) {
+      for (const a of await alerts(accountId)) {
         expect(a.state).toBe("pending");
         expect(a.last_error).toContain("ECONNREFUSED");
         expect(Date.parse(a.next_attempt_at!)).toBe(s.now() + EMAIL_RETRY_SCHEDULE[0] * 1000);
@@ -154,8 +156,8 @@ describe("delivery failures", () => {
     await s.advance(1);
     await smtp.waitForCount(3, email);
     await waitForAlerts(accountId, "all sent", (l) => l.every((a) => a.state === "sent"));
-    expect(alerts(accountId).map((a) => a.attempts)).toEqual([2, 2, 2]);
-    expect(alerts(accountId).every((a) => a.next_attempt_at === null && a.sent_at !== null)).toBe(true);
+    expect((await alerts(accountId)).map((a) => a.attempts)).toEqual([2, 2, 2]);
+    expect((await alerts(accountId)).every((a) => a.next_attempt_at === null && a.sent_at !== null)).toBe(true);
   }, 30_000);
 
   test("550 is permanent: recorded as failed after one attempt, never retried", async () => {
@@ -166,7 +168,7 @@ describe("delivery failures", () => {
       await generate(apiKey);
       await waitForAlerts(accountId, "three rejected alerts", (l) => l.length === 3 && l.every((a) => a.state === "failed"));
       await s.advance(EMAIL_RETRY_SCHEDULE.reduce((a, b) => a + b, 0) + 60);
-      for (const a of alerts(accountId)) {
+      for (const a of await alerts(accountId)) {
         expect(a.attempts).toBe(1);
         expect(a.last_error).toContain("550");
         expect(a.last_error).toContain("not retried");
@@ -187,11 +189,11 @@ describe("delivery failures", () => {
       await generate(apiKey);
       await waitForAlerts(accountId, "first attempts", (l) => l.length === 3 && l.every((a) => a.attempts === 1));
       for (const [i, delay] of EMAIL_RETRY_SCHEDULE.entries()) {
-        expect(alerts(accountId).every((a) => a.state === "pending" && a.attempts === i + 1)).toBe(true);
+        expect((await alerts(accountId)).every((a) => a.state === "pending" && a.attempts === i + 1)).toBe(true);
         await s.advance(delay);
         await waitForAlerts(accountId, `attempt ${i + 2}`, (l) => l.every((a) => a.attempts === i + 2));
       }
-      const log = alerts(accountId);
+      const log = await alerts(accountId);
       expect(log.map((a) => a.state)).toEqual(["failed", "failed", "failed"]);
       for (const a of log) {
         expect(a.attempts).toBe(EMAIL_RETRY_SCHEDULE.length + 1);
@@ -214,8 +216,8 @@ test("without SMTP_URL the alert is recorded and logged as not sent, and nothing
     await gen.arrayBuffer();
     expect(gen.status).toBe(200);
     const recent = () => plain.service.services.email.recent(account_id);
-    await smtp.waitFor(() => recent().length === 3 && recent().every((a) => a.state !== "pending"), "not_sent alerts");
-    expect(recent().map((a) => [a.state, a.attempts, a.last_error])).toEqual([
+    await smtp.waitFor(async () => (await recent()).length === 3 && (await recent()).every((a) => a.state !== "pending"), "not_sent alerts");
+    expect((await recent()).map((a) => [a.state, a.attempts, a.last_error])).toEqual([
       ["not_sent", 1, "SMTP_URL is not set"],
       ["not_sent", 1, "SMTP_URL is not set"],
       ["not_sent", 1, "SMTP_URL is not set"],

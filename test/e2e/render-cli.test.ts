@@ -27,6 +27,17 @@ describe("ogsmith render --json", () => {
     expect([png.width, png.height]).toEqual([800, 418]);
   });
 
+  test("characters no font has are a warning naming them; the image is still written", async () => {
+    const out = join(dir, "runes.png");
+    const { code, stderr } = await runCli(["render", "--json", JSON.stringify({ template: "blog", title: "Runes ᚠᚢ 日本" }), "-o", out]);
+    expect(code).toBe(0);
+    expect(stderr).toContain("warning: 2 character(s) no font has, drawn as boxes: U+16A0 U+16A2");
+    expect(existsSync(out)).toBe(true);
+    const clean = await runCli(["render", "--json", JSON.stringify({ template: "blog", title: "日本 עברית" }), "-o", join(dir, "clean.png")]);
+    expect(clean.code).toBe(0);
+    expect(clean.stderr).not.toContain("warning");
+  });
+
   test("an invalid body is exit 1 with every bad field named, and writes nothing", async () => {
     const out = join(dir, "invalid.png");
     const { code, stderr } = await runCli(["render", "--json", JSON.stringify({ title: "", colour: "red" }), "-o", out]);

@@ -8,7 +8,7 @@ import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eventBody } from "../support/harness.ts";
+import { eventBody, storeEnv } from "../support/harness.ts";
 import { REPO_ROOT, waitForOutput } from "../support/process.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
 
@@ -33,7 +33,7 @@ async function spawnServer(): Promise<{ proc: Subprocess<"ignore", "pipe", "pipe
     cwd: REPO_ROOT, // the tsconfig (JSX runtime of the templates) is found from the working directory
     env: {
       ...process.env,
-      OG_DB_PATH: join(dir, "ogsmith.db"),
+      ...(await storeEnv(join(dir, "ogsmith.db"))),
       PORT: "0",
       HOST: "127.0.0.1",
       OG_ADMIN_TOKEN: ADMIN,

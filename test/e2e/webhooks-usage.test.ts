@@ -3,11 +3,10 @@
  * monthly `usage.reset` at the boundary, and its catch-up after a restart — each exactly once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eventBody, startTestService, type TestService } from "../support/harness.ts";
+import { eventBody, execStoreSql, startTestService, type TestService } from "../support/harness.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
 
 const SECRET = "usage-secret-0123456789abcdef";
@@ -144,13 +143,11 @@ describe("usage.reset after a restart across the boundary", () => {
       // While the process is down, the month turns: the test clock of a new process starts at
       // the real time, so the month that just ended is simulated by moving the stored usage and
       // the account's creation one month back.
-      const sqlite = new Database(dbPath);
       const now = new Date();
       const thisMonth = now.toISOString().slice(0, 7);
       const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
-      sqlite.run("UPDATE usage_periods SET period = ? WHERE account_id = ? AND period = ?", [lastMonth, accountId, thisMonth]);
-      sqlite.run("UPDATE accounts SET created_at = created_at - ? WHERE id = ?", [40 * 86_400_000, accountId]);
-      sqlite.close();
+      await execStoreSql(dbPath, "UPDATE usage_periods SET period = ? WHERE account_id = ? AND period = ?", [lastMonth, accountId, thisMonth]);
+      await execStoreSql(dbPath, "UPDATE accounts SET created_at = created_at - ? WHERE id = ?", [40 * 86_400_000, accountId]);
       expect(r.at("/restart")).toHaveLength(0);
 
       const s2 = await startTestService(env);

@@ -31,12 +31,12 @@ beforeAll(async () => {
     OG_BOOTSTRAP: "false",
     OG_LOG_LEVEL: "silent",
   });
-  services = createServices(config, { logger: silentLogger });
+  services = await createServices(config, { logger: silentLogger });
   const { templates } = await prepareRendering({ logger: silentLogger });
   app = createApp({ services, renderer: createInProcessRenderer(templates), templates });
 });
-afterAll(() => {
-  services.close();
+afterAll(async () => {
+  await services.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

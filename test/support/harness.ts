@@ -1,7 +1,16 @@
 /**
- * End-to-end harness: the real service (startService) on port 0 with a real SQLite file in a
- * temp dir, the test clock on, and helpers that seed accounts through the real admin API.
+ * End-to-end harness: the real service (startService) on port 0 with a real store, the test
+ * clock on, and helpers that seed accounts through the real admin API.
+ *
+ * The store comes from the environment, so one suite runs against either:
+ * - default: a SQLite file in a temp dir;
+ * - `OG_TEST_STORE=postgres`: a fresh database on a throwaway PostgreSQL server, from
+ *   test/support/postgres.ts (`testDatabaseUrl(): Promise<string>` and
+ *   `execSql(url, text, params): Promise<void>` with `$1…` placeholders).
+ * A test that restarts the service names its store by a file path (`OG_DB_PATH`); the same
+ * path gives the same store in either mode (`storeEnv`).
  */
+import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,9 +20,59 @@ import { startService, type RunningService } from "../../src/serve.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
+export type TestStoreKind = "sqlite" | "postgres";
+export const TEST_STORE: TestStoreKind = process.env.OG_TEST_STORE === "postgres" ? "postgres" : "sqlite";
+
+interface PostgresSupport {
+  testDatabaseUrl(): Promise<string>;
+  execSql(url: string, text: string, params: unknown[]): Promise<void>;
+}
+// Imported by a computed path: the module exists only where PostgreSQL support is built.
+const POSTGRES_SUPPORT = "./postgres.ts";
+const postgresSupport = (): Promise<PostgresSupport> => import(POSTGRES_SUPPORT);
+
+const databases = new Map<string, Promise<string>>();
+
+/**
+ * The environment that points a service, a child process or the CLI at the store named by
+ * `dbPath`: the SQLite file itself, or (PostgreSQL) one database per distinct path, so a
+ * restarted service finds what the previous one left.
+ */
+export async function storeEnv(dbPath: string): Promise<Record<string, string>> {
+  if (TEST_STORE === "sqlite") return { OG_DB_PATH: dbPath };
+  let url = databases.get(dbPath);
+  if (!url) {
+    url = postgresSupport().then((m) => m.testDatabaseUrl());
+    databases.set(dbPath, url);
+  }
+  return { OG_DB_PATH: dbPath, OG_DATABASE_URL: await url };
+}
+
+/**
+ * Runs one SQL statement on the store named by `dbPath`, for tests that set up a state no API
+ * reaches (e.g. a month that ended while the service was down). Placeholders are `?`; the
+ * statement must read the same in SQLite and PostgreSQL.
+ */
+export async function execStoreSql(dbPath: string, text: string, params: (string | number | null)[]): Promise<void> {
+  if (TEST_STORE === "sqlite") {
+    const sqlite = new Database(dbPath);
+    try {
+      sqlite.run(text, params);
+    } finally {
+      sqlite.close();
+    }
+    return;
+  }
+  let n = 0;
+  const { OG_DATABASE_URL } = await storeEnv(dbPath);
+  await (await postgresSupport()).execSql(OG_DATABASE_URL!, text.replace(/\?/g, () => `$${++n}`), params);
+}
+
 export interface TestService {
   url: string;
   dir: string;
+  /** The environment that points another process (the CLI, a restarted server) at this service's store. */
+  storeEnv: Record<string, string>;
   service: RunningService;
   /** fetch against the service with an optional API key and JSON body. */
   api(path: string, init?: { method?: string; key?: string; json?: unknown; headers?: Record<string, string>; body?: BodyInit }): Promise<Response>;
@@ -25,10 +84,18 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export interface TestServiceOptions {
+  /**
+   * The webhook retry jitter's random source. Default `() => 0.5`: every retry exactly on its
+   * nominal delay, so tests can assert "nothing a second early, the retry on the dot".
+   */
+  retryRandom?: () => number;
+}
+
+export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), "ogsmith-test-"));
+  const store = env.OG_DATABASE_URL ? { OG_DATABASE_URL: env.OG_DATABASE_URL } : await storeEnv(env.OG_DB_PATH ?? join(dir, "ogsmith.db"));
   const config = loadConfig({
-    OG_DB_PATH: join(dir, "ogsmith.db"),
     PORT: "0",
     HOST: "127.0.0.1",
     OG_TEST_CLOCK: "1",
@@ -37,8 +104,9 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     OG_LOG_LEVEL: "silent",
     OG_RENDER_WORKERS: "2",
     ...env,
+    ...store,
   });
-  const service = await startService(config, { logger: silentLogger, print: () => {} });
+  const service = await startService(config, { logger: silentLogger, print: () => {}, retryRandom: options.retryRandom ?? (() => 0.5) });
   const url = service.url;
 
   const api: TestService["api"] = (path, init = {}) => {
@@ -57,6 +125,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
   return {
     url,
     dir,
+    storeEnv: store,
     service,
     api,
     admin,

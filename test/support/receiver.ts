@@ -41,7 +41,7 @@ export interface TestReceiver {
   /** Requests waiting for an answer right now. */
   readonly pending: number;
   /** Resolves once `condition()` holds; fails after `timeoutMs` of real time. */
-  waitFor(condition: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number): Promise<void>;
   /** Waits until `path` (or anything, when omitted) has received at least `count` requests. */
   waitForCount(count: number, path?: string, timeoutMs?: number): Promise<Received[]>;
   clear(): void;
@@ -77,7 +77,7 @@ export async function startReceiver(): Promise<TestReceiver> {
   });
   const port = server.port!;
 
-  const waitFor = (condition: () => boolean, what: string, timeoutMs?: number) =>
+  const waitFor = (condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number) =>
     waitUntil(condition, () => `receiver: ${what} (received ${received.length})`, { timeoutMs });
   const at = (path: string) => received.filter((r) => r.path === path);
 

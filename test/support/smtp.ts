@@ -48,7 +48,7 @@ export interface TestSmtpServer {
   down(): Promise<void>;
   /** Listens again on the same port. */
   up(): Promise<void>;
-  waitFor(condition: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number): Promise<void>;
   waitForCount(count: number, address?: string, timeoutMs?: number): Promise<ReceivedMail[]>;
   stop(): Promise<void>;
 }
@@ -135,7 +135,7 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
   await listen();
   const credentials = options.auth ? `${encodeURIComponent(options.auth.user)}:${encodeURIComponent(options.auth.pass)}@` : "";
 
-  const waitFor = (condition: () => boolean, what: string, timeoutMs?: number) => waitUntil(condition, `smtp: ${what}`, { timeoutMs, intervalMs: 10 });
+  const waitFor = (condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number) => waitUntil(condition, `smtp: ${what}`, { timeoutMs, intervalMs: 10 });
   const to = (address: string) => messages.filter((m) => m.to.includes(address.toLowerCase()));
 
   return {

@@ -11,10 +11,10 @@ export interface WaitOptions {
   intervalMs?: number;
 }
 
-export async function waitFor(condition: () => boolean, what: string | (() => string), options: WaitOptions = {}): Promise<void> {
+export async function waitFor(condition: () => boolean | Promise<boolean>, what: string | (() => string), options: WaitOptions = {}): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (performance.now() > deadline) {
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === "function" ? what() : what}`);
     }

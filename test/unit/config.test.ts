@@ -20,9 +20,19 @@ describe("config", () => {
     [{ OG_ADMIN_TOKEN: "short" }, "OG_ADMIN_TOKEN must be at least 16 characters"],
     [{ OG_BASE_URL: "not a url" }, "OG_BASE_URL is not a valid URL"],
     [{ OG_LOG_LEVEL: "loud" }, "OG_LOG_LEVEL must be one of"],
+    [{ OG_DATABASE_URL: "mysql://db/og" }, "OG_DATABASE_URL must use postgres: or postgresql:"],
+    [{ OG_DATABASE_URL: "postgres://user:secret@[bad" }, "OG_DATABASE_URL is not a valid URL"],
   ])("%p is refused with one clear line", (env, message) => {
     expect(() => loadConfig(env as Record<string, string>)).toThrow(ConfigError);
     expect(() => loadConfig(env as Record<string, string>)).toThrow(message);
+  });
+
+  test("OG_DATABASE_URL selects PostgreSQL; unset, the SQLite file stays the store", () => {
+    expect(loadConfig({}).databaseUrl).toBeUndefined();
+    expect(loadConfig({ OG_DATABASE_URL: " postgres://og:pw@db:5432/og " }).databaseUrl).toBe("postgres://og:pw@db:5432/og");
+    expect(loadConfig({ OG_DATABASE_URL: "postgresql://db/og" }).databaseUrl).toBe("postgresql://db/og");
+    // The error names the variable, never the value (it may carry a password).
+    expect(() => loadConfig({ OG_DATABASE_URL: "postgres://user:secret@[bad" })).not.toThrow(/secret/);
   });
 
   test("booleans accept true/false/1/0/yes/no", () => {

@@ -1,9 +1,9 @@
-/** Operator API (DESIGN §6) and the test clock (DESIGN §7). Guarded by src/http/admin-auth.ts. */
-import { Elysia, t } from "elysia";
+/** Operator API and the test clock. Guarded by src/http/admin-auth.ts (bearer token). */
+import { Elysia } from "elysia";
 import { ApiError } from "../../errors.ts";
 import type { Services } from "../../services.ts";
 import { errorResponses } from "../../http/error-schema.ts";
-import { AccountRecord, AdvanceBody, CreateAccountBody, UpdateAccountBody } from "./model.ts";
+import { AccountRecord, AdvanceBody, ClockTime, CreateAccountBody, CreatedAccount, ReplacedKey, UpdateAccountBody } from "./model.ts";
 
 const ADMIN_ERRORS = ["UNAUTHORIZED", "NOT_FOUND", "INVALID_JSON", "VALIDATION_ERROR", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const;
 
@@ -12,8 +12,8 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
   const app = new Elysia({ name: "module.admin", prefix: "/admin" })
     .post(
       "/accounts",
-      ({ body, set }) => {
-        const { account, apiKey } = accounts.create({
+      async ({ body, set }) => {
+        const { account, apiKey } = await accounts.create({
           email: body.email,
           plan: body.plan,
           status: body.status,
@@ -25,8 +25,8 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
       },
       {
         body: CreateAccountBody,
-        response: { 201: t.Object({ account_id: t.String(), api_key: t.String(), account: AccountRecord }), ...errorResponses(...ADMIN_ERRORS) },
-        detail: { summary: "Create an account (the key is shown once)", tags: ["Admin"] },
+        response: { 201: CreatedAccount, ...errorResponses(...ADMIN_ERRORS) },
+        detail: { summary: "Create an account (the key is shown once)", description: "`quota` and `requests_per_second` are required for the custom plan and refused for the others.", tags: ["Admin"] },
       },
     )
     .patch(
@@ -42,23 +42,23 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
       {
         body: UpdateAccountBody,
         response: { 200: AccountRecord, ...errorResponses(...ADMIN_ERRORS) },
-        detail: { summary: "Change an account's plan, status or email", tags: ["Admin"] },
+        detail: { summary: "Change an account's plan, status or email", description: "Fields left out keep their values.", tags: ["Admin"] },
       },
     )
     .get("/accounts/:id", ({ params }) => accounts.show(params.id), {
       response: { 200: AccountRecord, ...errorResponses(...ADMIN_ERRORS) },
-      detail: { summary: "Show an account", tags: ["Admin"] },
+      detail: { summary: "Show an account", description: "The account with its plan limits and key prefix (never the key).", tags: ["Admin"] },
     })
     .post(
       "/accounts/:id/keys",
-      ({ params, set }) => {
-        const apiKey = accounts.replaceKey(params.id);
+      async ({ params, set }) => {
+        const apiKey = await accounts.replaceKey(params.id);
         set.status = 201;
         return { api_key: apiKey };
       },
       {
-        response: { 201: t.Object({ api_key: t.String() }), ...errorResponses(...ADMIN_ERRORS) },
-        detail: { summary: "Replace the account's key (the old one stops at once)", tags: ["Admin"] },
+        response: { 201: ReplacedKey, ...errorResponses(...ADMIN_ERRORS) },
+        detail: { summary: "Replace the account's key (the old one stops at once)", description: "The new key is in this answer only; dashboard sessions opened with the old key end.", tags: ["Admin"] },
       },
     );
 
@@ -68,8 +68,8 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
   };
   return app
     .get("/clock", () => ({ now: new Date(requireTestClock().now()).toISOString() }), {
-      response: { 200: t.Object({ now: t.String({ format: "date-time" }) }), ...errorResponses(...ADMIN_ERRORS) },
-      detail: { summary: "Read the test clock", tags: ["Test clock"] },
+      response: { 200: ClockTime, ...errorResponses(...ADMIN_ERRORS) },
+      detail: { summary: "Read the test clock", description: "Only with OG_TEST_CLOCK; 404 otherwise.", tags: ["Test clock"] },
     })
     .post(
       "/clock/advance",
@@ -79,7 +79,7 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
       },
       {
         body: AdvanceBody,
-        response: { 200: t.Object({ now: t.String({ format: "date-time" }) }), ...errorResponses(...ADMIN_ERRORS) },
+        response: { 200: ClockTime, ...errorResponses(...ADMIN_ERRORS) },
         detail: {
           summary: "Advance the test clock",
           description: "Moves the clock forward and, before answering, runs every job that became due.",

@@ -1,11 +1,14 @@
+/** Schemas of the operator API; the limits come from the accounts' one set of rules. */
 import { t } from "elysia";
-import { ACCOUNT_STATUSES, PLAN_IDS } from "../../accounts/plans.ts";
+import { ACCOUNT_STATUSES, MAX_EMAIL_LENGTH, MAX_QUOTA, MAX_RPS, PLAN_IDS } from "../../accounts/rules.ts";
+import { Count, OneOf, ResourceId, Timestamp } from "../../http/error-schema.ts";
 
-const Plan = t.Union(PLAN_IDS.map((id) => t.Literal(id)), { error: `must be one of ${PLAN_IDS.join(", ")}` });
-const Status = t.Union(ACCOUNT_STATUSES.map((s) => t.Literal(s)), { error: `must be one of ${ACCOUNT_STATUSES.join(", ")}` });
-const Quota = t.Integer({ minimum: 1, maximum: 100_000_000, error: "must be a whole number from 1 to 100000000" });
-const Rps = t.Integer({ minimum: 1, maximum: 10_000, error: "must be a whole number from 1 to 10000" });
-const Email = t.String({ format: "email", maxLength: 254, error: "must be an email address" });
+const Plan = OneOf(PLAN_IDS, { error: `must be one of ${PLAN_IDS.join(", ")}` });
+const Status = OneOf(ACCOUNT_STATUSES, { error: `must be one of ${ACCOUNT_STATUSES.join(", ")}` });
+const Quota = t.Integer({ minimum: 1, maximum: MAX_QUOTA, description: "Images per month (custom plan only).", error: `must be a whole number from 1 to ${MAX_QUOTA}` });
+const Rps = t.Integer({ minimum: 1, maximum: MAX_RPS, description: "Requests per second (custom plan only).", error: `must be a whole number from 1 to ${MAX_RPS}` });
+const Email = t.String({ format: "email", maxLength: MAX_EMAIL_LENGTH, error: "must be an email address" });
+const ApiKey = t.String({ maxLength: 35, pattern: "^og_[A-Za-z0-9]{32}$", description: "The account's API key. Shown once; only its hash is stored." });
 
 export const CreateAccountBody = t.Object(
   {
@@ -15,7 +18,7 @@ export const CreateAccountBody = t.Object(
     quota: t.Optional(Quota),
     requests_per_second: t.Optional(Rps),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: "CreateAccountRequest" },
 );
 
 export const UpdateAccountBody = t.Object(
@@ -26,25 +29,31 @@ export const UpdateAccountBody = t.Object(
     quota: t.Optional(Quota),
     requests_per_second: t.Optional(Rps),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: "UpdateAccountRequest" },
 );
 
 export const AccountRecord = t.Object(
   {
-    id: t.String(),
-    email: t.String(),
-    plan: t.String(),
-    status: t.String(),
-    quota: t.Integer(),
-    requests_per_second: t.Integer(),
-    key_prefix: t.Union([t.String(), t.Null()]),
-    created_at: t.String(),
-    updated_at: t.String(),
+    id: ResourceId("acc", "Account id (`acc_…`)."),
+    email: t.String({ format: "email", maxLength: MAX_EMAIL_LENGTH }),
+    plan: Plan,
+    status: Status,
+    quota: Count(MAX_QUOTA, "Images per month."),
+    requests_per_second: Count(MAX_RPS),
+    key_prefix: t.Union([t.String({ maxLength: 7, pattern: "^og_[A-Za-z0-9]{4}$" }), t.Null()], { description: "`og_` and the key's first 4 characters; null without a key." }),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
   },
   { title: "Account" },
 );
 
+export const CreatedAccount = t.Object({ account_id: ResourceId("acc"), api_key: ApiKey, account: AccountRecord }, { title: "CreatedAccount" });
+export const ReplacedKey = t.Object({ api_key: ApiKey }, { title: "ReplacedKey" });
+export const ClockTime = t.Object({ now: Timestamp("The service clock.") }, { title: "ClockTime" });
+
 export const AdvanceBody = t.Object(
-  { seconds: t.Number({ minimum: 0, maximum: 10 * 366 * 86400, error: "must be a number of seconds from 0 to ten years" }) },
-  { additionalProperties: false },
+  {
+    seconds: t.Number({ minimum: 0, maximum: 10 * 366 * 86400, description: "Seconds to move the clock forward.", error: "must be a number of seconds from 0 to ten years" }),
+  },
+  { additionalProperties: false, title: "ClockAdvanceRequest" },
 );

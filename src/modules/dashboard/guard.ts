@@ -13,7 +13,7 @@ import { Elysia } from "elysia";
 import type { Config } from "../../config.ts";
 import { subscriptionBlock } from "../../accounts/access.ts";
 import { enforceRateLimit } from "../../http/rate-limit.ts";
-import type { DashboardSession, SessionService } from "../../dashboard/sessions.ts";
+import type { DashboardSession, SessionService } from "../../sessions/sessions.ts";
 import { ApiError } from "../../errors.ts";
 import type { SlidingWindowLimiter } from "../../metering/rate-limit.ts";
 import { requestState } from "../../http/request-context.ts";
@@ -53,7 +53,7 @@ export function ownOrigins(request: Request, config: Pick<Config, "baseUrl">): S
 }
 
 export function dashboardGate(deps: { config: Pick<Config, "baseUrl">; sessions: SessionService; limiter: SlidingWindowLimiter }) {
-  return new Elysia({ name: "dashboard-gate" }).onRequest(({ request, set }) => {
+  return new Elysia({ name: "dashboard-gate" }).onRequest(async ({ request, set }) => {
     const { pathname } = new URL(request.url);
     if (!isDashboardPath(pathname)) return;
     const unsafe = !SAFE_METHODS.has(request.method);
@@ -65,7 +65,7 @@ export function dashboardGate(deps: { config: Pick<Config, "baseUrl">; sessions:
     if (!pathname.startsWith("/dashboard/api/")) return;
     if (pathname === SIGN_IN_PATH && request.method === "POST") return;
 
-    const session = deps.sessions.resolve(readCookie(request, SESSION_COOKIE));
+    const session = await deps.sessions.resolve(readCookie(request, SESSION_COOKIE));
     if (!session) throw new ApiError("UNAUTHORIZED", "Not signed in, or the session expired. Sign in with your API key.");
     sessions.set(request, session);
     requestState(request).sessionAccountId = session.account.id;

@@ -1,26 +1,26 @@
 /**
- * The dashboard (DESIGN §8, spec §4 rule 3): one HTML page and its script and styles, embedded in
+ * The dashboard: one HTML page and its scripts and styles, embedded in
  * the binary, plus the session-authenticated JSON endpoints it calls under /dashboard/api/*.
  * Every endpoint is a thin shell over the same core the /api routes use (accounts, metering,
  * webhooks, the renderer), and every error leaves through the one envelope.
  */
 import { Elysia } from "elysia";
+import { ApiError } from "../../errors.ts";
 import { toAccountView } from "../../accounts/accounts.ts";
 import { subscriptionBlock } from "../../accounts/access.ts";
-import { usageOverview } from "../../dashboard/overview.ts";
-import { SESSION_TTL_MS, SessionService, type DashboardSession } from "../../dashboard/sessions.ts";
+import { usageOverview } from "../../metering/overview.ts";
+import { SESSION_TTL_MS, type DashboardSession } from "../../sessions/sessions.ts";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
-import { describeTemplates } from "../templates/index.ts";
-import type { WebhookInput } from "../../webhooks/service.ts";
+import { templateCatalog } from "../templates/index.ts";
+import type { WebhookInput } from "../../webhooks/input.ts";
 import { dashboardGate, readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
-import indexHtmlText from "./assets/index.html" with { type: "text" };
-import stylesheet from "./assets/dashboard.css" with { type: "text" };
-import script from "./assets/dashboard.js" with { type: "text" };
+import { dashboardAssets } from "./assets.ts";
+import { dashboardRules } from "./rules.ts";
 
 export interface DashboardDeps {
-  services: Pick<Services, "config" | "db" | "clock" | "accounts" | "metering" | "limiter" | "webhooks">;
+  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks">;
   renderer: Renderer;
   templates: TemplateLookup;
 }
@@ -46,10 +46,6 @@ const PAGE_HEADERS = {
 
 const hide = { detail: { hide: true } } as const;
 
-// bun-types declares every `.html` import as an HTMLBundle (Bun's full-stack dev server); with
-// `type: "text"` it is the file's text, which is what is served here.
-const indexHtml = indexHtmlText as unknown as string;
-
 function meView(session: DashboardSession) {
   const blocked = subscriptionBlock(session.account);
   const account = toAccountView(session.account, session.keyPrefix);
@@ -61,22 +57,21 @@ function meView(session: DashboardSession) {
   };
 }
 
-/** The form's fields only: anything else in the body is ignored rather than stored. */
 /** The webhooks service checks the whole body (unknown fields included), as for the API. */
 const webhookInput = (body: unknown) => body as WebhookInput;
 
 export function dashboardModule({ services, renderer, templates }: DashboardDeps) {
-  const sessions = new SessionService(services.db, services.clock, services.accounts);
+  const { sessions } = services;
   const secure = new URL(services.config.baseUrl).protocol === "https:";
   const cookie = (value: string, maxAgeSeconds: number) =>
     `${SESSION_COOKIE}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
 
-  // Asset URLs carry a content hash, so the files can be cached for good and a new binary
-  // still serves its own.
-  const version = Bun.hash(script + stylesheet).toString(36);
-  const page = indexHtml.replaceAll("{{version}}", version);
-  const asset = (body: string, type: string) => () =>
-    new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" } });
+  const { page, files } = dashboardAssets();
+  const asset = (name: string) => {
+    const file = files.get(name);
+    if (!file) throw new ApiError("NOT_FOUND", `No dashboard asset ${name}.`);
+    return new Response(file.body, { headers: { "content-type": file.type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" } });
+  };
   const html = () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...PAGE_HEADERS } });
 
   const { webhooks, metering, clock } = services;
@@ -86,14 +81,13 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     .use(dashboardGate({ config: services.config, sessions, limiter: services.limiter }))
     .get("", html, hide)
     .get("/", html, hide)
-    .get("/assets/dashboard.js", asset(script, "text/javascript; charset=utf-8"), hide)
-    .get("/assets/dashboard.css", asset(stylesheet, "text/css; charset=utf-8"), hide)
+    .get("/assets/:name", ({ params }) => asset(params.name), hide)
 
     // Sign-in and sign-out. The key travels once, in this request body, and is never echoed.
     .post(
       "/api/session",
-      ({ body, set }) => {
-        const { token, session } = sessions.signIn((body as { api_key?: unknown } | undefined)?.api_key);
+      async ({ body, set }) => {
+        const { token, session } = await sessions.signIn((body as { api_key?: unknown } | undefined)?.api_key);
         set.headers["set-cookie"] = cookie(token, Math.floor(SESSION_TTL_MS / 1000));
         set.headers["cache-control"] = "no-store";
         return meView(session);
@@ -102,8 +96,8 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     )
     .delete(
       "/api/session",
-      ({ request, set }) => {
-        sessions.signOut(readCookie(request, SESSION_COOKIE));
+      async ({ request, set }) => {
+        await sessions.signOut(readCookie(request, SESSION_COOKIE));
         set.headers["set-cookie"] = cookie("", 0);
         return { signed_out: true };
       },
@@ -111,7 +105,8 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     )
     .get("/api/me", ({ request }) => meView(sessionOf(request)), hide)
     .get("/api/usage", ({ request }) => usageOverview(metering, clock, sessionOf(request).account), hide)
-    .get("/api/templates", () => ({ data: describeTemplates(templates) }), hide)
+    .get("/api/templates", () => templateCatalog(templates), hide)
+    .get("/api/rules", () => dashboardRules, hide)
 
     // The playground's preview: validated like /api/generate, rate limited by the gate with the
     // key's window, and never reserved or counted against the quota.
@@ -125,6 +120,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
             "cache-control": "no-store",
             "x-generation-time-ms": String(result.generationTimeMs),
             "x-render-cache": result.cached ? "hit" : "miss",
+            "x-missing-glyphs": String(result.missingGlyphs?.length ?? 0),
           },
         });
       },
@@ -134,7 +130,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     // Webhooks: the same core service as /api/webhooks. Its own checks validate the body (no
     // TypeBox schema in front), so a form with several bad fields hears about all of them at
     // once instead of only the ones a schema stage reports first.
-    .get("/api/webhooks", ({ request }) => ({ data: webhooks.list(accountId(request)) }), hide)
+    .get("/api/webhooks", async ({ request }) => ({ data: await webhooks.list(accountId(request)) }), hide)
     .post(
       "/api/webhooks",
       async ({ request, body, set }) => {
@@ -147,5 +143,5 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     .put("/api/webhooks/:id", ({ request, params, body }) => webhooks.update(accountId(request), params.id, webhookInput(body)), hide)
     .delete("/api/webhooks/:id", ({ request, params }) => webhooks.delete(accountId(request), params.id), hide)
     .post("/api/webhooks/:id/test", async ({ request, params }) => (await webhooks.sendTest(accountId(request), params.id))[0], hide)
-    .get("/api/webhooks/:id/deliveries", ({ request, params }) => ({ data: webhooks.deliveries(accountId(request), params.id) }), hide);
+    .get("/api/webhooks/:id/deliveries", async ({ request, params }) => ({ data: await webhooks.deliveries(accountId(request), params.id) }), hide);
 }

@@ -1,11 +1,11 @@
-/** POST /api/generate: validate → reserve a unit → render → confirm (count + events) → PNG. */
+/** POST /api/generate: validate → render as one counted unit (metering.withUnit) → PNG. */
 import { Elysia, t } from "elysia";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
 import { authOf, requestState } from "../../http/request-context.ts";
-import { GenerateBody } from "./model.ts";
+import { generateBodySchema, ImageResponse } from "./model.ts";
 
 export interface GenerateDeps {
   services: Pick<Services, "metering">;
@@ -19,30 +19,25 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
     async ({ request, body }) => {
       const { account } = authOf(request);
       const renderRequest = parseRenderRequest(body, templates);
-      const reservation = services.metering.reserve(account);
-      let result;
-      try {
-        result = await renderer.render(renderRequest);
-      } catch (error) {
-        services.metering.release(reservation);
-        throw error;
-      }
       const requestId = requestState(request).id;
-      const used = services.metering.confirm(account, reservation, {
-        requestId,
-        template: renderRequest.template,
-        width: result.width,
-        height: result.height,
-        generationTimeMs: result.generationTimeMs,
+      const { result, quota, remaining } = await services.metering.withUnit(account, async () => {
+        const result = await renderer.render(renderRequest);
+        return {
+          result,
+          facts: { requestId, template: renderRequest.template, width: result.width, height: result.height, generationTimeMs: result.generationTimeMs },
+        };
       });
       return new Response(result.bytes as Uint8Array<ArrayBuffer>, {
         headers: {
           "content-type": result.contentType,
           "cache-control": "no-store",
-          etag: `"${Bun.hash(result.bytes).toString(16)}"`,
+          // The content address (template, theme, size, format, quality, fields, fetched image
+          // bytes) when the renderer has one; otherwise a hash of the format and the bytes.
+          etag: `"${result.contentAddress ?? `${renderRequest.format}${renderRequest.quality ?? ""}-${Bun.hash(result.bytes).toString(16)}`}"`,
           "x-generation-time-ms": String(result.generationTimeMs),
-          "x-quota-limit": String(reservation.quota),
-          "x-quota-remaining": String(Math.max(0, reservation.quota - used)),
+          "x-missing-glyphs": String(result.missingGlyphs?.length ?? 0),
+          "x-quota-limit": String(quota),
+          "x-quota-remaining": String(remaining),
         },
       });
     },
@@ -51,7 +46,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
       // (parseRenderRequest) so unknown fields are named with the template that owns them.
       // The schema still documents the request in OpenAPI.
       response: {
-        200: t.File({ description: "The image (image/png)." }),
+        200: ImageResponse,
         ...errorResponses(
           ...API_AUTH_ERRORS,
           "INVALID_JSON",
@@ -62,13 +57,14 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
           "QUOTA_EXCEEDED",
           "IMAGE_FETCH_FAILED",
           "SERVER_BUSY",
+          "SERVICE_UNAVAILABLE",
         ),
       },
       detail: {
         summary: "Generate an image",
-        description: "Renders the template with the given fields and returns the PNG. Each success counts one image toward the monthly quota.",
+        description: "Renders the template with the given fields and returns the image (PNG, JPEG or WebP). Each success counts one image toward the monthly quota.",
         tags: ["Images"],
-        requestBody: { required: true, content: { "application/json": { schema: GenerateBody as any } } },
+        requestBody: { required: true, content: { "application/json": { schema: generateBodySchema(templates) as any } } },
       },
     },
   );

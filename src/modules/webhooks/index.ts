@@ -1,9 +1,13 @@
-/** Webhook endpoints (DESIGN §3): CRUD, the test send and the delivery log. Logic lives in src/webhooks. */
-import { Elysia } from "elysia";
+/** Webhook endpoints: CRUD, the test send and the delivery log. Logic lives in src/webhooks. */
+import { Elysia, type Static } from "elysia";
 import type { Services } from "../../services.ts";
 import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
 import { authOf } from "../../http/request-context.ts";
 import { CreateWebhookBody, DeletedWebhook, DeliveryList, TestResults, TestWebhookBody, UpdateWebhookBody, WebhookList, WebhookRecord } from "./model.ts";
+
+/** The service speaks plain strings for event names; the schema (and so clients) know the closed set. */
+type Record_ = Static<typeof WebhookRecord>;
+const asRecord = <T>(view: T) => view as unknown as Record_;
 
 const BODY_ERRORS = ["INVALID_JSON", "VALIDATION_ERROR", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const;
 
@@ -16,7 +20,7 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
       async ({ request, body, set }) => {
         const created = await webhooks.create(authOf(request).account.id, body as any);
         set.status = 201;
-        return created;
+        return asRecord(created);
       },
       {
         // Validated by the webhooks service, not here, so one answer lists every bad field —
@@ -30,9 +34,9 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
         },
       },
     )
-    .get("", ({ request }) => ({ data: webhooks.list(authOf(request).account.id) }), {
+    .get("", async ({ request }) => ({ data: (await webhooks.list(authOf(request).account.id)).map(asRecord) }), {
       response: { 200: WebhookList, ...errorResponses(...API_AUTH_ERRORS) },
-      detail: { summary: "List webhooks", tags },
+      detail: { summary: "List webhooks", description: "Every webhook of the account (at most 20); secrets are never returned.", tags },
     })
     .post(
       "/test",
@@ -44,14 +48,16 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
           summary: "Send a test event",
           description: "One synchronous `webhook.test` attempt to every enabled webhook (or the one named). Not retried, not counted toward disabling.",
           tags,
+          // The body is optional: without it every enabled webhook gets the test event.
+          requestBody: { required: false, content: {} },
         },
       },
     )
-    .get("/:id", ({ request, params }) => webhooks.get(authOf(request).account.id, params.id), {
+    .get("/:id", ({ request, params }) => asRecord(webhooks.get(authOf(request).account.id, params.id)), {
       response: { 200: WebhookRecord, ...errorResponses(...API_AUTH_ERRORS, "WEBHOOK_NOT_FOUND") },
-      detail: { summary: "Show a webhook", tags },
+      detail: { summary: "Show a webhook", description: "Another account's webhook is 404 WEBHOOK_NOT_FOUND.", tags },
     })
-    .put("/:id", ({ request, params, body }) => webhooks.update(authOf(request).account.id, params.id, body as any), {
+    .put("/:id", async ({ request, params, body }) => asRecord(await webhooks.update(authOf(request).account.id, params.id, body as any)), {
       response: { 200: WebhookRecord, ...errorResponses(...API_AUTH_ERRORS, ...BODY_ERRORS, "WEBHOOK_NOT_FOUND") },
       detail: {
         summary: "Update a webhook",
@@ -64,7 +70,7 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
       response: { 200: DeletedWebhook, ...errorResponses(...API_AUTH_ERRORS, "WEBHOOK_NOT_FOUND") },
       detail: { summary: "Delete a webhook", description: "Pending deliveries are dropped.", tags },
     })
-    .get("/:id/deliveries", ({ request, params }) => ({ data: webhooks.deliveries(authOf(request).account.id, params.id) }), {
+    .get("/:id/deliveries", async ({ request, params }) => ({ data: await webhooks.deliveries(authOf(request).account.id, params.id) }), {
       response: { 200: DeliveryList, ...errorResponses(...API_AUTH_ERRORS, "WEBHOOK_NOT_FOUND") },
       detail: { summary: "Recent delivery attempts", description: "The last 100 attempts, newest first.", tags },
     });

@@ -72,7 +72,9 @@ describe("refused before any connection", () => {
     const resolver = fakeResolver({ "mixed.test": ["8.8.8.8", "10.0.0.1"] });
     const error = await outboundFailure(checkUrl("https://mixed.test/a.png", { allowPrivate: false, resolver }));
     expect(error.reason).toBe("blocked_address");
-    expect(error.message).toBe("mixed.test resolves to an address that is in a blocked range (private)");
+    expect(error.message).toBe(
+      "mixed.test resolves to an address that is in a blocked range (private); private and loopback addresses are allowed only when the server sets OG_ALLOW_PRIVATE_NETWORKS=true",
+    );
     expect(error.address).toBe("10.0.0.1");
   });
 

@@ -69,7 +69,7 @@ describe("RenderPool", () => {
       const results = await Promise.all(
         sizes.map(([width, height], i) => pool.render(job({ width, height, theme: i % 2 ? "light" : "dark", fields: { title: `Card ${i}` } }))),
       );
-      results.forEach(({ png }, i) => {
+      results.forEach(({ bytes: png }, i) => {
         const decoded = decodePng(png);
         expect([decoded.width, decoded.height]).toEqual([...sizes[i]!]);
       });
@@ -92,10 +92,10 @@ describe("RenderPool", () => {
         expect(error).toBeInstanceOf(ApiError);
         expect(error.code).toBe("SERVER_BUSY");
         expect(error.status).toBe(503);
-        expect(error.headers).toEqual({ "Retry-After": "1" });
+        expect(error.retryAfterSeconds).toBe(1); // the HTTP layer sends it as Retry-After: 1
       }
       // Capacity is back once the queue drained.
-      expect(decodePng((await pool.render(job())).png).width).toBe(1200);
+      expect(decodePng((await pool.render(job())).bytes).width).toBe(1200);
     } finally {
       await pool.close();
     }
@@ -107,14 +107,14 @@ describe("RenderPool", () => {
       const queuedBehind = pool.render(job({ fields: { title: "after the crash" } }));
       const crashed = pool.render(job({ template: "misbehave", fields: { title: "crash" } }));
       // Order: the first job was dispatched first; the crash is queued behind it.
-      expect(decodePng((await queuedBehind).png).width).toBe(1200);
+      expect(decodePng((await queuedBehind).bytes).width).toBe(1200);
       const error = await rejection(crashed);
       expect(error.code).toBe("INTERNAL_ERROR");
       expect(error.status).toBe(500);
 
       // The replacement serves both the disk template and the built-ins.
       const again = await pool.render(job({ template: "misbehave", fields: { title: "fine" } }));
-      expect(decodePng(again.png).width).toBe(1200);
+      expect(decodePng(again.bytes).width).toBe(1200);
       expect(pool.stats.replaced).toBe(1);
       expect(pool.stats.ready).toBe(1);
     } finally {
@@ -129,7 +129,7 @@ describe("RenderPool", () => {
       const crashed = pool.render(job({ template: "misbehave", fields: { title: "crash" } }));
       const waiting = [1, 2, 3].map((i) => pool.render(job({ fields: { title: `waiting ${i}` } })));
       expect((await rejection(crashed)).code).toBe("INTERNAL_ERROR");
-      for (const result of await Promise.all(waiting)) expect(decodePng(result.png).height).toBe(630);
+      for (const result of await Promise.all(waiting)) expect(decodePng(result.bytes).height).toBe(630);
     } finally {
       await pool.close();
     }
@@ -143,7 +143,7 @@ describe("RenderPool", () => {
       const error = await rejection(pool.render(job({ template: "misbehave", fields: { title: "hang" } })));
       expect(error.code).toBe("INTERNAL_ERROR");
       expect(performance.now() - started).toBeLessThan(5_000);
-      expect(decodePng((await pool.render(job())).png).width).toBe(1200);
+      expect(decodePng((await pool.render(job())).bytes).width).toBe(1200);
       expect(pool.stats.replaced).toBe(1);
     } finally {
       await pool.close();
@@ -155,7 +155,7 @@ describe("RenderPool", () => {
     try {
       const error = await rejection(pool.render(job({ template: "no-such-template" })));
       expect(error.code).toBe("UNKNOWN_TEMPLATE");
-      expect(decodePng((await pool.render(job())).png).width).toBe(1200);
+      expect(decodePng((await pool.render(job())).bytes).width).toBe(1200);
       expect(pool.stats.replaced).toBe(0);
     } finally {
       await pool.close();

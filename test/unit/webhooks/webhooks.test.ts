@@ -1,22 +1,24 @@
 /**
  * Webhook core, in process: signatures against independent implementations, the envelope bytes,
  * input checks, the address guard at registration and at delivery (no connection outside
- * loopback, ever), the job table's retry schedule and leases, and lane fairness.
+ * loopback, ever), the job table's retry schedule (fixed or computed per attempt) and leases,
+ * the sender's Retry-After, and lane fairness.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sign as signOctokit, verify as verifyOctokit } from "@octokit/webhooks-methods";
 import { Webhook } from "standardwebhooks";
-import { eq } from "drizzle-orm";
 import { TestClock } from "../../../src/clock.ts";
-import { openDatabase, type Db } from "../../../src/db/client.ts";
-import { accounts, jobs } from "../../../src/db/schema/index.ts";
 import { envelopeBody } from "../../../src/events/envelope.ts";
 import { JobQueue, type JobOutcome } from "../../../src/events/jobs.ts";
 import { deliveryHeaders, ogSignature, standardSignature } from "../../../src/events/signing.ts";
 import { silentLogger } from "../../../src/logger.ts";
 import { WebhookSender } from "../../../src/webhooks/delivery.ts";
-import { checkWebhookInput, RETRY_SCHEDULE, WebhookService } from "../../../src/webhooks/service.ts";
+import { RETRY_SCHEDULE } from "../../../src/webhooks/delivery-job.ts";
+import { checkWebhookInput } from "../../../src/webhooks/input.ts";
+import { WebhookService } from "../../../src/webhooks/service.ts";
 import { JobRunner } from "../../../src/worker/runner.ts";
+import { openSqliteStore } from "../../../src/store/sqlite/index.ts";
+import type { Store } from "../../../src/store/types.ts";
 import { fakeResolver, listenTcp, loopbackOnly, type TcpFixture } from "../../support/loopback.ts";
 import { startReceiver, type TestReceiver } from "../../support/receiver.ts";
 
@@ -96,16 +98,19 @@ describe("input checks", () => {
   });
 });
 
-/** An in-memory database with one account; the clock is a test clock. */
-function core(options: { allowPrivate: boolean; resolver?: ReturnType<typeof fakeResolver> }) {
-  const db = openDatabase(":memory:");
+/** An in-memory store with one account; the clock is a test clock. */
+async function core(options: { allowPrivate: boolean; resolver?: ReturnType<typeof fakeResolver> }) {
+  const store = await openSqliteStore(":memory:");
   const clock = new TestClock(Date.UTC(2030, 5, 1));
-  db.insert(accounts).values({ id: "acc_1", email: "a@example.com", plan: "pro", createdAt: clock.now(), updatedAt: clock.now() }).run();
-  const queue = new JobQueue(db, clock);
+  const now = clock.now();
+  await store.createAccount(
+    { id: "acc_1", email: "a@example.com", plan: "pro", status: "active", customQuota: null, customRequestsPerSecond: null, createdAt: now, updatedAt: now },
+    { id: "key_1", accountId: "acc_1", keyHash: "0".repeat(64), keyPrefix: "og_abcd", createdAt: now, revokedAt: null },
+  );
   const fence = loopbackOnly();
   const sender = new WebhookSender({ allowPrivate: options.allowPrivate, resolver: options.resolver, transport: fence.transport });
-  const webhooks = new WebhookService(db, clock, queue, sender, { allowPrivate: options.allowPrivate, resolver: options.resolver });
-  return { db, clock, queue, sender, webhooks, fence };
+  const webhooks = new WebhookService(store, clock, sender, { allowPrivate: options.allowPrivate, resolver: options.resolver });
+  return { store, clock, sender, webhooks, fence };
 }
 
 describe("address guard", () => {
@@ -124,7 +129,7 @@ describe("address guard", () => {
       "ula.example": ["fd12:3456::1"],
       "public.example": ["93.184.215.14"],
     });
-    const { webhooks } = core({ allowPrivate: false, resolver });
+    const { webhooks } = await core({ allowPrivate: false, resolver });
     for (const host of ["private.example", "mixed.example", "metadata.example", "cgnat.example", "ula.example"]) {
       const error = await webhooks.create("acc_1", { url: `https://${host}/hook`, events: ["usage.reset"], secret: SECRET }).catch((e) => e);
       expect({ host, code: error.code, fields: error.details?.map((d: any) => d.field) }).toEqual({ host, code: "VALIDATION_ERROR", fields: ["url"] });
@@ -138,7 +143,7 @@ describe("address guard", () => {
 
   test("delivery refuses a blocked address before connecting (flag off), e.g. after DNS rebinding", async () => {
     const rebinding = fakeResolver({ "rebind.example": ["127.0.0.1"] });
-    const { sender, fence } = core({ allowPrivate: false, resolver: rebinding });
+    const { sender, fence } = await core({ allowPrivate: false, resolver: rebinding });
     const body = envelopeBody({ id: "evt_1", type: "image.generated", data: "{}", createdAt: 0 });
     for (const url of [`http://rebind.example:${tcp.port}/`, `http://127.0.0.1:${tcp.port}/`, `http://[::1]:${tcp.port}/`]) {
       const result = await sender.send({ url, secret: SECRET }, { eventId: "evt_1", eventType: "image.generated", body }, "dlv_1", 0);
@@ -151,67 +156,128 @@ describe("address guard", () => {
 });
 
 describe("job table", () => {
-  let db: Db;
+  let store: Store;
   let clock: TestClock;
   let queue: JobQueue;
   let real = 1_000_000;
   const outcomes: JobOutcome[] = [];
-  beforeAll(() => {
-    db = openDatabase(":memory:");
+  const fresh = async () => {
+    store = await openSqliteStore(":memory:");
     clock = new TestClock(Date.UTC(2030, 0, 1));
-    queue = new JobQueue(db, clock, () => real);
+    queue = new JobQueue(store, clock, () => real);
     queue.register({ kind: "fake", retrySchedule: RETRY_SCHEDULE, perform: async () => outcomes.shift() ?? { ok: true } });
-  });
-  const claim = () => queue.claimDue({ limit: 10, laneRoom: () => 10, leaseMs: 30_000 }).jobs;
+  };
+  beforeAll(fresh);
+  const claim = async () => (await queue.claimDue({ limit: 10, laneRoom: () => 10, leaseMs: 30_000 })).jobs;
 
-  test("the retry schedule is data: due again 60, 300, 1800, 7200, 86400 s after each failure, then failed", () => {
-    const id = queue.enqueue(db, { kind: "fake", lane: "l" });
+  test("the retry schedule is data: due again 60, 300, 1800, 7200, 86400 s after each failure, then failed", async () => {
+    const id = await queue.enqueue({ kind: "fake", lane: "l" });
     for (const [i, delay] of RETRY_SCHEDULE.entries()) {
-      const [job] = claim();
+      const [job] = await claim();
       expect(job!.attempts).toBe(i + 1);
-      const settled = queue.settle(job!, { ok: false, error: "HTTP 500" });
+      const settled = await queue.settle(job!, { ok: false, error: "HTTP 500" });
       expect(settled).toMatchObject({ attempt: i + 1, nextRunAt: clock.now() + delay * 1000, gaveUp: false, status: "pending" });
-      clock.advance(delay - 1);
-      expect(claim()).toEqual([]);
-      clock.advance(1);
+      await clock.advance(delay - 1);
+      expect(await claim()).toEqual([]);
+      await clock.advance(1);
     }
-    const [last] = claim();
+    const [last] = await claim();
     expect(last!.attempts).toBe(6);
-    expect(queue.settle(last!, { ok: false, error: "HTTP 500" })).toMatchObject({ attempt: 6, nextRunAt: null, gaveUp: true, status: "failed" });
-    expect(db.select().from(jobs).where(eq(jobs.id, id)).get()).toMatchObject({ status: "failed", lastError: "HTTP 500", attempts: 6 });
+    expect(await queue.settle(last!, { ok: false, error: "HTTP 500" })).toMatchObject({ attempt: 6, nextRunAt: null, gaveUp: true, status: "failed" });
+    expect(await store.getJob(id)).toMatchObject({ status: "failed", lastError: "HTTP 500", attempts: 6 });
   });
 
-  test("a claimed job is leased: not handed out twice until the lease ends or a restart releases it", () => {
-    queue.enqueue(db, { kind: "fake", lane: "l" });
-    const [job] = claim();
-    expect(claim()).toEqual([]);
+  test("a claimed job is leased: not handed out twice until the lease ends or a restart releases it", async () => {
+    await queue.enqueue({ kind: "fake", lane: "l" });
+    const [job] = await claim();
+    expect(await claim()).toEqual([]);
     real += 30_001; // the lease ran out (the process that claimed it died)
-    const [again] = claim();
+    const [again] = await claim();
     expect(again!.id).toBe(job!.id);
     expect(again!.attempts).toBe(2);
-    expect(queue.releaseLeases()).toBe(1); // start-up of a new process
-    expect(claim()[0]!.id).toBe(job!.id);
+    expect(await queue.releaseLeases()).toBe(1); // start-up of a new process
+    expect((await claim())[0]!.id).toBe(job!.id);
   });
 
-  test("unknown kinds are left alone; lanes are capped per claim; other lanes are found past a busy one", () => {
-    db.delete(jobs).run();
-    queue.enqueue(db, { kind: "someone-elses", lane: "x" });
-    for (let i = 0; i < 5; i++) queue.enqueue(db, { kind: "fake", lane: "busy" });
-    queue.enqueue(db, { kind: "fake", lane: "quiet" });
-    const claimed = queue.claimDue({ limit: 10, laneRoom: (lane) => (lane === "busy" ? 2 : 10), leaseMs: 1000 }).jobs;
+  test("unknown kinds are left alone; lanes are capped per claim; other lanes are found past a busy one", async () => {
+    await fresh();
+    await queue.enqueue({ kind: "someone-elses", lane: "x" });
+    for (let i = 0; i < 5; i++) await queue.enqueue({ kind: "fake", lane: "busy" });
+    await queue.enqueue({ kind: "fake", lane: "quiet" });
+    const claimed = (await queue.claimDue({ limit: 10, laneRoom: (lane) => (lane === "busy" ? 2 : 10), leaseMs: 1000 })).jobs;
     expect(claimed.map((j) => j.lane).sort()).toEqual(["busy", "busy", "quiet"]);
-    expect(queue.claimDue({ limit: 10, laneRoom: (lane) => (lane === "busy" ? 0 : 10), leaseMs: 1000, searchPastFullLanes: true }).jobs).toEqual([]);
+    expect((await queue.claimDue({ limit: 10, laneRoom: (lane) => (lane === "busy" ? 0 : 10), leaseMs: 1000, searchPastFullLanes: true })).jobs).toEqual([]);
 
     // 100 due jobs of a busy lane ahead of one of a quiet lane: the window (limit*2+16) sees only
     // the busy lane; the search past it finds the quiet one, and says when it found nothing.
-    db.delete(jobs).run();
-    for (let i = 0; i < 100; i++) queue.enqueue(db, { kind: "fake", lane: "busy", runAt: clock.now() - 1000 });
-    queue.enqueue(db, { kind: "fake", lane: "quiet" });
+    await fresh();
+    for (let i = 0; i < 100; i++) await queue.enqueue({ kind: "fake", lane: "busy", runAt: clock.now() - 1000 });
+    await queue.enqueue({ kind: "fake", lane: "quiet" });
     const room = (lane: string) => (lane === "busy" ? 0 : 10);
-    expect(queue.claimDue({ limit: 1, laneRoom: room, leaseMs: 1000 })).toEqual({ jobs: [], searchedEmpty: false });
-    const found = queue.claimDue({ limit: 1, laneRoom: room, leaseMs: 1000, searchPastFullLanes: true });
+    expect(await queue.claimDue({ limit: 1, laneRoom: room, leaseMs: 1000 })).toEqual({ jobs: [], searchedEmpty: false });
+    const found = await queue.claimDue({ limit: 1, laneRoom: room, leaseMs: 1000, searchPastFullLanes: true });
     expect(found.jobs.map((j) => j.lane)).toEqual(["quiet"]);
-    expect(queue.claimDue({ limit: 1, laneRoom: room, leaseMs: 1000, searchPastFullLanes: true })).toEqual({ jobs: [], searchedEmpty: true });
+    expect(await queue.claimDue({ limit: 1, laneRoom: room, leaseMs: 1000, searchPastFullLanes: true })).toEqual({ jobs: [], searchedEmpty: true });
+  });
+});
+
+describe("job kinds that compute their own retry delay", () => {
+  test("retryDelayMs decides the next run time (from the attempt's start); null gives up; successes never ask", async () => {
+    const store = await openSqliteStore(":memory:");
+    const clock = new TestClock(Date.UTC(2030, 0, 1));
+    const queue = new JobQueue(store, clock);
+    const asked: { attempt: number; error: string | undefined; startedAt: number }[] = [];
+    queue.register({
+      kind: "computed",
+      retrySchedule: [1, 1, 1], // the fallback, unused: retryDelayMs wins
+      retryDelayMs: (job, outcome, startedAt) => {
+        asked.push({ attempt: job.attempts, error: outcome.error, startedAt });
+        return job.attempts === 1 ? 90_500 : null;
+      },
+      perform: async () => ({ ok: false }),
+    });
+    const claim = async () => (await queue.claimDue({ limit: 10, laneRoom: () => 10, leaseMs: 30_000 })).jobs;
+    const id = await queue.enqueue({ kind: "computed", lane: "l" });
+    const [first] = await claim();
+    const startedAt = clock.now();
+    await clock.advance(5); // the attempt took a while: the delay still counts from its start
+    expect(await queue.settle(first!, { ok: false, error: "HTTP 503" })).toMatchObject({ attempt: 1, nextRunAt: startedAt + 90_500, gaveUp: false, status: "pending" });
+    await clock.advance(85.499);
+    expect(await claim()).toEqual([]);
+    await clock.advance(0.001);
+    const [second] = await claim();
+    expect(await queue.settle(second!, { ok: false, error: "HTTP 500" })).toMatchObject({ attempt: 2, nextRunAt: null, gaveUp: true, status: "failed" });
+    expect(asked).toEqual([
+      { attempt: 1, error: "HTTP 503", startedAt },
+      { attempt: 2, error: "HTTP 500", startedAt: startedAt + 90_500 },
+    ]);
+    expect(await store.getJob(id)).toMatchObject({ status: "failed", attempts: 2 });
+
+    await queue.enqueue({ kind: "computed", lane: "l" });
+    const [third] = await claim();
+    expect(await queue.settle(third!, { ok: true })).toMatchObject({ status: "succeeded", nextRunAt: null });
+    expect(asked).toHaveLength(2);
+  });
+});
+
+describe("sender", () => {
+  let receiver: TestReceiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(() => receiver.stop());
+  const sender = new WebhookSender({ allowPrivate: true });
+  const send = (path: string) => sender.send({ url: receiver.url(path), secret: SECRET }, { eventId: "evt_1", eventType: "image.generated", body: "{}" }, "dlv_1", Date.now());
+
+  test("a failing answer's Retry-After comes back as sent; a success's does not", async () => {
+    receiver.respond({ status: 503, headers: { "retry-after": "120" } }, "/busy");
+    receiver.respond({ status: 429, headers: { "retry-after": "Wed, 21 Oct 2037 07:28:00 GMT" } }, "/dated");
+    receiver.respond({ status: 500 }, "/plain");
+    receiver.respond({ status: 200, headers: { "retry-after": "120" } }, "/fine");
+    expect(await send("/busy")).toMatchObject({ delivered: false, statusCode: 503, retryAfter: "120" });
+    expect(await send("/dated")).toMatchObject({ delivered: false, statusCode: 429, retryAfter: "Wed, 21 Oct 2037 07:28:00 GMT" });
+    expect(await send("/plain")).toMatchObject({ delivered: false, statusCode: 500, retryAfter: null });
+    expect(await send("/fine")).toMatchObject({ delivered: true, statusCode: 200, retryAfter: null });
   });
 });
 
@@ -223,9 +289,9 @@ describe("runner", () => {
   afterAll(() => receiver.stop());
 
   test("a stuck lane holds at most its per-lane share; other lanes keep flowing", async () => {
-    const db = openDatabase(":memory:");
+    const store = await openSqliteStore(":memory:");
     const clock = new TestClock(Date.UTC(2030, 0, 1));
-    const queue = new JobQueue(db, clock);
+    const queue = new JobQueue(store, clock);
     const release: (() => void)[] = [];
     const done: string[] = [];
     queue.register({
@@ -240,8 +306,8 @@ describe("runner", () => {
             }),
     });
     const runner = new JobRunner(queue, silentLogger, { concurrency: 6, perLane: 2 });
-    for (let i = 0; i < 50; i++) queue.enqueue(db, { kind: "fake", lane: "stuck" });
-    for (let i = 0; i < 30; i++) queue.enqueue(db, { kind: "fake", lane: `free-${i % 3}` });
+    for (let i = 0; i < 50; i++) await queue.enqueue({ kind: "fake", lane: "stuck" });
+    for (let i = 0; i < 30; i++) await queue.enqueue({ kind: "fake", lane: `free-${i % 3}` });
     runner.kick();
     await receiver.waitFor(() => done.length === 30, "30 jobs on free lanes", 3_000);
     expect(release).toHaveLength(2);
@@ -250,26 +316,26 @@ describe("runner", () => {
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
     await runner.runDue();
-    expect(db.select().from(jobs).where(eq(jobs.status, "pending")).all()).toEqual([]);
+    expect(await store.listJobs({ status: "pending" })).toEqual([]);
     await runner.stop();
   });
 
   test("stopping aborts what outlives the grace period and leaves it leased for the next start", async () => {
-    const db = openDatabase(":memory:");
-    const queue = new JobQueue(db, new TestClock(Date.UTC(2030, 0, 1)));
+    const store = await openSqliteStore(":memory:");
+    const queue = new JobQueue(store, new TestClock(Date.UTC(2030, 0, 1)));
     queue.register({
       kind: "hang",
       retrySchedule: [60],
       perform: (_job, signal) => new Promise<JobOutcome>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
     });
-    const id = queue.enqueue(db, { kind: "hang", lane: "l" });
+    const id = await queue.enqueue({ kind: "hang", lane: "l" });
     const runner = new JobRunner(queue, silentLogger);
-    runner.pump();
+    await runner.pump();
     expect(runner.active).toBe(1);
     await runner.stop(20);
-    const row = db.select().from(jobs).where(eq(jobs.id, id)).get()!;
+    const row = (await store.getJob(id))!;
     expect(row).toMatchObject({ status: "pending", attempts: 1, lastError: null });
     expect(row.claimedUntil).not.toBeNull();
-    expect(queue.releaseLeases()).toBe(1);
+    expect(await queue.releaseLeases()).toBe(1);
   });
 });

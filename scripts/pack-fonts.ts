@@ -1,0 +1,183 @@
+/**
+ * `bun run scripts/pack-fonts.ts`: packs the fallback fonts for scripts Inter lacks into one
+ * file, assets/fonts/noto-fallback.bin, which src/render/fonts.ts embeds in the binary.
+ *
+ * Source: the pinned @fontsource/noto-sans-* dev dependencies (SIL OFL 1.1). Fontsource ships
+ * each family as WOFF2 slices with the unicode-range of each in its CSS (CJK in ~100 slices of
+ * a few hundred characters each). We keep the slices as they are: satori decodes WOFF2 itself,
+ * and a render then loads only the slices holding the characters it draws (a Japanese title
+ * costs a few hundred KB, not the whole 4 MB family). Latin, Cyrillic, Greek and Vietnamese
+ * slices are left out (Inter draws those).
+ *
+ * Weights: 400 and 700 for Arabic, Hebrew, Devanagari and Thai (small). CJK ships 400 only
+ * (each CJK weight is ~3 MB per language); bold CJK is satori's synthetic bold.
+ *
+ * A slice's ranges in the index are the characters its own character map (cmap) holds, within
+ * the unicode-range its CSS declares: the CSS can claim more than the font has (the "symbols"
+ * slice of Noto Sans Arabic declares arrows and shapes but holds 71 glyphs, so it is not packed),
+ * and a character must only count as covered when a glyph really exists, or it would be drawn
+ * as a missing glyph without being counted in X-Missing-Glyphs.
+ *
+ * Layout: u32 LE index length, the index as UTF-8 JSON (`PackIndex` in src/render/fonts.ts),
+ * then every slice's bytes back to back. Re-run after bumping a @fontsource package.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { brotliDecompressSync } from "node:zlib";
+
+interface Slice {
+  family: string;
+  /** The satori language codes this family is preferred for (Han is shared by four families). */
+  langs: string[];
+  weight: number;
+  offset: number;
+  length: number;
+  /** Inclusive code point ranges, from the slice's unicode-range. */
+  ranges: [number, number][];
+}
+
+const FAMILIES: { pkg: string; family: string; langs: string[]; weights: number[]; keep: (subset: string) => boolean }[] = [
+  { pkg: "noto-sans-arabic", family: "Noto Sans Arabic", langs: ["ar-AR"], weights: [400, 700], keep: (s) => s === "arabic" },
+  { pkg: "noto-sans-hebrew", family: "Noto Sans Hebrew", langs: ["he-IL"], weights: [400, 700], keep: (s) => s === "hebrew" },
+  { pkg: "noto-sans-devanagari", family: "Noto Sans Devanagari", langs: ["devanagari", "hi-IN", "ne-NP", "mr-IN"], weights: [400, 700], keep: (s) => s === "devanagari" },
+  { pkg: "noto-sans-thai", family: "Noto Sans Thai", langs: ["th-TH"], weights: [400, 700], keep: (s) => s === "thai" },
+  { pkg: "noto-sans-jp", family: "Noto Sans JP", langs: ["ja-JP"], weights: [400], keep: (s) => /^\d+$/.test(s) },
+  { pkg: "noto-sans-kr", family: "Noto Sans KR", langs: ["ko-KR"], weights: [400], keep: (s) => /^\d+$/.test(s) },
+  { pkg: "noto-sans-sc", family: "Noto Sans SC", langs: ["zh-CN", "unknown"], weights: [400], keep: (s) => /^\d+$/.test(s) },
+  { pkg: "noto-sans-tc", family: "Noto Sans TC", langs: ["zh-TW", "zh-HK"], weights: [400], keep: (s) => /^\d+$/.test(s) },
+];
+
+function parseRanges(css: string): [number, number][] {
+  return css.split(",").map((part) => {
+    const [a, b] = part.trim().replace(/^U\+/i, "").split("-");
+    return [parseInt(a!, 16), parseInt(b ?? a!, 16)] as [number, number];
+  });
+}
+
+/** UIntBase128 of the WOFF2 table directory. */
+function base128(bytes: Uint8Array, at: { i: number }): number {
+  let value = 0;
+  for (let k = 0; k < 5; k++) {
+    const b = bytes[at.i++]!;
+    value = value * 128 + (b & 0x7f);
+    if (!(b & 0x80)) return value;
+  }
+  throw new Error("bad UIntBase128");
+}
+
+/** The WOFF2 known-table tags, by their 6-bit index (names padded to 4 characters). */
+const WOFF2_KNOWN_TAGS = "cmap head hhea hmtx maxp name OS/2 post cvt fpgm glyf loca prep CFF VORG EBDT EBLC gasp hdmx kern LTSH PCLT VDMX vhea vmtx BASE GDEF GPOS GSUB EBSC JSTF MATH CBDT CBLC COLR CPAL SVG sbix acnt avar bdat bloc bsln cvar fdsc feat fmtx fvar gvar hsty just lcar mort morx opbd prop trak Zapf Silf Glat Gloc Feat Sill".split(" ").map((t) => t.padEnd(4, " "));
+
+/** The `cmap` table of a WOFF2 font (never transformed, so it is plain bytes in the brotli stream). */
+function woff2Cmap(font: Uint8Array): Uint8Array {
+  const view = new DataView(font.buffer, font.byteOffset, font.byteLength);
+  const numTables = view.getUint16(12);
+  const totalCompressed = view.getUint32(20);
+  const at = { i: 48 };
+  let offset = 0;
+  let cmap: { offset: number; length: number } | undefined;
+  for (let t = 0; t < numTables; t++) {
+    const flags = font[at.i++]!;
+    let tag: string;
+    if ((flags & 0x3f) === 0x3f) {
+      tag = String.fromCharCode(...font.subarray(at.i, at.i + 4));
+      at.i += 4;
+    } else {
+      tag = WOFF2_KNOWN_TAGS[flags & 0x3f]!;
+    }
+    const origLength = base128(font, at);
+    const transformVersion = (flags >> 6) & 3;
+    const transformed = tag === "glyf" || tag === "loca" ? transformVersion === 0 : transformVersion !== 0;
+    const length = transformed ? base128(font, at) : origLength;
+    if (tag === "cmap") cmap = { offset, length };
+    offset += length;
+  }
+  if (!cmap) throw new Error("no cmap table");
+  const stream = brotliDecompressSync(font.subarray(at.i, at.i + totalCompressed));
+  return new Uint8Array(stream.buffer, stream.byteOffset + cmap.offset, cmap.length);
+}
+
+/** Every code point a cmap maps to a glyph (formats 4 and 12, the Unicode subtables). */
+function cmapCodePoints(cmap: Uint8Array): Set<number> {
+  const view = new DataView(cmap.buffer, cmap.byteOffset, cmap.byteLength);
+  const points = new Set<number>();
+  const count = view.getUint16(2);
+  for (let i = 0; i < count; i++) {
+    const platform = view.getUint16(4 + i * 8);
+    const encoding = view.getUint16(6 + i * 8);
+    if (!(platform === 0 || (platform === 3 && (encoding === 1 || encoding === 10)))) continue;
+    const sub = view.getUint32(8 + i * 8);
+    const format = view.getUint16(sub);
+    if (format === 4) {
+      const segX2 = view.getUint16(sub + 6);
+      const ends = sub + 14;
+      const starts = ends + segX2 + 2;
+      const deltas = starts + segX2;
+      const rangeOffsets = deltas + segX2;
+      for (let s = 0; s < segX2 / 2; s++) {
+        const end = view.getUint16(ends + s * 2);
+        const start = view.getUint16(starts + s * 2);
+        const delta = view.getUint16(deltas + s * 2);
+        const ro = view.getUint16(rangeOffsets + s * 2);
+        for (let c = start; c <= end && c !== 0xffff; c++) {
+          const glyph = ro === 0 ? (c + delta) & 0xffff : view.getUint16(rangeOffsets + s * 2 + ro + (c - start) * 2);
+          if (glyph !== 0) points.add(c);
+        }
+      }
+    } else if (format === 12) {
+      const groups = view.getUint32(sub + 12);
+      for (let g = 0; g < groups; g++) {
+        const start = view.getUint32(sub + 16 + g * 12);
+        const end = view.getUint32(sub + 20 + g * 12);
+        const glyph = view.getUint32(sub + 24 + g * 12);
+        for (let c = start; c <= end; c++) if (glyph + (c - start) !== 0) points.add(c);
+      }
+    }
+  }
+  return points;
+}
+
+/** Inclusive ranges of the code points in `declared` that the font really maps. */
+function coveredRanges(font: Uint8Array, declared: [number, number][]): [number, number][] {
+  const points = cmapCodePoints(woff2Cmap(font));
+  const inDeclared = (c: number) => declared.some(([a, b]) => c >= a && c <= b);
+  const sorted = [...points].filter(inDeclared).sort((a, b) => a - b);
+  const ranges: [number, number][] = [];
+  for (const c of sorted) {
+    const last = ranges[ranges.length - 1];
+    if (last && last[1] === c - 1) last[1] = c;
+    else ranges.push([c, c]);
+  }
+  return ranges;
+}
+
+const slices: Slice[] = [];
+const chunks: Uint8Array[] = [];
+const versions: string[] = [];
+let offset = 0;
+for (const { pkg, family, langs, weights, keep } of FAMILIES) {
+  const dir = dirname(Bun.resolveSync(`@fontsource/${pkg}/package.json`, import.meta.dir));
+  versions.push(`${pkg}@${JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version}`);
+  for (const weight of weights) {
+    const css = readFileSync(join(dir, `${weight}.css`), "utf8");
+    for (const block of css.split("@font-face").slice(1)) {
+      const file = block.match(/url\(\.\/files\/([^)]+\.woff2)\)/)?.[1];
+      const range = block.match(/unicode-range:\s*([^;]+);/)?.[1];
+      if (!file || !range) throw new Error(`${pkg} ${weight}.css: a @font-face without a woff2 url or unicode-range`);
+      const subset = file.slice(pkg.length + 1).replace(new RegExp(`-${weight}-normal\\.woff2$`), "");
+      if (!keep(subset)) continue;
+      const bytes = readFileSync(join(dir, "files", file));
+      slices.push({ family, langs, weight, offset, length: bytes.length, ranges: coveredRanges(bytes, parseRanges(range)) });
+      chunks.push(bytes);
+      offset += bytes.length;
+    }
+  }
+}
+
+const indexBytes = new TextEncoder().encode(JSON.stringify({ slices }));
+const header = new Uint8Array(4);
+new DataView(header.buffer).setUint32(0, indexBytes.length, true);
+const out = join(import.meta.dir, "../assets/fonts/noto-fallback.bin");
+const packed = Buffer.concat([header, indexBytes, ...chunks]);
+writeFileSync(out, packed);
+console.log(`packed ${slices.length} slices from ${versions.join(", ")}: ${packed.length} bytes → ${out}`);

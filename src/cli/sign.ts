@@ -1,0 +1,114 @@
+/**
+ * `ogsmith sign`: prints a signed image URL for a request body, offline (no server, no
+ * database): what a static-site build or a template helper runs to fill `<meta og:image>`.
+ *
+ *   ogsmith sign --key-id sk_… --secret ogsk_… --json '<request body>'
+ *                [--format png|jpg|webp] [--expires-in 7d] [--base-url URL]
+ *
+ * The body is validated like POST /api/generate (templates from OG_TEMPLATES_DIR included), so
+ * a URL that the server would answer with 400 is refused here instead. Exit codes: 0 printed,
+ * 1 the body is invalid, 2 usage error.
+ */
+import { parseArgs } from "node:util";
+import { systemClock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import { silentLogger } from "../logger.ts";
+import { parseRenderRequest } from "../render/request.ts";
+import { prepareRendering } from "../render/setup.ts";
+import {
+  buildSignedUrl,
+  parseDuration,
+  signableFromBody,
+  SIGNING_KEY_ID_PATTERN,
+  SIGNING_SECRET_PATTERN,
+  SigningInputError,
+  withExpiry,
+} from "../signing/index.ts";
+import { describeFailure } from "./render.ts";
+import { UsageError } from "./output.ts";
+
+export const SIGN_HELP = `Usage:
+  ogsmith sign --key-id sk_… --secret ogsk_… --json '<request body>'
+               [--format png|jpg|webp] [--expires-in 7d] [--base-url URL]
+
+Prints a signed GET URL for the image the body describes (the JSON of POST /api/generate;
+its "format" is used when --format is not given). --expires-in adds "exp" (90s, 15m, 12h, 7d,
+2w; a bare number is seconds). --base-url defaults to OG_BASE_URL. No server or database is
+needed: the signature is computed here with the signing key's secret.
+
+Exit status: 0 printed, 1 the body is invalid (each bad field named), 2 usage error.`;
+
+const usage = (message: string) => new UsageError(`ogsmith: ${message}\n\n${SIGN_HELP}`);
+
+export async function runSign(config: Config, argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      "key-id": { type: "string" },
+      secret: { type: "string" },
+      json: { type: "string" },
+      format: { type: "string" },
+      "expires-in": { type: "string" },
+      "base-url": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log(SIGN_HELP);
+    return 0;
+  }
+  if (positionals.length) throw usage(`unexpected argument "${positionals[0]}"`);
+  const keyId = values["key-id"];
+  const secret = values.secret;
+  if (keyId === undefined || secret === undefined || values.json === undefined) throw usage("--key-id, --secret and --json are required");
+  if (!SIGNING_KEY_ID_PATTERN.test(keyId)) throw usage("--key-id must be a signing key id: sk_ followed by 20 letters and digits");
+  // The secret itself is never echoed back, not even in an error.
+  if (!SIGNING_SECRET_PATTERN.test(secret)) throw usage("--secret must be a signing key secret: ogsk_ followed by 43 base64url characters");
+  const format = values.format;
+  if (format !== undefined && !["png", "jpg", "jpeg", "webp"].includes(format)) throw usage("--format must be png, jpg or webp");
+  let expiresIn: number | undefined;
+  if (values["expires-in"] !== undefined) {
+    expiresIn = parseDuration(values["expires-in"]);
+    if (expiresIn === undefined) throw usage("--expires-in must be a duration such as 3600, 90s, 15m, 12h, 7d or 2w");
+  }
+  let baseUrl = config.baseUrl;
+  if (values["base-url"] !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(values["base-url"]);
+    } catch {}
+    if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.search || parsed.hash) {
+      throw usage("--base-url must be an http(s) URL without a query or fragment");
+    }
+    baseUrl = values["base-url"];
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(values.json);
+  } catch (error) {
+    throw usage(`--json is not valid JSON: ${(error as Error).message}`);
+  }
+
+  let image;
+  try {
+    image = signableFromBody(body, format);
+  } catch (error) {
+    if (error instanceof SigningInputError) {
+      console.error(`ogsmith: cannot sign: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+  // Validate as the server will, so a typo fails now rather than as a broken og:image later.
+  const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: undefined, logger: silentLogger });
+  try {
+    parseRenderRequest({ ...(body as object), template: image.template, format: image.ext === "jpg" ? "jpeg" : image.ext }, templates);
+  } catch (error) {
+    console.error(`ogsmith: cannot sign: ${describeFailure(error)}`);
+    return 1;
+  }
+  const params = expiresIn === undefined ? image.params : withExpiry(image.params, expiresIn, systemClock.now());
+  console.log(buildSignedUrl({ baseUrl, keyId, secret, template: image.template, ext: image.ext, params }));
+  return 0;
+}

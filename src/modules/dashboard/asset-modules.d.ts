@@ -1,0 +1,33 @@
+// Dashboard assets, imported `with { type: "text" }` so `bun build --compile` embeds them.
+declare module "*.css" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/dashboard.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/api.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/dom.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/playground.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/state.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/usage.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/webhooks.js" {
+  const text: string;
+  export default text;
+}

@@ -1,0 +1,51 @@
+/**
+ * The dashboard's files, embedded in the binary (imported as text, so `bun build --compile`
+ * carries them). The script is a few ES modules, one per page; every URL carries a content hash
+ * so the files can be cached for good — including the modules' imports of each other, which are
+ * rewritten here to the hashed URLs — while a new binary still serves its own.
+ */
+import indexHtmlText from "./assets/index.html" with { type: "text" };
+import stylesheet from "./assets/dashboard.css" with { type: "text" };
+import dashboardJs from "./assets/dashboard.js" with { type: "text" };
+import apiJs from "./assets/api.js" with { type: "text" };
+import domJs from "./assets/dom.js" with { type: "text" };
+import playgroundJs from "./assets/playground.js" with { type: "text" };
+import stateJs from "./assets/state.js" with { type: "text" };
+import usageJs from "./assets/usage.js" with { type: "text" };
+import webhooksJs from "./assets/webhooks.js" with { type: "text" };
+
+const SCRIPTS: Record<string, string> = {
+  "dashboard.js": dashboardJs,
+  "api.js": apiJs,
+  "dom.js": domJs,
+  "playground.js": playgroundJs,
+  "state.js": stateJs,
+  "usage.js": usageJs,
+  "webhooks.js": webhooksJs,
+};
+
+export interface Asset {
+  body: string;
+  type: string;
+}
+
+export interface DashboardAssets {
+  /** The page, with hashed asset URLs. */
+  page: string;
+  /** By file name (`dashboard.js`, `dashboard.css`, …). */
+  files: Map<string, Asset>;
+}
+
+export function dashboardAssets(): DashboardAssets {
+  // bun-types declares every `.html` import as an HTMLBundle (Bun's full-stack dev server); with
+  // `type: "text"` it is the file's text, which is what is served here.
+  const indexHtml = indexHtmlText as unknown as string;
+  const version = Bun.hash(Object.values(SCRIPTS).join("\n") + stylesheet).toString(36);
+  const files = new Map<string, Asset>();
+  for (const [name, text] of Object.entries(SCRIPTS)) {
+    const body = text.replace(/from "\.\/([a-z-]+\.js)"/g, (_, file: string) => `from "./${file}?v=${version}"`);
+    files.set(name, { body, type: "text/javascript; charset=utf-8" });
+  }
+  files.set("dashboard.css", { body: stylesheet, type: "text/css; charset=utf-8" });
+  return { page: indexHtml.replaceAll("{{version}}", version), files };
+}

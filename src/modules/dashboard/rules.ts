@@ -1,0 +1,16 @@
+/**
+ * The input rules the dashboard's forms show and enforce, served to it (GET
+ * /dashboard/api/rules) from the same constants the core checks, so the page never copies them.
+ * The generation rules reach the playground through the template catalog instead.
+ */
+import { EVENT_TYPES, MAX_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_MAX, SECRET_MIN } from "../../webhooks/rules.ts";
+
+export const dashboardRules = {
+  webhooks: {
+    events: [...EVENT_TYPES],
+    max_per_account: MAX_WEBHOOKS_PER_ACCOUNT,
+    url_max_length: MAX_URL_LENGTH,
+    secret_min_length: SECRET_MIN,
+    secret_max_length: SECRET_MAX,
+  },
+} as const;

@@ -1,0 +1,244 @@
+/**
+ * The persistent render cache: rendered images as files under OG_CACHE_DIR, named by their
+ * content address (the same SHA-256 key as the in-memory cache, which stays in front of this
+ * one), bounded by OG_CACHE_MAX_BYTES with the least recently used files evicted first.
+ *
+ * - Layout: `<dir>/<first two hex digits>/<key>.img`, so no directory grows past a few
+ *   thousand entries.
+ * - Each file is a 48-byte header — "OGC1", the body length (u32 BE), 8 reserved bytes, the
+ *   body's SHA-256 — followed by the image. A read checks all three, so a truncated, partly
+ *   written or bit-flipped file is a miss: it is deleted and the image rendered again, never
+ *   served. The key alone could not tell: it addresses the request, not the bytes.
+ * - Writes go to a temp file in the same directory and are renamed over the final name, so a
+ *   reader (or a crash) never sees half a file under a real name.
+ * - Last use is tracked in memory (a Map in least-recently-used order: a hit moves its key to
+ *   the end) and mirrored to the file's mtime, which is what the start-up scan orders by, so
+ *   the order survives a restart without a database. The mtime update after a hit is not
+ *   awaited: losing one to a crash only makes that file look older. (Wall-clock time on
+ *   purpose: mtimes are the file system's clock, not the service's test clock.)
+ * - Disk trouble (full, read-only, permissions) is logged and the cache steps aside; a request
+ *   never fails because of it.
+ */
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { rename, rm, unlink, utimes, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Logger } from "../logger.ts";
+
+const MAGIC = 0x4f474331; // "OGC1"
+export const HEADER_BYTES = 48;
+const KEY_PATTERN = /^[0-9a-f]{64}$/;
+const FILE_PATTERN = /^([0-9a-f]{64})\.img$/;
+
+export const DEFAULT_CACHE_MAX_BYTES = 1024 * 1024 * 1024;
+
+export interface DiskCacheStats {
+  entries: number;
+  bytes: number;
+  maxBytes: number;
+  hits: number;
+  misses: number;
+  /** Files that failed verification and were removed. */
+  corrupt: number;
+  evicted: number;
+}
+
+export interface DiskCacheOptions {
+  dir: string;
+  maxBytes?: number;
+  logger: Logger;
+}
+
+interface Entry {
+  /** File size on disk, header included: what the bound counts. */
+  size: number;
+  /** When the file's mtime was last set (ms), to update it at most once a minute per file. */
+  mtimeMs: number;
+}
+
+/** A hit served from the in-memory cache in front refreshes the file's mtime at most this often. */
+const MTIME_REFRESH_MS = 60_000;
+
+export class DiskCache {
+  readonly dir: string;
+  readonly maxBytes: number;
+  private readonly logger: Logger;
+  /** Keys in least-recently-used order (first = oldest). */
+  private readonly index = new Map<string, Entry>();
+  private bytes = 0;
+  private readonly counters = { hits: 0, misses: 0, corrupt: 0, evicted: 0 };
+  private readonly pending = new Set<Promise<unknown>>();
+  private tmpCounter = 0;
+
+  /** Scans `dir` (creating it if needed) and rebuilds the index from the files' sizes and mtimes. */
+  constructor({ dir, maxBytes = DEFAULT_CACHE_MAX_BYTES, logger }: DiskCacheOptions) {
+    this.dir = dir;
+    this.maxBytes = maxBytes;
+    this.logger = logger;
+    mkdirSync(dir, { recursive: true });
+    const found: { key: string; size: number; mtimeMs: number }[] = [];
+    for (const shard of readdirSync(dir, { withFileTypes: true })) {
+      if (!shard.isDirectory() || !/^[0-9a-f]{2}$/.test(shard.name)) continue;
+      const shardDir = join(dir, shard.name);
+      for (const name of readdirSync(shardDir)) {
+        const path = join(shardDir, name);
+        const match = FILE_PATTERN.exec(name);
+        if (!match) {
+          // A temp file left by a crash mid-write: never renamed, so never valid.
+          if (name.endsWith(".tmp")) rmSync(path, { force: true });
+          continue;
+        }
+        try {
+          const stat = statSync(path);
+          found.push({ key: match[1]!, size: stat.size, mtimeMs: stat.mtimeMs });
+        } catch {
+          // Gone between readdir and stat (another process evicted it): nothing to index.
+        }
+      }
+    }
+    found.sort((a, b) => a.mtimeMs - b.mtimeMs);
+    for (const file of found) {
+      this.index.set(file.key, { size: file.size, mtimeMs: file.mtimeMs });
+      this.bytes += file.size;
+    }
+    this.evict();
+  }
+
+  get stats(): DiskCacheStats {
+    return { entries: this.index.size, bytes: this.bytes, maxBytes: this.maxBytes, ...this.counters };
+  }
+
+  has(key: string): boolean {
+    return this.index.has(key);
+  }
+
+  pathOf(key: string): string {
+    return join(this.dir, key.slice(0, 2), `${key}.img`);
+  }
+
+  /** The verified bytes stored under `key`, or undefined (absent, unreadable or corrupt). */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    if (!KEY_PATTERN.test(key) || !this.index.has(key)) {
+      this.counters.misses++;
+      return undefined;
+    }
+    const path = this.pathOf(key);
+    let file: Uint8Array;
+    try {
+      file = await Bun.file(path).bytes();
+    } catch {
+      // Removed behind our back (an operator, another process): forget it.
+      this.forget(key);
+      this.counters.misses++;
+      return undefined;
+    }
+    const body = verified(file);
+    if (!body) {
+      this.counters.corrupt++;
+      this.counters.misses++;
+      this.logger.warn("render cache file failed verification; removed", { file: path });
+      this.forget(key);
+      await unlink(path).catch(() => {});
+      return undefined;
+    }
+    this.counters.hits++;
+    this.used(key, true);
+    return body;
+  }
+
+  /**
+   * Marks `key` as used now: for hits the in-memory cache in front answered, so an image that
+   * is hot in memory is not the first to leave the disk (and keeps its place after a restart).
+   */
+  used(key: string, force = false): void {
+    const entry = this.index.get(key);
+    if (!entry) return;
+    this.index.delete(key);
+    this.index.set(key, entry);
+    const now = Date.now();
+    if (force || now - entry.mtimeMs >= MTIME_REFRESH_MS) {
+      entry.mtimeMs = now;
+      const at = new Date(now);
+      this.track(utimes(this.pathOf(key), at, at).catch(() => {}));
+    }
+  }
+
+  /**
+   * Stores `bytes` under `key` (temp file + rename), then evicts down to the bound. Resolves
+   * when the file is in place; failures are logged, not thrown.
+   */
+  set(key: string, bytes: Uint8Array): Promise<void> {
+    if (!KEY_PATTERN.test(key)) return Promise.resolve();
+    const size = HEADER_BYTES + bytes.byteLength;
+    if (size > this.maxBytes) return Promise.resolve();
+    const write = (async () => {
+      const path = this.pathOf(key);
+      const tmp = `${path}.${process.pid}.${++this.tmpCounter}.tmp`;
+      try {
+        mkdirSync(join(this.dir, key.slice(0, 2)), { recursive: true });
+        await writeFile(tmp, withHeader(bytes));
+        await rename(tmp, path);
+      } catch (error) {
+        await rm(tmp, { force: true }).catch(() => {});
+        this.logger.warn("render cache write failed", { file: path, error: error instanceof Error ? error.message : String(error) });
+        return;
+      }
+      const previous = this.index.get(key);
+      if (previous) this.bytes -= previous.size;
+      this.index.delete(key);
+      this.index.set(key, { size, mtimeMs: Date.now() });
+      this.bytes += size;
+      this.evict();
+    })();
+    return this.track(write);
+  }
+
+  /** Waits for writes, deletions and mtime updates in progress (shutdown, tests). */
+  async flush(): Promise<void> {
+    while (this.pending.size) await Promise.all([...this.pending]);
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.pending.add(promise);
+    void promise.finally(() => this.pending.delete(promise));
+    return promise;
+  }
+
+  private forget(key: string): void {
+    const entry = this.index.get(key);
+    if (!entry) return;
+    this.index.delete(key);
+    this.bytes -= entry.size;
+  }
+
+  private evict(): void {
+    for (const [key, entry] of this.index) {
+      if (this.bytes <= this.maxBytes) return;
+      this.index.delete(key);
+      this.bytes -= entry.size;
+      this.counters.evicted++;
+      this.track(unlink(this.pathOf(key)).catch(() => {}));
+    }
+  }
+}
+
+function withHeader(body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(HEADER_BYTES + body.byteLength);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, MAGIC);
+  view.setUint32(4, body.byteLength);
+  out.set(new Bun.CryptoHasher("sha256").update(body).digest(), 16);
+  out.set(body, HEADER_BYTES);
+  return out;
+}
+
+/** The body of a well-formed file, or undefined: wrong magic, wrong length, wrong digest. */
+function verified(file: Uint8Array): Uint8Array | undefined {
+  if (file.byteLength < HEADER_BYTES) return undefined;
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  if (view.getUint32(0) !== MAGIC || view.getUint32(4) !== file.byteLength - HEADER_BYTES) return undefined;
+  const body = file.subarray(HEADER_BYTES);
+  const digest = new Bun.CryptoHasher("sha256").update(body).digest();
+  const stored = file.subarray(16, HEADER_BYTES);
+  for (let i = 0; i < 32; i++) if (digest[i] !== stored[i]) return undefined;
+  return body;
+}

@@ -1,0 +1,708 @@
+/** The SQLite implementation of the Store interface (see ./index.ts for the locking rules). */
+import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, sql } from "drizzle-orm";
+import { newId } from "../../ids.ts";
+import { StoreUnavailableError } from "../errors.ts";
+import {
+  EMAIL_JOB,
+  EMAIL_LANE,
+  WEBHOOK_DELIVERY_JOB,
+  type AccountChanges,
+  type AccountRecord,
+  type AlertDraft,
+  type ApiKeyRecord,
+  type ClaimRequest,
+  type ClaimResult,
+  type DeliveryAttemptRecord,
+  type EmailAlertRecord,
+  type EventDraft,
+  type EventRecord,
+  type JobRecord,
+  type JobSettlement,
+  type JobStatus,
+  type KeyOwner,
+  type NewJob,
+  type SessionRecord,
+  type SettleResult,
+  type Store,
+  type UsageCounters,
+  type UsageDecision,
+  type WebhookChanges,
+  type WebhookRecord,
+} from "../types.ts";
+import { type Db } from "./database.ts";
+import { classifySqliteError } from "./faults.ts";
+import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, events, jobs, storeProbe, usageDays, usagePeriods, webhooks } from "./schema/index.ts";
+
+/** Trim a webhook's delivery log once every this many attempts (not a DELETE per attempt). */
+const TRIM_EVERY = 50;
+/** Attempts kept per webhook when trimming. */
+const LOG_KEEP = 100;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class SqliteStore implements Store {
+  readonly kind = "sqlite" as const;
+  private readonly attemptsSinceTrim = new Map<string, number>();
+  private closed = false;
+  /** Times a call found the database locked by another connection and waited to try again. */
+  lockRetries = 0;
+
+  constructor(
+    readonly db: Db,
+    private readonly options: { lockWaitMs: number },
+  ) {}
+
+  /* ───────────── plumbing ───────────── */
+
+  /**
+   * Runs a synchronous, atomic body; a database locked by another connection is retried after
+   * asynchronous waits until `lockWaitMs`, operational faults become StoreUnavailableError.
+   */
+  private async run<T>(body: () => T, deadline = performance.now() + this.options.lockWaitMs, foundLocked = false): Promise<T> {
+    let wait = 2;
+    if (foundLocked) {
+      // The caller just found the lock held: wait before the next probe.
+      this.lockRetries++;
+      await sleep(wait);
+      wait *= 2;
+    }
+    for (;;) {
+      try {
+        return this.attempt(body);
+      } catch (error) {
+        if (!(error instanceof Locked) || performance.now() + wait >= deadline) throw this.unavailable(error);
+        this.lockRetries++;
+        await sleep(wait);
+        wait = Math.min(wait * 2, 50);
+      }
+    }
+  }
+
+  /** One synchronous try; a lock held elsewhere comes back as `Locked`, other faults as they are. */
+  private attempt<T>(body: () => T): T {
+    try {
+      return body();
+    } catch (error) {
+      this.rollbackIfOpen();
+      if (!this.closed && classifySqliteError(error) === "locked") throw new Locked(error);
+      throw error;
+    }
+  }
+
+  private unavailable(error: unknown): unknown {
+    const cause = error instanceof Locked ? error.cause : error;
+    const fault = this.closed ? undefined : classifySqliteError(cause);
+    if (fault === undefined) return cause;
+    return new StoreUnavailableError(`SQLite: ${(cause as Error).message}`, fault, 1, { cause });
+  }
+
+  /**
+   * A write transaction: BEGIN IMMEDIATE takes the write lock up front.
+   *
+   * While another connection holds the lock, writes wait in line: only the first probes the
+   * lock (each probe may block up to the busy timeout), the others follow it one by one once it
+   * got through. So a held lock costs the event loop one short probe per backoff step, however
+   * many requests are waiting, and requests that only read keep being served.
+   */
+  private async write<T>(body: () => T): Promise<T> {
+    const tx = () => this.db.$client.transaction(body).immediate();
+    const deadline = performance.now() + this.options.lockWaitMs;
+    let foundLocked = false;
+    if (this.waitingWrites === 0) {
+      try {
+        return this.attempt(tx);
+      } catch (error) {
+        if (!(error instanceof Locked)) throw this.unavailable(error);
+        foundLocked = true;
+      }
+    }
+    this.waitingWrites++;
+    const turn = this.writeLine.then(() => this.run(tx, deadline, foundLocked));
+    this.writeLine = turn.catch(() => undefined);
+    try {
+      return await turn;
+    } finally {
+      this.waitingWrites--;
+    }
+  }
+
+  /** Writes waiting for a lock held by another connection, and the line they wait in. */
+  private waitingWrites = 0;
+  private writeLine: Promise<unknown> = Promise.resolve();
+
+  /** SQLite may leave a transaction open after SQLITE_FULL or an I/O error in COMMIT. */
+  private rollbackIfOpen(): void {
+    try {
+      if (this.db.$client.inTransaction) this.db.$client.exec("ROLLBACK");
+    } catch {
+      // Nothing more to undo.
+    }
+  }
+
+  /** A cached prepared statement: the hot paths skip drizzle's per-call query building. */
+  private sql(text: string) {
+    return this.db.$client.query(text);
+  }
+
+  /* ───────────── accounts and keys ───────────── */
+
+  countAccounts(): Promise<number> {
+    return this.run(() => this.db.select({ n: count() }).from(accounts).get()!.n);
+  }
+
+  createAccount(account: AccountRecord, key: ApiKeyRecord): Promise<void> {
+    return this.write(() => {
+      this.db.insert(accounts).values(account).run();
+      this.db.insert(apiKeys).values(key).run();
+    });
+  }
+
+  getAccount(id: string): Promise<AccountRecord | undefined> {
+    return this.run(() => this.db.select().from(accounts).where(eq(accounts.id, id)).get() ?? undefined);
+  }
+
+  listAccounts(): Promise<{ account: AccountRecord; keyPrefix: string | null }[]> {
+    return this.run(() => this.db.select().from(accounts).orderBy(accounts.createdAt, sql`rowid`).all().map((account) => ({ account, keyPrefix: this.keyPrefixOf(account.id) })));
+  }
+
+  updateAccount(id: string, changes: AccountChanges): Promise<AccountRecord | undefined> {
+    return this.write(() => this.db.update(accounts).set(changes).where(eq(accounts.id, id)).returning().get() ?? undefined);
+  }
+
+  activeKeyPrefix(accountId: string): Promise<string | null> {
+    return this.run(() => this.keyPrefixOf(accountId));
+  }
+
+  private keyPrefixOf(accountId: string): string | null {
+    const key = this.db
+      .select({ keyPrefix: apiKeys.keyPrefix })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+      .orderBy(desc(apiKeys.createdAt), desc(sql`rowid`))
+      .get();
+    return key?.keyPrefix ?? null;
+  }
+
+  replaceKey(accountId: string, key: ApiKeyRecord): Promise<boolean> {
+    return this.write(() => {
+      if (!this.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get()) return false;
+      this.db.update(apiKeys).set({ revokedAt: key.createdAt }).where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))).run();
+      this.db.insert(apiKeys).values(key).run();
+      return true;
+    });
+  }
+
+  findAccountByKeyHash(keyHash: string): Promise<KeyOwner | undefined> {
+    return this.run(
+      () =>
+        this.db
+          .select({ account: accounts, keyId: apiKeys.id, keyPrefix: apiKeys.keyPrefix })
+          .from(apiKeys)
+          .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+          .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+          .get() ?? undefined,
+    );
+  }
+
+  listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
+    return this.run(() => this.db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt, sql`rowid`).all());
+  }
+
+  /* ───────────── metering ───────────── */
+
+  reserveUnit(input: { accountId: string; period: string; quota: number }): Promise<boolean> {
+    return this.write(() => {
+      this.db.insert(usagePeriods).values({ accountId: input.accountId, period: input.period }).onConflictDoNothing().run();
+      const reserved = this.db
+        .update(usagePeriods)
+        .set({ reserved: sql`${usagePeriods.reserved} + 1` })
+        .where(and(eq(usagePeriods.accountId, input.accountId), eq(usagePeriods.period, input.period), sql`${usagePeriods.used} + ${usagePeriods.reserved} < ${input.quota}`))
+        .returning({ used: usagePeriods.used })
+        .get();
+      return reserved !== undefined;
+    });
+  }
+
+  releaseUnit(input: { accountId: string; period: string }): Promise<void> {
+    return this.write(() => {
+      this.db
+        .update(usagePeriods)
+        .set({ reserved: sql`${usagePeriods.reserved} - 1` })
+        .where(and(eq(usagePeriods.accountId, input.accountId), eq(usagePeriods.period, input.period), gt(usagePeriods.reserved, 0)))
+        .run();
+    });
+  }
+
+  confirmUnit(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters> {
+    const { accountId, period, now } = input;
+    return this.write(() => {
+      const where = and(eq(usagePeriods.accountId, accountId), eq(usagePeriods.period, period));
+      this.db.insert(usagePeriods).values({ accountId, period }).onConflictDoNothing().run();
+      const row = this.db
+        .update(usagePeriods)
+        .set({ used: sql`${usagePeriods.used} + 1`, reserved: sql`max(${usagePeriods.reserved} - 1, 0)` })
+        .where(where)
+        .returning()
+        .get()!;
+      this.db
+        .insert(usageDays)
+        .values({ accountId, day: input.day, count: 1 })
+        .onConflictDoUpdate({ target: [usageDays.accountId, usageDays.day], set: { count: sql`${usageDays.count} + 1` } })
+        .run();
+      const decision = input.decide(row);
+      if (decision.marks.length > 0) this.db.update(usagePeriods).set(Object.fromEntries(decision.marks.map((mark) => [mark, now]))).where(where).run();
+      for (const event of decision.events) this.recordEvent(accountId, event, now);
+      return row;
+    });
+  }
+
+  usage(accountId: string, period: string): Promise<UsageCounters | undefined> {
+    return this.run(() => this.db.select().from(usagePeriods).where(and(eq(usagePeriods.accountId, accountId), eq(usagePeriods.period, period))).get() ?? undefined);
+  }
+
+  dailyUsage(accountId: string, period: string): Promise<{ day: string; count: number }[]> {
+    return this.run(() =>
+      this.db
+        .select({ day: usageDays.day, count: usageDays.count })
+        .from(usageDays)
+        .where(and(eq(usageDays.accountId, accountId), sql`${usageDays.day} LIKE ${period + "-%"}`))
+        .orderBy(usageDays.day)
+        .all(),
+    );
+  }
+
+  clearStaleReservations(): Promise<void> {
+    return this.write(() => {
+      this.db.update(usagePeriods).set({ reserved: 0 }).where(gt(usagePeriods.reserved, 0)).run();
+    });
+  }
+
+  /* ───────────── monthly reset ───────────── */
+
+  accountsOwedReset(input: { period: string; createdBefore: number; limit: number }): Promise<AccountRecord[]> {
+    return this.run(() =>
+      this.db
+        .select()
+        .from(accounts)
+        .leftJoin(usagePeriods, and(eq(usagePeriods.accountId, accounts.id), eq(usagePeriods.period, input.period)))
+        .where(and(lt(accounts.createdAt, input.createdBefore), isNull(usagePeriods.resetEmittedAt)))
+        .limit(input.limit)
+        .all()
+        .map((row) => row.accounts),
+    );
+  }
+
+  emitMonthlyReset(input: { accountId: string; period: string; previousPeriod: string; now: number; decide: (previousUsed: number) => EventDraft }): Promise<boolean> {
+    const { accountId, period, now } = input;
+    return this.write(() => {
+      this.db.insert(usagePeriods).values({ accountId, period }).onConflictDoNothing().run();
+      const claimed = this.db
+        .update(usagePeriods)
+        .set({ resetEmittedAt: now })
+        .where(and(eq(usagePeriods.accountId, accountId), eq(usagePeriods.period, period), isNull(usagePeriods.resetEmittedAt)))
+        .returning({ period: usagePeriods.period })
+        .get();
+      if (!claimed) return false;
+      const before = this.db
+        .select({ used: usagePeriods.used })
+        .from(usagePeriods)
+        .where(and(eq(usagePeriods.accountId, accountId), eq(usagePeriods.period, input.previousPeriod)))
+        .get();
+      this.recordEvent(accountId, input.decide(before?.used ?? 0), now);
+      return true;
+    });
+  }
+
+  /* ───────────── events (the outbox) ───────────── */
+
+  recordEvents(accountId: string, drafts: EventDraft[], now: number): Promise<EventRecord[]> {
+    return this.write(() => drafts.map((draft) => this.recordEvent(accountId, draft, now)));
+  }
+
+  /** Inside the caller's transaction: the event, its delivery jobs and its alert (see EventDraft). */
+  private recordEvent(accountId: string, draft: EventDraft, now: number): EventRecord {
+    const event: EventRecord = { id: newId("evt"), accountId, type: draft.type, data: draft.data, createdAt: now };
+    this.sql("INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)").run(event.id, accountId, event.type, event.data, now);
+    const targets = this.sql("SELECT id, events FROM webhooks WHERE account_id = ? AND status = 'enabled' ORDER BY created_at, rowid").all(accountId) as { id: string; events: string }[];
+    for (const target of targets) {
+      if (!(JSON.parse(target.events) as string[]).includes(event.type)) continue;
+      this.insertJob({ kind: WEBHOOK_DELIVERY_JOB, lane: target.id, accountId, webhookId: target.id, eventId: event.id, runAt: now, now });
+    }
+    if (draft.alert) this.raiseAlert(accountId, draft.alert, now);
+    return event;
+  }
+
+  private raiseAlert(accountId: string, alert: AlertDraft, now: number): void {
+    const account = this.sql("SELECT email FROM accounts WHERE id = ?").get(accountId) as { email: string } | null;
+    if (!account) return;
+    const id = newId("eml");
+    const inserted = this.db
+      .insert(emailAlerts)
+      .values({ id, accountId, kind: alert.kind, recipient: account.email, subject: alert.subject, facts: alert.facts, dedupeKey: alert.dedupeKey, createdAt: now, updatedAt: now })
+      .onConflictDoNothing()
+      .returning({ id: emailAlerts.id })
+      .get();
+    if (!inserted) return; // raised already (same dedupe key)
+    const jobId = this.insertJob({ kind: EMAIL_JOB, lane: EMAIL_LANE, accountId, payload: { alert_id: id }, runAt: now, now });
+    this.db.update(emailAlerts).set({ jobId }).where(eq(emailAlerts.id, id)).run();
+  }
+
+  getEvent(id: string): Promise<EventRecord | undefined> {
+    return this.run(() => this.db.select().from(events).where(eq(events.id, id)).get() ?? undefined);
+  }
+
+  /* ───────────── jobs ───────────── */
+
+  enqueueJob(job: NewJob): Promise<string> {
+    return this.write(() => this.insertJob(job));
+  }
+
+  private insertJob(job: NewJob): string {
+    const id = newId("job");
+    this.sql(
+      `INSERT INTO jobs (id, kind, lane, account_id, webhook_id, event_id, payload, status, run_at, attempts, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, 0, ?, ?)`,
+    ).run(id, job.kind, job.lane, job.accountId ?? null, job.webhookId ?? null, job.eventId ?? null, job.payload === undefined ? null : JSON.stringify(job.payload), job.runAt, job.now, job.now);
+    return id;
+  }
+
+  /**
+   * Fairness without a scan per claim: the oldest due jobs are read in a small window; only when
+   * that window is all full lanes (one busy endpoint with a backlog) is the table searched past
+   * them for other lanes.
+   */
+  claimJobs(request: ClaimRequest): Promise<ClaimResult> {
+    const { kinds, limit, laneRoom } = request;
+    if (limit <= 0 || kinds.length === 0) return Promise.resolve({ jobs: [], searchedEmpty: false });
+    const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+    const due = `status = 'pending' AND run_at <= ? AND (claimed_until IS NULL OR claimed_until < ?) AND kind IN (${marks(kinds.length)})`;
+    const window = limit * 2 + 16;
+    return this.write((): ClaimResult => {
+      const taken = new Map<string, number>();
+      const claimed: JobRecord[] = [];
+      const claim = this.sql("UPDATE jobs SET claimed_until = ?, attempts = attempts + 1 WHERE id = ? RETURNING *");
+      const take = (candidates: { id: string; lane: string }[]) => {
+        for (const candidate of candidates) {
+          if (claimed.length >= limit) break;
+          const already = taken.get(candidate.lane) ?? 0;
+          if (already >= laneRoom(candidate.lane)) continue;
+          taken.set(candidate.lane, already + 1);
+          claimed.push(toJobRecord(claim.get(request.realNow + request.leaseMs, candidate.id) as RawJob));
+        }
+      };
+      const first = this.sql(`SELECT id, lane FROM jobs WHERE ${due} ORDER BY run_at, rowid LIMIT ?`).all(request.now, request.realNow, ...kinds, window) as { id: string; lane: string }[];
+      take(first);
+      let searchedEmpty = false;
+      if (claimed.length < limit && first.length === window && request.searchPastFullLanes) {
+        const full = [...new Set(first.map((c) => c.lane))].filter((lane) => (taken.get(lane) ?? 0) >= laneRoom(lane));
+        const beyond = this.sql(`SELECT id, lane FROM jobs WHERE ${due}${full.length > 0 ? ` AND lane NOT IN (${marks(full.length)})` : ""} ORDER BY run_at, rowid LIMIT ?`).all(
+          request.now,
+          request.realNow,
+          ...kinds,
+          ...full,
+          window,
+        ) as { id: string; lane: string }[];
+        const before = claimed.length;
+        take(beyond);
+        searchedEmpty = claimed.length === before;
+      }
+      return { jobs: claimed, searchedEmpty };
+    });
+  }
+
+  settleJob(s: JobSettlement): Promise<SettleResult> {
+    return this.write((): SettleResult => {
+      const current = this.sql("SELECT status FROM jobs WHERE id = ?").get(s.jobId) as { status: JobStatus } | null;
+      const wasPending = current?.status === "pending";
+      if (wasPending) {
+        this.sql("UPDATE jobs SET status = ?, run_at = ?, claimed_until = NULL, last_error = ?, updated_at = ?, finished_at = ? WHERE id = ?").run(
+          s.status,
+          s.runAt,
+          s.lastError,
+          s.now,
+          s.status === "pending" ? null : s.now,
+          s.jobId,
+        );
+      }
+      if (s.deliveryAttempt) this.insertAttempt(s.deliveryAttempt);
+      if (s.disableWebhook && wasPending) {
+        const webhook = this.sql("SELECT account_id AS accountId, status FROM webhooks WHERE id = ?").get(s.disableWebhook.webhookId) as { accountId: string; status: string } | null;
+        if (webhook?.status === "enabled") {
+          this.db.update(webhooks).set({ status: "disabled", disabledReason: s.disableWebhook.reason, updatedAt: s.now }).where(eq(webhooks.id, s.disableWebhook.webhookId)).run();
+          this.cancelPendingJobs(s.disableWebhook.webhookId, s.now);
+          if (s.disableWebhook.alert) this.raiseAlert(webhook.accountId, s.disableWebhook.alert, s.now);
+        }
+      }
+      if (s.emailAlert && wasPending) {
+        const { alertId, ...changes } = s.emailAlert;
+        this.db.update(emailAlerts).set({ ...changes, updatedAt: s.now }).where(eq(emailAlerts.id, alertId)).run();
+      }
+      return { wasPending, status: wasPending ? s.status : (current?.status ?? "canceled") };
+    });
+  }
+
+  private cancelPendingJobs(webhookId: string, now: number): void {
+    this.db
+      .update(jobs)
+      .set({ status: "canceled", finishedAt: now, updatedAt: now, lastError: "dropped" })
+      .where(and(eq(jobs.webhookId, webhookId), eq(jobs.status, "pending")))
+      .run();
+  }
+
+  releaseLeases(): Promise<number> {
+    return this.write(() => this.db.update(jobs).set({ claimedUntil: null }).where(and(eq(jobs.status, "pending"), sql`${jobs.claimedUntil} IS NOT NULL`)).returning({ id: jobs.id }).all().length);
+  }
+
+  pendingJobsByKind(): Promise<Record<string, number>> {
+    return this.run(() => {
+      const rows = this.db
+        .select({ kind: jobs.kind, n: sql<number>`count(*)` })
+        .from(jobs)
+        .where(eq(jobs.status, "pending"))
+        .groupBy(jobs.kind)
+        .all();
+      return Object.fromEntries(rows.map((row) => [row.kind, row.n]));
+    });
+  }
+
+  pruneFinishedJobs(finishedBefore: number): Promise<number> {
+    return this.write(
+      () =>
+        this.db
+          .delete(jobs)
+          .where(and(inArray(jobs.status, ["succeeded", "failed", "canceled"]), lt(jobs.finishedAt, finishedBefore)))
+          .returning({ id: jobs.id })
+          .all().length,
+    );
+  }
+
+  getJob(id: string): Promise<JobRecord | undefined> {
+    return this.run(() => this.db.select().from(jobs).where(eq(jobs.id, id)).get() ?? undefined);
+  }
+
+  listJobs(filter: { status: JobStatus }): Promise<JobRecord[]> {
+    return this.run(() => this.db.select().from(jobs).where(eq(jobs.status, filter.status)).orderBy(asc(jobs.createdAt), sql`rowid`).all());
+  }
+
+  /* ───────────── webhooks ───────────── */
+
+  createWebhook(webhook: WebhookRecord, maxPerAccount: number): Promise<WebhookRecord | "limit_reached"> {
+    return this.write(() => {
+      const existing = this.db.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, webhook.accountId)).get()!.n;
+      if (existing >= maxPerAccount) return "limit_reached" as const;
+      return this.db.insert(webhooks).values(webhook).returning().get();
+    });
+  }
+
+  updateWebhook(accountId: string, id: string, changes: WebhookChanges): Promise<WebhookRecord | undefined> {
+    return this.write(() => {
+      const current = this.db.select().from(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId))).get();
+      if (!current) return undefined;
+      const set: Partial<WebhookRecord> = { url: changes.url, events: changes.events, updatedAt: changes.now };
+      if (changes.secret !== undefined) set.secret = changes.secret;
+      if (changes.enabled === true && current.status === "disabled") {
+        set.status = "enabled";
+        set.disabledReason = null;
+      } else if (changes.enabled === false && current.status === "enabled") {
+        set.status = "disabled";
+        set.disabledReason = changes.disableReason;
+        this.cancelPendingJobs(id, changes.now);
+      }
+      return this.db.update(webhooks).set(set).where(eq(webhooks.id, id)).returning().get();
+    });
+  }
+
+  deleteWebhook(accountId: string, id: string): Promise<boolean> {
+    // Its jobs (pending ones included) and its log go by foreign-key cascade, in this statement.
+    return this.write(() => {
+      const deleted = this.db.delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId))).returning({ id: webhooks.id }).all().length > 0;
+      if (deleted) this.attemptsSinceTrim.delete(id);
+      return deleted;
+    });
+  }
+
+  getWebhook(accountId: string, id: string): Promise<WebhookRecord | undefined> {
+    return this.run(() => this.db.select().from(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId))).get() ?? undefined);
+  }
+
+  getWebhookById(id: string): Promise<WebhookRecord | undefined> {
+    return this.run(() => this.db.select().from(webhooks).where(eq(webhooks.id, id)).get() ?? undefined);
+  }
+
+  listWebhooks(accountId: string, options: { enabledOnly?: boolean } = {}): Promise<WebhookRecord[]> {
+    return this.run(() =>
+      this.db
+        .select()
+        .from(webhooks)
+        .where(options.enabledOnly ? and(eq(webhooks.accountId, accountId), eq(webhooks.status, "enabled")) : eq(webhooks.accountId, accountId))
+        .orderBy(webhooks.createdAt, sql`rowid`)
+        .all(),
+    );
+  }
+
+  recordDeliveryAttempt(attempt: DeliveryAttemptRecord): Promise<boolean> {
+    return this.write(() => this.insertAttempt(attempt));
+  }
+
+  /** Logs the attempt while its webhook exists (a deleted webhook's log is gone with it); trims the log now and then. */
+  private insertAttempt(a: DeliveryAttemptRecord): boolean {
+    const inserted = this.sql(
+      `INSERT INTO delivery_attempts (id, webhook_id, account_id, job_id, event_id, event_type, attempt, status_code, error, delivered, duration_ms, next_attempt_at, created_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)`,
+    ).run(
+      a.id,
+      a.webhookId,
+      a.accountId,
+      a.jobId,
+      a.eventId,
+      a.eventType,
+      a.attempt,
+      a.statusCode,
+      a.error,
+      a.delivered ? 1 : 0,
+      a.durationMs,
+      a.nextAttemptAt,
+      a.createdAt,
+      a.webhookId,
+    ).changes > 0;
+    if (!inserted) return false;
+    const since = (this.attemptsSinceTrim.get(a.webhookId) ?? 0) + 1;
+    if (since < TRIM_EVERY) {
+      this.attemptsSinceTrim.set(a.webhookId, since);
+      return true;
+    }
+    this.attemptsSinceTrim.set(a.webhookId, 0);
+    this.sql(
+      "DELETE FROM delivery_attempts WHERE webhook_id = ? AND rowid NOT IN (SELECT rowid FROM delivery_attempts WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?)",
+    ).run(a.webhookId, a.webhookId, LOG_KEEP);
+    return true;
+  }
+
+  listDeliveryAttempts(webhookId: string, limit: number): Promise<DeliveryAttemptRecord[]> {
+    return this.run(() =>
+      this.db
+        .select()
+        .from(deliveryAttempts)
+        .where(eq(deliveryAttempts.webhookId, webhookId))
+        .orderBy(desc(deliveryAttempts.createdAt), desc(sql`rowid`))
+        .limit(limit)
+        .all(),
+    );
+  }
+
+  /* ───────────── email alerts ───────────── */
+
+  getEmailAlert(id: string): Promise<EmailAlertRecord | undefined> {
+    return this.run(() => this.db.select().from(emailAlerts).where(eq(emailAlerts.id, id)).get() ?? undefined);
+  }
+
+  recentEmailAlerts(accountId: string, limit: number): Promise<EmailAlertRecord[]> {
+    return this.run(() =>
+      this.db
+        .select()
+        .from(emailAlerts)
+        .where(eq(emailAlerts.accountId, accountId))
+        .orderBy(desc(emailAlerts.createdAt), desc(sql`rowid`))
+        .limit(limit)
+        .all(),
+    );
+  }
+
+  /* ───────────── dashboard sessions ───────────── */
+
+  createSession(session: SessionRecord, now: number): Promise<void> {
+    return this.write(() => {
+      // Expired rows are useless: swept here rather than by a background loop.
+      this.db.delete(dashboardSessions).where(lte(dashboardSessions.expiresAt, now)).run();
+      this.db.insert(dashboardSessions).values(session).run();
+    });
+  }
+
+  findSession(tokenHash: string): Promise<{ session: SessionRecord; account: AccountRecord; keyPrefix: string } | undefined> {
+    return this.run(
+      () =>
+        this.db
+          .select({ session: dashboardSessions, account: accounts, keyPrefix: apiKeys.keyPrefix })
+          .from(dashboardSessions)
+          .innerJoin(accounts, eq(accounts.id, dashboardSessions.accountId))
+          .innerJoin(apiKeys, and(eq(apiKeys.id, dashboardSessions.keyId), isNull(apiKeys.revokedAt)))
+          .where(eq(dashboardSessions.tokenHash, tokenHash))
+          .get() ?? undefined,
+    );
+  }
+
+  deleteSession(tokenHash: string): Promise<void> {
+    return this.write(() => {
+      this.db.delete(dashboardSessions).where(eq(dashboardSessions.tokenHash, tokenHash)).run();
+    });
+  }
+
+  listSessions(accountId: string): Promise<SessionRecord[]> {
+    return this.run(() => this.db.select().from(dashboardSessions).where(eq(dashboardSessions.accountId, accountId)).orderBy(dashboardSessions.createdAt).all());
+  }
+
+  /* ───────────── operations ───────────── */
+
+  async probe(): Promise<void> {
+    // A real write that reaches the WAL: a read alone succeeds on a full disk.
+    await this.write(() => {
+      this.db
+        .insert(storeProbe)
+        .values({ id: 1, at: Date.now() })
+        .onConflictDoUpdate({ target: storeProbe.id, set: { at: Date.now() } })
+        .run();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.$client.close();
+  }
+}
+
+/** SQLITE_BUSY / SQLITE_LOCKED from one attempt: worth another try after a wait. */
+class Locked extends Error {
+  constructor(override readonly cause: unknown) {
+    super("database is locked");
+  }
+}
+
+/** A `jobs` row as SQLite returns it to a raw statement. */
+interface RawJob {
+  id: string;
+  kind: string;
+  lane: string;
+  account_id: string | null;
+  webhook_id: string | null;
+  event_id: string | null;
+  payload: string | null;
+  status: JobStatus;
+  run_at: number;
+  attempts: number;
+  claimed_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+function toJobRecord(raw: RawJob): JobRecord {
+  return {
+    id: raw.id,
+    kind: raw.kind,
+    lane: raw.lane,
+    accountId: raw.account_id,
+    webhookId: raw.webhook_id,
+    eventId: raw.event_id,
+    payload: raw.payload === null ? null : JSON.parse(raw.payload),
+    status: raw.status,
+    runAt: raw.run_at,
+    attempts: raw.attempts,
+    claimedUntil: raw.claimed_until,
+    lastError: raw.last_error,
+    createdAt: raw.created_at,
+    updatedAt: raw.updated_at,
+    finishedAt: raw.finished_at,
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * The newcomer's paper cuts that are not CLI exits or dashboard layout: messages that say how to
+ * proceed, and the documentation and container text a first user copies.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startTestService, type TestService } from "../support/harness.ts";
+import { REPO_ROOT } from "../support/process.ts";
+
+let s: TestService;
+let apiKey: string;
+beforeAll(async () => {
+  s = await startTestService();
+  ({ apiKey } = await s.createAccount({ plan: "pro" }));
+});
+afterAll(() => s.stop());
+
+test("a localhost or private URL is refused with a message that names OG_ALLOW_PRIVATE_NETWORKS", async () => {
+  const hook = await s.api("/api/webhooks", { key: apiKey, json: { url: "http://localhost:8080/hook", events: ["usage.reset"], secret: "0123456789abcdef" } });
+  expect(hook.status).toBe(400);
+  const hookBody = (await hook.json()) as { details: { field: string; message: string }[] };
+  expect(hookBody.details).toHaveLength(1);
+  expect(hookBody.details[0]!.field).toBe("url");
+  expect(hookBody.details[0]!.message).toContain("OG_ALLOW_PRIVATE_NETWORKS=true");
+
+  const image = await s.api("/api/generate", { key: apiKey, json: { title: "x", logo_url: "http://192.168.1.1/logo.png" } });
+  expect(image.status).toBe(422);
+  const imageBody = (await image.json()) as { details: { field: string; message: string; reason: string }[] };
+  expect(imageBody.details[0]).toMatchObject({ field: "logo_url", reason: "blocked_address" });
+  expect(imageBody.details[0]!.message).toContain("OG_ALLOW_PRIVATE_NETWORKS=true");
+
+  // The metadata address stays blocked even with the flag: no hint that would not work.
+  const metadata = await s.api("/api/webhooks", { key: apiKey, json: { url: "http://169.254.169.254/latest", events: ["usage.reset"], secret: "0123456789abcdef" } });
+  expect(metadata.status).toBe(400);
+  expect(JSON.stringify(await metadata.json())).not.toContain("OG_ALLOW_PRIVATE_NETWORKS");
+});
+
+test("the rate-limit message is grammatical for one request per second", async () => {
+  const { apiKey: freeKey } = await s.createAccount({ plan: "free" });
+  let limited: Response | undefined;
+  for (let i = 0; i < 3 && !limited; i++) {
+    const res = await s.api("/api/user/usage", { key: freeKey });
+    if (res.status === 429) limited = res;
+  }
+  expect(limited).toBeDefined();
+  expect(((await limited!.json()) as { message: string }).message).toContain("Rate limit exceeded: 1 request per second.");
+});
+
+test("README: the curl example fails on an HTTP error instead of writing JSON into card.png", () => {
+  const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+  const curl = readme.match(/curl [^\n]*\/api\/generate[^]*?-o card\.png/)?.[0];
+  expect(curl).toBeDefined();
+  expect(curl!).toMatch(/ (--fail|--fail-with-body|-f) /);
+});
+
+test("Dockerfile: the data volume's directory exists and belongs to the runtime user before VOLUME", () => {
+  const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
+  const runtime = dockerfile.slice(dockerfile.indexOf("AS runtime"));
+  const user = runtime.match(/^USER (\S+)/m)?.[1];
+  expect(user).toBe("ogsmith");
+  const volume = runtime.match(/^VOLUME \["([^"]+)"\]/m)?.[1];
+  expect(volume).toBe("/var/lib/ogsmith/data");
+  const beforeVolume = runtime.slice(0, runtime.indexOf("\nVOLUME "));
+  expect(beforeVolume).toMatch(new RegExp(`mkdir -p [^\\n]*${volume}`));
+  expect(beforeVolume).toMatch(new RegExp(`chown -R ${user}:${user} /var/lib/ogsmith\\b`));
+  // The chown runs as root, before the switch to the runtime user.
+  expect(beforeVolume.indexOf("chown")).toBeLessThan(beforeVolume.indexOf(`USER ${user}`));
+  // The database path the image sets lives on that volume.
+  expect(runtime).toContain(`OG_DB_PATH=${volume}/`);
+});
+
+test("README: the X-OG-Signature snippet verifies a good signature and answers false (not throws) without the header", () => {
+  const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+  const snippet = readme.slice(readme.indexOf("Verify it like this:")).match(/```js\n([^]*?)```/)?.[1];
+  expect(snippet).toBeDefined();
+  const verify = new Function("createHmac", "timingSafeEqual", "secret", "rawBody", "req", `${snippet}\nreturn ok;`);
+  const { createHmac, timingSafeEqual } = require("node:crypto");
+  const secret = "whsec_c2VjcmV0LWJ5dGVzLTAxMjM0NTY3ODk=";
+  const rawBody = '{"id":"evt_1","event":"usage.reset"}';
+  const good = "sha256=" + createHmac("sha256", secret).update(rawBody).digest("hex");
+  expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": good } })).toBe(true);
+  expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: {} })).toBe(false);
+  expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": "sha256=short" } })).toBe(false);
+  expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": good.replace(/.$/, (c) => (c === "0" ? "1" : "0")) } })).toBe(false);
+});

@@ -1,0 +1,153 @@
+/**
+ * Metering against the Store interface: reserve / confirm / release, the once-a-month threshold
+ * marks and their events, exactness under concurrency, and `withUnit` giving the unit back
+ * whatever fails between reserve and answer — the confirmation itself included.
+ */
+import { describe, expect, test } from "bun:test";
+import { AccountService } from "../../../src/accounts/accounts.ts";
+import { TestClock } from "../../../src/clock.ts";
+import { Outbox } from "../../../src/events/outbox.ts";
+import { Metering, QuotaExceededError, type GenerationFacts } from "../../../src/metering/quota.ts";
+import { periodOf } from "../../../src/metering/period.ts";
+import { StoreUnavailableError } from "../../../src/store/errors.ts";
+import type { AccountRecord, Store } from "../../../src/store/types.ts";
+import { waitFor } from "../../support/wait.ts";
+import { openTestStore } from "../../support/stores.ts";
+
+const facts: GenerationFacts = { requestId: "req_1", template: "event", width: 1200, height: 630, generationTimeMs: 5 };
+
+async function setup(quota = 10, wrap: (store: Store) => Store = (s) => s) {
+  const inner = await openTestStore();
+  const store = wrap(inner);
+  const clock = new TestClock(Date.UTC(2031, 2, 10, 12));
+  const outbox = new Outbox();
+  const metering = new Metering(store, clock, outbox);
+  const accounts = new AccountService(inner, clock);
+  const { account: view } = await accounts.create({ email: "m@example.com", plan: "custom", quota, requestsPerSecond: 100 });
+  const account = (await inner.getAccount(view.id))!;
+  const counters = async () => (await inner.usage(account.id, periodOf(clock.now()))) ?? { used: 0, reserved: 0 };
+  return { store: inner, clock, outbox, metering, account, counters };
+}
+
+/** A store whose named methods fail (as an unavailable database would) the next `times` calls. */
+function failing(methods: (keyof Store)[], times: { n: number }) {
+  return (store: Store): Store =>
+    new Proxy(store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== "function") return value;
+        if (methods.includes(name as keyof Store)) {
+          return (...args: unknown[]) => {
+            if (times.n > 0) {
+              times.n--;
+              return Promise.reject(new StoreUnavailableError("injected fault", "disk_full"));
+            }
+            return value.apply(target, args);
+          };
+        }
+        return value.bind(target);
+      },
+    });
+}
+
+describe("reserve, confirm, release", () => {
+  test("a confirmed unit moves from reserved to used; a released one goes back", async () => {
+    const { metering, account, counters } = await setup();
+    const r1 = await metering.reserve(account);
+    expect(await counters()).toMatchObject({ used: 0, reserved: 1 });
+    expect(await metering.confirm(account, r1, facts)).toBe(1);
+    expect(await counters()).toMatchObject({ used: 1, reserved: 0 });
+    const r2 = await metering.reserve(account);
+    await metering.release(r2);
+    await metering.release(r2); // never below zero
+    expect(await counters()).toMatchObject({ used: 1, reserved: 0 });
+    expect(await metering.usage(account)).toMatchObject({ quota: 10, used: 1, remaining: 9, percent_used: 10 });
+  });
+
+  test("reserved units count against the quota; QUOTA_EXCEEDED carries the quota", async () => {
+    const { metering, account } = await setup(2);
+    await metering.reserve(account);
+    await metering.reserve(account);
+    const error = await metering.reserve(account).catch((e) => e);
+    expect(error).toBeInstanceOf(QuotaExceededError);
+    expect(error).toMatchObject({ code: "QUOTA_EXCEEDED", quota: 2, message: "Monthly quota exceeded. Limit: 2 images." });
+  });
+
+  test("thresholds: each mark and event once a month, several in one confirmation when a request crosses them", async () => {
+    const { store, metering, account, counters, clock } = await setup(4);
+    await store.createWebhook(
+      { id: "wh_all", accountId: account.id, url: "https://example.com/h", events: ["image.generated", "usage.warning", "usage.limit_reached", "usage.reset"], secret: "s".repeat(16), status: "enabled", disabledReason: null, createdAt: 0, updatedAt: 0 },
+      20,
+    );
+    const types = async () => Promise.all((await store.listJobs({ status: "pending" })).map(async (job) => (await store.getEvent(job.eventId!))!.type));
+    for (let i = 0; i < 3; i++) await metering.confirm(account, await metering.reserve(account), facts);
+    // 3 of 4 = 75 %: no warning yet.
+    expect((await types()).filter((t) => t !== "image.generated")).toEqual([]);
+    await metering.confirm(account, await metering.reserve(account), facts);
+    // 4 of 4 crosses 80, 90, 95 and 100 % at once.
+    expect((await types()).filter((t) => t !== "image.generated")).toEqual(["usage.warning", "usage.warning", "usage.warning", "usage.limit_reached"]);
+    expect(await counters()).toMatchObject({ used: 4, warned80At: clock.now(), warned90At: clock.now(), warned95At: clock.now(), limitReachedAt: clock.now() });
+    const warnings = (await store.listJobs({ status: "pending" })).map((j) => j.eventId!);
+    const data = await Promise.all(warnings.map(async (id) => JSON.parse((await store.getEvent(id))!.data)));
+    expect(data.filter((d) => d.percentage).map((d) => d.percentage)).toEqual([80, 90, 95]);
+  });
+
+  test("a new month starts at zero without any job", async () => {
+    const { metering, account, clock } = await setup(3);
+    await metering.confirm(account, await metering.reserve(account), facts);
+    await clock.advance(31 * 86_400);
+    expect(await metering.usage(account)).toMatchObject({ used: 0, remaining: 3 });
+  });
+});
+
+describe("exact under concurrency", () => {
+  test("200 concurrent counted generations against 10 units: exactly 10 succeed, nothing stays reserved", async () => {
+    const { metering, account, counters } = await setup(10);
+    let worked = 0;
+    const results = await Promise.allSettled(
+      Array.from({ length: 200 }, () =>
+        metering.withUnit(account, async () => {
+          worked++;
+          await new Promise((resolve) => setImmediate(resolve));
+          return { result: "png", facts };
+        }),
+      ),
+    );
+    const ok = results.filter((r) => r.status === "fulfilled");
+    expect(ok).toHaveLength(10);
+    expect(worked).toBe(10);
+    expect(results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason instanceof QuotaExceededError)).toBe(true);
+    expect(await counters()).toMatchObject({ used: 10, reserved: 0 });
+    expect(ok.map((r) => (r as PromiseFulfilledResult<{ used: number }>).value.used).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+});
+
+describe("withUnit: no unit lost or double-counted whatever fails", () => {
+  test("the work fails: the unit is released and the error passes through", async () => {
+    const { metering, account, counters } = await setup(1);
+    const boom = new Error("render failed");
+    expect(await metering.withUnit(account, () => Promise.reject(boom)).catch((e) => e)).toBe(boom);
+    expect(await counters()).toMatchObject({ used: 0, reserved: 0 });
+    expect((await metering.withUnit(account, async () => ({ result: 1, facts }))).remaining).toBe(0);
+  });
+
+  test("the confirmation fails: nothing counted, the unit released, the store's error passes through", async () => {
+    const times = { n: 1 };
+    const { metering, account, counters } = await setup(1, failing(["confirmUnit"], times));
+    const error = await metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(await counters()).toMatchObject({ used: 0, reserved: 0 });
+    // The one unit is still there to use.
+    expect(await metering.withUnit(account, async () => ({ result: 1, facts }))).toMatchObject({ used: 1, remaining: 0 });
+  });
+
+  test("the confirmation and the release fail: the release is retried until the store takes it", async () => {
+    const times = { n: 3 }; // confirm, release, first background retry
+    const { metering, account, counters } = await setup(1, failing(["confirmUnit", "releaseUnit"], times));
+    expect(await metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e)).toBeInstanceOf(StoreUnavailableError);
+    expect(await counters()).toMatchObject({ used: 0, reserved: 1 });
+    await waitFor(async () => (await counters()).reserved === 0, "the background release", { timeoutMs: 5_000 });
+    expect(metering.releasesPending).toBe(0);
+    expect(await metering.withUnit(account, async () => ({ result: 1, facts }))).toMatchObject({ used: 1 });
+  });
+});

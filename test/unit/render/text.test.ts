@@ -1,0 +1,313 @@
+/**
+ * Text for the whole web: the bundled fallback fonts per script (ink where the title is),
+ * right-to-left layout (right-aligned, bidi order of a mixed Hebrew/Latin title), characters no
+ * font has (a plain box, counted), and OG_FONTS_DIR collections, WOFF2 and variable fonts.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { inflateSync } from "node:zlib";
+import { createInProcessRenderer, renderTemplateToPng } from "../../../src/render/engine.ts";
+import { firstFontOfCollection, fontsForSegment, hanPreference, useExtraFonts } from "../../../src/render/fonts.ts";
+import { textDirectionStyle } from "../../../src/templates/kit.ts";
+import { createTemplateRegistry } from "../../../src/templates/registry.ts";
+import type { TemplateDefinition } from "../../../src/templates/types.ts";
+import { decodePng, pixelAt, type DecodedPng } from "../../support/png.ts";
+import { countInk, maxDiff } from "./regions.ts";
+
+const renderer = createInProcessRenderer(createTemplateRegistry());
+const PAPER: [number, number, number] = [252, 252, 250];
+/** The title area of a title-only light card (as in scripts.test.ts). */
+const TITLE = [72, 150, 1056, 330] as const;
+
+async function render(template: string, title: string, theme: "light" | "dark" = "light") {
+  const result = await renderer.render({ template, theme, fields: { title }, width: 1200, height: 630, format: "png" });
+  return { png: decodePng(result.bytes), missing: result.missingGlyphs ?? [] };
+}
+
+/** Leftmost and rightmost columns with ink in the title area. */
+function inkSpan(png: DecodedPng): { left: number; right: number } {
+  let left = Infinity;
+  let right = -Infinity;
+  const [x0, y0, w, h] = TITLE;
+  for (let x = x0; x < x0 + w; x++) {
+    for (let y = y0; y < y0 + h; y++) {
+      const [r, g, b] = pixelAt(png, x, y);
+      if (Math.abs(r - PAPER[0]) > 40 || Math.abs(g - PAPER[1]) > 40 || Math.abs(b - PAPER[2]) > 40) {
+        left = Math.min(left, x);
+        right = Math.max(right, x);
+        break;
+      }
+    }
+  }
+  return { left, right };
+}
+
+const SCRIPTS: Record<string, [string, string]> = {
+  "Chinese (simplified)": ["开源图片服务", "务服片图源开"],
+  "Chinese (traditional)": ["開源圖片產生", "生產片圖源開"],
+  Japanese: ["こんにちは日本", "日本はちにんこ"],
+  Korean: ["안녕하세요 한국", "한국 요세하녕안"],
+  Arabic: ["مرحبا بالعالم", "بالعالم مرحبا"],
+  Hebrew: ["שלום עולם", "עולם שלום"],
+  Devanagari: ["नमस्ते दुनिया", "दुनिया नमस्ते"],
+  Thai: ["สวัสดีชาวโลก", "ชาวโลกสวัสดี"],
+};
+
+describe("bundled scripts", () => {
+  for (const [script, [a, b]] of Object.entries(SCRIPTS)) {
+    test(`${script} draws real glyphs with no configuration, nothing missing`, async () => {
+      const first = await render("blog", a);
+      const second = await render("blog", b);
+      expect(first.missing).toEqual([]);
+      expect(countInk(first.png, ...TITLE, PAPER)).toBeGreaterThan(2000);
+      // Boxes would draw the same whatever the order; glyphs do not.
+      expect(maxDiff(first.png, second.png, ...TITLE)).toBeGreaterThan(100);
+    });
+  }
+
+  test("a title mixing Latin, CJK and emoji draws every part", async () => {
+    const mixed = await render("event", "Go 日本 🚀 한국");
+    expect(mixed.missing).toEqual([]);
+    const latinOnly = await render("event", "Go");
+    expect(countInk(mixed.png, ...TITLE, PAPER)).toBeGreaterThan(countInk(latinOnly.png, ...TITLE, PAPER) * 3);
+  });
+});
+
+describe("Han characters", () => {
+  test("follow the card: kana make it Japanese, Hangul Korean, other Han Chinese", () => {
+    expect(hanPreference(["日本語のタイトル"])).toBe("ja-JP");
+    expect(hanPreference(["漢字", "한국어"])).toBe("ko-KR");
+    expect(hanPreference(["开源", undefined])).toBe("zh-CN");
+    expect(hanPreference(["Latin only", "עברית"])).toBeUndefined();
+  });
+
+  test("draw with that family's slice when satori cannot tell the language", async () => {
+    const ambiguous = "ja-JP|zh-CN|zh-TW|zh-HK";
+    for (const [han, family] of [["ja-JP", "Noto Sans JP"], ["ko-KR", "Noto Sans KR"], ["zh-CN", "Noto Sans SC"]] as const) {
+      const { fonts, missing } = await fontsForSegment(ambiguous, "語", han);
+      expect(missing).toEqual([]);
+      expect(new Set(fonts.map((f) => f.name.split("#")[0]))).toEqual(new Set([family]));
+    }
+    // When satori names one language (kana: Japanese), that language wins over the card.
+    expect((await fontsForSegment("ja-JP", "の", "zh-CN")).fonts[0]!.name).toStartWith("Noto Sans JP");
+  });
+});
+
+describe("right-to-left", () => {
+  test("the paragraph direction comes from the first strong character", () => {
+    expect(textDirectionStyle("שלום world")).toMatchObject({ direction: "rtl", textAlign: "right" });
+    expect(textDirectionStyle("Hello שלום")).toEqual({});
+    expect(textDirectionStyle("2026 مرحبا")).toEqual({ direction: "rtl", textAlign: "right", letterSpacing: 0 });
+  });
+
+  for (const template of ["event", "blog"]) {
+    for (const [script, title] of [["Hebrew", "שלום עולם"], ["Arabic", "مرحبا بالعالم"]]) {
+      test(`a ${script} title is right-aligned on the ${template} card`, async () => {
+        const rtl = inkSpan((await render(template, title)).png);
+        const ltr = inkSpan((await render(template, "Hello world")).png);
+        // LTR text starts at the left edge of the box; RTL text ends at its right edge.
+        expect(ltr.left).toBeLessThan(TITLE[0] + 30);
+        expect(rtl.right).toBeGreaterThan(TITLE[0] + TITLE[2] - 30);
+        expect(rtl.left).toBeGreaterThan(TITLE[0] + 100);
+      });
+    }
+  }
+
+  // A line of text at a fixed size (the built-in templates size text by its length, which
+  // would move the words between renders), in the direction textDirectionStyle gives it.
+  const line: TemplateDefinition = {
+    id: "line",
+    description: "one line of text",
+    fields: [{ name: "title", type: "text" }],
+    render: (fields) => ({
+      type: "div",
+      props: {
+        style: { display: "flex", width: 1200, height: 630, backgroundColor: "rgb(252,252,250)", padding: 100, fontFamily: "Inter", color: "black" },
+        children: {
+          type: "div",
+          props: { style: { display: "block", width: 1000, fontSize: 64, fontWeight: 700, ...textDirectionStyle(fields.title), ...(fields.align ? { textAlign: fields.align } : {}) }, children: fields.title },
+        },
+      },
+    }),
+  };
+  const drawLine = async (title: string, align?: "left" | "right") =>
+    decodePng((await renderTemplateToPng(line, { title, align }, { width: 1200, height: 630, theme: "light", images: {} })).png);
+  /**
+   * Dark pixels per column, and the first and last inked column. Columns, not pixels: a word
+   * alone sits on its own font's baseline, a few pixels off its height in a mixed line.
+   */
+  const columns = (png: DecodedPng) => {
+    const ink = Array.from({ length: png.width }, (_, x) => {
+      let n = 0;
+      for (let y = 60; y < 300; y++) if (pixelAt(png, x, y)[0] < 128) n++;
+      return n;
+    });
+    return { ink, left: ink.findIndex((n) => n > 0), right: ink.findLastIndex((n) => n > 0) };
+  };
+  /** Share of the columns of `word` (rendered alone) whose ink matches `line`'s, allowing a 3 px shift (subpixel placement). */
+  const sameColumns = (line: DecodedPng, word: DecodedPng) => {
+    const a = columns(line);
+    const b = columns(word);
+    let best = 0;
+    for (let shift = -3; shift <= 3; shift++) {
+      let same = 0;
+      for (let x = b.left; x <= b.right; x++) if (Math.abs((a.ink[x + shift] ?? 0) - b.ink[x]!) <= 2) same++;
+      best = Math.max(best, same / (b.right - b.left + 1));
+    }
+    return best;
+  };
+
+  for (const [title, first, last] of [
+    ["שלום React", "שלום", "React"],
+    ["מחיר 100$ בלבד", "מחיר", "בלבד"],
+    ["כנס React Native 2026 בתל אביב", "כנס", "אביב"],
+  ]) {
+    test(`bidi order of "${title}": the first word at the right, the last at the left, glyph for glyph`, async () => {
+      // Right-aligned, the paragraph's first word sits at the right edge, column for column as alone.
+      const full = await drawLine(title);
+      expect(sameColumns(full, await drawLine(first))).toBeGreaterThan(0.9);
+      // Left-aligned, its last word sits at the left edge, column for column as alone.
+      const fullLeft = await drawLine(title, "left");
+      expect(sameColumns(fullLeft, await drawLine(last, "left"))).toBeGreaterThan(0.9);
+      // Left-to-right order would put the first word at the left instead: it is not there.
+      expect(sameColumns(fullLeft, await drawLine(first, "left"))).toBeLessThan(0.6);
+    });
+  }
+});
+
+/** Lowest row with ink in the title area. */
+function inkBottom(png: DecodedPng): number {
+  const [x0, y0, w, h] = TITLE;
+  for (let y = y0 + h - 1; y >= y0; y--) {
+    for (let x = x0; x < x0 + w; x++) {
+      const [r, g, b] = pixelAt(png, x, y);
+      if (Math.abs(r - PAPER[0]) > 40 || Math.abs(g - PAPER[1]) > 40 || Math.abs(b - PAPER[2]) > 40) return y;
+    }
+  }
+  return -1;
+}
+
+describe("Arabic marks", () => {
+  // ي is ى plus two dots below, which Noto Sans Arabic draws as a separate mark glyph moved
+  // under the letter by GPOS. With satori's vertical offsets upside down (patched, see README)
+  // the dots landed inside the letter and both drew to the same depth.
+  test("the dots of a final ي sit below the letter, as HarfBuzz places them", async () => {
+    for (const template of ["event", "blog"]) {
+      const yeh = inkBottom((await render(template, "علي في")).png);
+      const dotless = inkBottom((await render(template, "على فى")).png);
+      expect(yeh).toBeGreaterThan(dotless + 8);
+    }
+  });
+});
+
+describe("characters no font has", () => {
+  test("are drawn as a plain box and counted", async () => {
+    const result = await render("blog", "Runes ᚠᚢ");
+    expect(result.missing).toEqual([0x16a0, 0x16a2]);
+    // Both runes draw the same plain box: swapping them changes nothing.
+    const swapped = await render("blog", "Runes ᚢᚠ");
+    expect(maxDiff(result.png, swapped.png, ...TITLE)).toBe(0);
+    expect(countInk(result.png, ...TITLE, PAPER)).toBeGreaterThan(countInk((await render("blog", "Runes")).png, ...TITLE, PAPER));
+  });
+
+  test("ordinary text reports nothing missing", async () => {
+    expect((await render("event", "Plain Latin, Ελληνικά, Кириллица")).missing).toEqual([]);
+  });
+});
+
+/** A WOFF file unpacked to the TrueType/OpenType file it wraps (zlib per table). */
+function woffToSfnt(woff: Uint8Array): Uint8Array {
+  const v = new DataView(woff.buffer, woff.byteOffset, woff.byteLength);
+  const count = v.getUint16(12);
+  const tables = Array.from({ length: count }, (_, i) => {
+    const at = 44 + i * 20;
+    const [offset, compLength, origLength] = [v.getUint32(at + 4), v.getUint32(at + 8), v.getUint32(at + 12)];
+    const raw = woff.subarray(offset, offset + compLength);
+    return { dir: woff.subarray(at, at + 20), data: compLength < origLength ? new Uint8Array(inflateSync(raw)) : raw };
+  });
+  let size = 12 + count * 16;
+  for (const t of tables) size += (t.data.length + 3) & ~3;
+  const out = new Uint8Array(size);
+  const o = new DataView(out.buffer);
+  o.setUint32(0, v.getUint32(4));
+  o.setUint16(4, count);
+  let at = 12 + count * 16;
+  tables.forEach((t, i) => {
+    out.set(t.dir.subarray(0, 4), 12 + i * 16);
+    out.set(t.dir.subarray(16, 20), 12 + i * 16 + 4); // checksum
+    o.setUint32(12 + i * 16 + 8, at);
+    o.setUint32(12 + i * 16 + 12, t.data.length);
+    out.set(t.data, at);
+    at += (t.data.length + 3) & ~3;
+  });
+  return out;
+}
+
+/** A two-font collection holding `sfnt` twice (table offsets rebased). */
+function collectionOf(sfnt: Uint8Array): Uint8Array {
+  const header = 12 + 8;
+  const out = new Uint8Array(header + sfnt.length * 2);
+  const o = new DataView(out.buffer);
+  out.set(new TextEncoder().encode("ttcf"), 0);
+  o.setUint32(4, 0x00010000);
+  o.setUint32(8, 2);
+  for (let k = 0; k < 2; k++) {
+    const base = header + k * sfnt.length;
+    o.setUint32(12 + k * 4, base);
+    out.set(sfnt, base);
+    const count = o.getUint16(base + 4);
+    for (let i = 0; i < count; i++) o.setUint32(base + 12 + i * 16 + 8, o.getUint32(base + 12 + i * 16 + 8) + base);
+  }
+  return out;
+}
+
+describe("OG_FONTS_DIR formats", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ogsmith-fontfmt-"));
+  const files = join(dirname(Bun.resolveSync("@fontsource/noto-sans-jp/package.json", import.meta.dir)), "files");
+  const sfnt = woffToSfnt(readFileSync(join(files, "noto-sans-jp-119-400-normal.woff")));
+  afterAll(() => {
+    useExtraFonts(undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a collection's first font is extracted byte for byte", () => {
+    const { font, count } = firstFontOfCollection(collectionOf(sfnt));
+    expect(count).toBe(2);
+    expect(Buffer.from(font).equals(Buffer.from(sfnt))).toBe(true);
+  });
+
+  test(".ttc and .woff2 load, a variable font loads with a note, junk is skipped with a reason", async () => {
+    writeFileSync(join(dir, "NotoJP-Regular.ttc"), collectionOf(sfnt));
+    writeFileSync(join(dir, "noto-jp-119-400-normal.woff2"), readFileSync(join(files, "noto-sans-jp-119-400-normal.woff2")));
+    // A variable font: the same tables plus an `fvar` entry in the directory.
+    const variable = new Uint8Array(sfnt.length + 16);
+    const count = new DataView(sfnt.buffer).getUint16(4);
+    variable.set(sfnt.subarray(0, 12 + count * 16));
+    new DataView(variable.buffer).setUint16(4, count + 1);
+    variable.set(sfnt.subarray(0, 12 + count * 16).subarray(12, 28), 12 + count * 16);
+    variable.set(new TextEncoder().encode("fvar"), 12 + count * 16);
+    variable.set(sfnt.subarray(12 + count * 16), 12 + (count + 1) * 16);
+    const v = new DataView(variable.buffer);
+    for (let i = 0; i <= count; i++) v.setUint32(12 + i * 16 + 8, v.getUint32(12 + i * 16 + 8) + 16);
+    writeFileSync(join(dir, "SomeVariable.ttf"), variable);
+    writeFileSync(join(dir, "cut.woff2"), readFileSync(join(files, "noto-sans-jp-119-400-normal.woff2")).subarray(0, 100));
+    writeFileSync(join(dir, "junk.otf"), "OTTO but nothing else");
+
+    const report = useExtraFonts(dir);
+    expect(report.loaded.map((l) => l.split(" ")[0]).sort()).toEqual(["NotoJP-Regular.ttc", "SomeVariable.ttf", "noto-jp-119-400-normal.woff2"]);
+    expect(report.skipped.map((s) => [s.file.split("/").pop(), s.reason])).toEqual([
+      ["cut.woff2", "truncated WOFF2 (its header gives another length)"],
+      ["junk.otf", "truncated font file"],
+    ]);
+    expect(report.notes.map((n) => [n.file.split("/").pop(), n.note.split(":")[0]])).toEqual([
+      ["NotoJP-Regular.ttc", "collection of 2 fonts"],
+      ["SomeVariable.ttf", "variable font"],
+    ]);
+    // Renders still work with all of them registered, and draw the kana.
+    const result = await render("blog", "こんにちは");
+    expect(result.missing).toEqual([]);
+    expect(countInk(result.png, ...TITLE, PAPER)).toBeGreaterThan(2000);
+  });
+});
