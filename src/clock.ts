@@ -40,9 +40,19 @@ export class TestClock implements Clock {
 
   async advance(seconds: number): Promise<number> {
     if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError("seconds must be a non-negative number");
-    this.current += Math.round(seconds * 1000);
+    this.current = await this.moveBy(Math.round(seconds * 1000));
     for (const listener of this.listeners) await listener(this.current);
     return this.current;
+  }
+
+  /** Where an advance by `ms` lands; several instances on one database move one shared clock (store/postgres). */
+  protected async moveBy(ms: number): Promise<number> {
+    return this.current + ms;
+  }
+
+  /** Another instance moved the shared clock: follow it (never backwards), without running listeners. */
+  syncTo(now: number): void {
+    if (now > this.current) this.current = now;
   }
 }
 

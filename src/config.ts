@@ -28,6 +28,10 @@ export interface Config {
   /** Persistent render cache directory; undefined = off (OG_CACHE_MAX_BYTES=0, or an in-memory database with no OG_CACHE_DIR). */
   cacheDir: string | undefined;
   cacheMaxBytes: number;
+  /** Redis for the shared per-second rate limit (several instances); unset = in process memory. */
+  redisUrl: string | undefined;
+  /** all: HTTP and jobs; api: HTTP only; worker: jobs only (HTTP answers /healthz, /readyz, /metrics). */
+  role: "all" | "api" | "worker";
 }
 
 export class ConfigError extends Error {
@@ -120,7 +124,10 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   // so a service pointed at another data directory brings its cache along; a :memory: database
   // is a throwaway service, which gets no disk cache unless one is named.
   const cacheDir = cacheMaxBytes === 0 ? undefined : (optional(env, "OG_CACHE_DIR") ?? (dbPath === ":memory:" ? undefined : join(dirname(dbPath), "cache")));
+  const role = (optional(env, "OG_ROLE") ?? "all") as Config["role"];
+  if (!["all", "api", "worker"].includes(role)) throw new ConfigError(`OG_ROLE must be one of all, api, worker, got "${role}"`);
   return {
+    role,
     port,
     host: overrides.host ?? optional(env, "HOST") ?? "0.0.0.0",
     dbPath,
@@ -139,5 +146,6 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     logLevel,
     cacheDir,
     cacheMaxBytes,
+    redisUrl: url(env, "OG_REDIS_URL", ["redis:", "rediss:"]),
   };
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bun
 /**
- * Entry point: parses argv and dispatches to serve | render | accounts | keys. Everything heavy
- * (the server, the database, the renderer) is imported only by the command that needs it, so
- * `--version` and `--help` answer at once.
+ * Entry point: parses argv and dispatches to serve | render | accounts | keys | sign | migrate.
+ * Everything heavy (the server, the database, the renderer) is imported only by the command that
+ * needs it, so `--version` and `--help` answer at once.
  */
 import { parseArgs } from "node:util";
 import { ListenError } from "./cli/listen.ts";
@@ -21,6 +21,7 @@ Usage:
   ogsmith accounts create|update|list|show …           manage accounts (see: ogsmith accounts --help)
   ogsmith keys replace ACCOUNT_ID                      replace an account's API key
   ogsmith --version                                    print the version
+  ogsmith migrate                                      apply the store's migrations and exit
 
 Configuration is read from the environment (PORT, HOST, OG_DB_PATH, …; see the README).`;
 
@@ -72,6 +73,15 @@ async function main(argv: string[]): Promise<number> {
       // Announced only once the signal handlers are in place, so "listening" means "stoppable".
       service.services.logger.info("listening", { url: service.url, test_clock: config.testClock });
       return -1; // keep running
+    }
+    case "migrate": {
+      // Applies the store's migrations and exits: createStore migrates (under an advisory lock on PostgreSQL).
+      parseArgs({ args, options: {} });
+      const { createStore } = await import("./store/index.ts");
+      const store = await createStore(config);
+      await store.close();
+      console.log(`ogsmith: migrations applied (${store.kind})`);
+      return 0;
     }
     case "render": {
       const { runRender } = await import("./cli/render.ts");

@@ -14,6 +14,8 @@ import { createServiceRenderer, type ServiceRenderer, type ServiceRendererOption
 import { prepareRendering } from "./render/setup.ts";
 import { createServices, type Services, type ServicesOptions } from "./services.ts";
 import { JobWorker } from "./worker/index.ts";
+import { Elysia } from "elysia";
+import { opsModule } from "./modules/ops/index.ts";
 
 export interface RunningService {
   url: string;
@@ -64,7 +66,8 @@ export async function startService(
   const app = createApp({ services, renderer, templates, metrics });
   let server;
   try {
-    server = listen(app, { port: config.port, host: config.host, logger: services.logger });
+    // OG_ROLE=worker answers only the operations routes; the API instances take the traffic.
+    server = config.role === "worker" ? listenOps(services, metrics, config) : listen(app, { port: config.port, host: config.host, logger: services.logger });
   } catch (error) {
     await renderer.close();
     await services.close();
@@ -72,8 +75,10 @@ export async function startService(
   }
   // Bound first, so a key is never printed by a process that cannot serve it (port taken, bad HOST).
   const boot = config.bootstrap ? await bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n")), selfCommand()) : undefined;
-  const worker = new JobWorker(services);
-  await worker.start();
+  // Several instances: a lease of an instance that hangs while staying connected runs out within
+  // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
+  const worker = new JobWorker(services, services.store.kind === "postgres" ? { leaseMs: 30_000 } : {});
+  if (config.role !== "api") await worker.start();
   if (!services.mailer.configured) services.logger.warn("SMTP_URL is not set: email alerts are recorded and logged, not sent");
 
   let stopping: Promise<void> | undefined;
@@ -93,4 +98,11 @@ export async function startService(
         await services.close();
       })()),
   };
+}
+
+/** A worker-role instance's HTTP: /healthz, /readyz and /metrics only. */
+function listenOps(services: Services, metrics: Metrics, config: Config): { url: string; port: number; stop(): Promise<void> } {
+  const app = new Elysia().use(opsModule(services, metrics)).listen({ port: config.port, hostname: config.host });
+  const port = app.server!.port!;
+  return { url: `http://${config.host}:${port}`, port, stop: async () => void (await app.stop()) };
 }

@@ -12,8 +12,10 @@ import { JobQueue } from "./events/jobs.ts";
 import { Outbox } from "./events/outbox.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { Metering } from "./metering/quota.ts";
-import { SlidingWindowLimiter } from "./metering/rate-limit.ts";
+import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts";
+import type { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
+import { SigningKeyService } from "./signing/keys.ts";
 import { createStore } from "./store/index.ts";
 import type { Store } from "./store/types.ts";
 import type { RetryRandom } from "./webhooks/delivery-job.ts";
@@ -30,7 +32,8 @@ export interface Services {
   logger: Logger;
   accounts: AccountService;
   metering: Metering;
-  limiter: SlidingWindowLimiter;
+  /** Per-key per-second rate: in memory, or shared in Redis with OG_REDIS_URL. */
+  limiter: RateLimiter;
   outbox: Outbox;
   /** The job table (webhook deliveries, emails); kinds register here, the worker runs them. */
   jobs: JobQueue;
@@ -40,6 +43,8 @@ export interface Services {
   mailer: Mailer;
   /** Dashboard sessions. */
   sessions: SessionService;
+  /** Signing keys of public image URLs. */
+  signingKeys: SigningKeyService;
   close(): Promise<void>;
 }
 
@@ -53,18 +58,21 @@ export interface ServicesOptions {
 }
 
 export async function createServices(config: Config, options: ServicesOptions = {}): Promise<Services> {
-  const testClock = config.testClock ? new TestClock() : undefined;
-  const clock: Clock = testClock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const store = await createStore(config);
+  const testClock = config.testClock ? await openTestClock(store) : undefined;
+  const clock: Clock = testClock ?? systemClock;
   const outbox = new Outbox();
   const jobs = new JobQueue(store, clock);
   // A committed event may have fanned out to jobs that are due now: run them at once.
   outbox.onCommitted(() => jobs.notify());
+  // PostgreSQL: jobs committed by any instance (LISTEN/NOTIFY) may be due here too.
+  (store as Partial<{ onJobsAvailable(listener: () => void): () => void }>).onJobsAvailable?.(() => jobs.notify());
   const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
   const { alerts: email, mailer } = createEmailAlerts({ store, clock, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);
   const metering = new Metering(store, clock, outbox, logger);
+  const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
   return {
     config,
     clock,
@@ -73,17 +81,43 @@ export async function createServices(config: Config, options: ServicesOptions = 
     logger,
     accounts,
     metering,
-    limiter: new SlidingWindowLimiter(clock),
+    limiter,
     outbox,
     jobs,
     webhooks,
     email,
     mailer,
     sessions: new SessionService(store, clock, accounts),
+    signingKeys: new SigningKeyService(store, clock),
     close: async () => {
       mailer.close();
+      await limiter.close?.();
       await metering.close();
       await store.close();
     },
   };
+}
+
+/** The shared limiter; Redis errors are logged at most every 10 s (a dead Redis errors on every reconnect). */
+async function redisLimiter(url: string, clock: Clock, logger: Logger): Promise<RedisRateLimiter> {
+  // Imported only when asked for: the embedded default loads no Redis client.
+  const { RedisRateLimiter } = await import("./metering/redis-rate-limit.ts");
+  let lastLogged = 0;
+  return new RedisRateLimiter({
+    url,
+    clock,
+    onError: (error) => {
+      const now = Date.now();
+      if (now - lastLogged < 10_000) return;
+      lastLogged = now;
+      logger.warn("redis unavailable", { error: error.message });
+    },
+  });
+}
+
+/** With several instances on PostgreSQL, the test clock is shared by all of them. */
+async function openTestClock(store: Store): Promise<TestClock> {
+  if (store.kind !== "postgres") return new TestClock();
+  const { ClusterTestClock } = await import("./store/postgres/cluster-clock.ts");
+  return ClusterTestClock.open(store as never);
 }

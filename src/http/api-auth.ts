@@ -9,13 +9,13 @@ import { subscriptionBlock } from "../accounts/access.ts";
 import { ApiError } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
-import { requestState } from "./request-context.ts";
+import { pathnameOf, requestState } from "./request-context.ts";
 
 export const isApiPath = (pathname: string) => pathname === "/api" || pathname.startsWith("/api/");
 
 export function apiAuth(services: Pick<Services, "accounts" | "limiter">) {
   return new Elysia({ name: "api-auth" }).onRequest(async ({ request, set }) => {
-    const pathname = new URL(request.url).pathname;
+    const pathname = pathnameOf(request);
     if (!isApiPath(pathname)) return;
     const key = request.headers.get("x-api-key")?.trim();
     if (!key) throw new ApiError("MISSING_API_KEY", "Missing API key. Send it in the X-API-Key header.");
@@ -23,7 +23,7 @@ export function apiAuth(services: Pick<Services, "accounts" | "limiter">) {
     if (!found) throw new ApiError("INVALID_API_KEY", "Invalid API key.");
     const blocked = subscriptionBlock(found.account);
     if (blocked) throw blocked;
-    enforceRateLimit(services.limiter, found.keyId, found.account, set.headers);
+    await enforceRateLimit(services.limiter, found.keyId, found.account, set.headers);
     requestState(request).auth = found;
   });
 }

@@ -12,6 +12,8 @@ import type { Services } from "../services.ts";
 import { adminModule } from "../modules/admin/index.ts";
 import { dashboardModule } from "../modules/dashboard/index.ts";
 import { generateModule } from "../modules/generate/index.ts";
+import { imagesModule, MAX_URL_BYTES } from "../modules/images/index.ts";
+import { signingKeysModule } from "../modules/signing-keys/index.ts";
 import { opsModule } from "../modules/ops/index.ts";
 import { templatesModule } from "../modules/templates/index.ts";
 import { usageModule } from "../modules/usage/index.ts";
@@ -52,11 +54,21 @@ export function createApp(deps: AppDeps) {
   // The document describes the assembled app, so it is built on first request from its routes.
   let routes = (): RouteInfo[] => [];
 
-  const app = new Elysia({ name: "ogsmith", normalize: false })
+  const app = new Elysia({
+    name: "ogsmith",
+    normalize: false,
+    // The router otherwise assumes a host of at least four characters and looks for the path
+    // after `http://` + 4: `Host: web` (a container name) would route `/healthz` as no path.
+    handler: { standardHostname: false },
+  })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestState(request).id;
       // Responses are JSON, PNG or our own pages: never let a browser guess another type.
       set.headers["x-content-type-options"] = "nosniff";
+      // The request target (path and query) after the origin; signed image URLs carry their fields in it.
+      if (request.url.length - request.url.indexOf("/", request.url.indexOf("//") + 2) > MAX_URL_BYTES) {
+        throw new ApiError("URI_TOO_LONG", `The URL is longer than ${MAX_URL_BYTES} bytes.`);
+      }
     })
     .use(apiAuth(services))
     .use(adminAuth(services.config.adminToken))
@@ -106,6 +118,8 @@ export function createApp(deps: AppDeps) {
     .use(templatesModule(deps.templates))
     .use(adminModule(services))
     .use(webhooksModule(services))
+    .use(signingKeysModule(services))
+    .use(imagesModule({ services, renderer: deps.renderer, templates: deps.templates }))
     .use(dashboardModule({ services, renderer: deps.renderer, templates: deps.templates }));
   routes = () => app.routes as unknown as RouteInfo[];
 

@@ -6,16 +6,16 @@
 import { limitsOf } from "../accounts/plans.ts";
 import type { AccountRecord as AccountRow } from "../store/types.ts";
 import { ApiError } from "../errors.ts";
-import type { SlidingWindowLimiter } from "../metering/rate-limit.ts";
+import type { RateLimiter } from "../metering/rate-limit.ts";
 
-export function enforceRateLimit(
-  limiter: SlidingWindowLimiter,
+export async function enforceRateLimit(
+  limiter: RateLimiter,
   keyId: string,
   account: Pick<AccountRow, "plan" | "customQuota" | "customRequestsPerSecond">,
   headers: Record<string, unknown>,
-): void {
+): Promise<void> {
   const limit = limitsOf(account).requestsPerSecond;
-  const decision = limiter.check(keyId, limit);
+  const decision = await limiter.admit(keyId, limit);
   headers["ratelimit-limit"] = String(decision.limit);
   headers["ratelimit-remaining"] = String(decision.remaining);
   headers["ratelimit-reset"] = String(decision.resetSeconds);

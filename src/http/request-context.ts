@@ -34,3 +34,16 @@ export function authOf(request: Request): NonNullable<RequestState["auth"]> {
 }
 
 export const peekRequestState = (request: Request): RequestState | undefined => states.get(request);
+
+/**
+ * The path of a request, never throwing: the server hands the app parseable URLs, but a Request
+ * built elsewhere (a test, another server) may carry whatever the client sent as Host.
+ */
+export function pathnameOf(request: Request): string {
+  const url = request.url;
+  if (URL.canParse(url)) return new URL(url).pathname;
+  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const end = url.slice(start).search(/[?#]/);
+  return end === -1 ? url.slice(start) : url.slice(start, start + end);
+}

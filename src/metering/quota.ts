@@ -95,6 +95,47 @@ export class Metering {
     return { result, quota: reservation.quota, used, remaining: Math.max(0, reservation.quota - used) };
   }
 
+  /**
+   * Public image URLs: counts the image at `contentAddress` once this month. Reserves a unit
+   * (QUOTA_EXCEEDED when none is left), runs `work`, then confirms the unit and records the
+   * address in one transaction; when another request already counted the address meanwhile,
+   * that same transaction gives the unit back instead (`counted: false`, no event).
+   */
+  async withImageUnit<T>(account: AccountRecord, contentAddress: string, work: () => Promise<{ result: T; facts: GenerationFacts }>): Promise<Counted<T> & { counted: boolean }> {
+    const reservation = await this.reserve(account);
+    let result: T;
+    let after: UsageCounters | undefined;
+    try {
+      const done = await work();
+      result = done.result;
+      const now = this.clock.now();
+      after = await this.store.confirmImageUnit({
+        accountId: reservation.accountId,
+        period: reservation.period,
+        day: dayOf(now),
+        now,
+        contentAddress,
+        decide: (counters) => this.decide(account, reservation.quota, counters, done.facts, now),
+      });
+      if (after) this.outbox.committed();
+    } catch (error) {
+      await this.release(reservation);
+      throw error;
+    }
+    const used = after?.used ?? (await this.store.usage(account.id, reservation.period))?.used ?? 0;
+    return { result, quota: reservation.quota, used, remaining: Math.max(0, reservation.quota - used), counted: after !== undefined };
+  }
+
+  /** Whether a public URL's image was counted for the account this month. */
+  isImageCounted(accountId: string, contentAddress: string): Promise<boolean> {
+    return this.store.isImageCounted({ accountId, period: periodOf(this.clock.now()), contentAddress });
+  }
+
+  /** This month's period (`YYYY-MM`) on the service clock. */
+  currentPeriod(): string {
+    return periodOf(this.clock.now());
+  }
+
   /** Reserves one unit of this month's quota or throws QUOTA_EXCEEDED. */
   async reserve(account: AccountRecord): Promise<Reservation> {
     const { monthlyQuota } = limitsOf(account);

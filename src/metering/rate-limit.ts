@@ -3,7 +3,10 @@
  * second. A request is admitted only if fewer than `limit` were admitted in the 1000 ms before
  * it, so no 1-second window, wherever it starts, ever admits more than the plan's rate (a fixed
  * window would admit 2× across a boundary). Memory is bounded by the rate: at most `limit`
- * timestamps per active key. In memory by design: one process serves the API.
+ * timestamps per active key.
+ *
+ * `RateLimiter` is what the HTTP gates use: this in-memory log when one process serves the API,
+ * or the same log kept in Redis (`redis-rate-limit.ts`, with `OG_REDIS_URL`) when several do.
  */
 import type { Clock } from "../clock.ts";
 
@@ -18,11 +21,34 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
-export class SlidingWindowLimiter {
+/** The numbers for the RateLimit-* headers, from the log after this request (both implementations). */
+export function decision(allowed: boolean, limit: number, count: number, oldest: number | undefined, now: number): RateDecision {
+  const msUntilSlot = count < limit || oldest === undefined ? 0 : oldest + WINDOW_MS - now;
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: allowed && count < limit ? 0 : Math.max(1, Math.ceil(msUntilSlot / 1000)),
+  };
+}
+
+/** Decides one request against a key's per-second rate (and counts it when admitted). */
+export interface RateLimiter {
+  admit(key: string, limit: number): Promise<RateDecision>;
+  /** For /readyz: whether the backing service answers (absent: nothing to check). */
+  ready?(): Promise<boolean>;
+  close?(): Promise<void>;
+}
+
+export class SlidingWindowLimiter implements RateLimiter {
   private readonly admitted = new Map<string, number[]>();
   private lastSweep = 0;
 
   constructor(private readonly clock: Clock) {}
+
+  admit(key: string, limit: number): Promise<RateDecision> {
+    return Promise.resolve(this.check(key, limit));
+  }
 
   check(key: string, limit: number): RateDecision {
     const now = this.clock.now();
@@ -33,14 +59,7 @@ export class SlidingWindowLimiter {
     const allowed = log.length < limit;
     if (allowed) log.push(now);
     if (log.length > 0) this.admitted.set(key, log);
-    const oldest = log[0];
-    const msUntilSlot = log.length < limit || oldest === undefined ? 0 : oldest + WINDOW_MS - now;
-    return {
-      allowed,
-      limit,
-      remaining: Math.max(0, limit - log.length),
-      resetSeconds: allowed && log.length < limit ? 0 : Math.max(1, Math.ceil(msUntilSlot / 1000)),
-    };
+    return decision(allowed, limit, log.length, log[0], now);
   }
 
   /** Drops logs of keys idle for a whole window, so memory follows active keys only. */

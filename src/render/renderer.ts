@@ -40,7 +40,17 @@ export interface ServiceRendererOptions {
   fetch?: Omit<FetchImageOptions, "allowPrivate">;
 }
 
+/** A request whose images are fetched and whose content address is known, not yet rendered. */
+export interface PreparedRender {
+  /** The content address (the cache key): SHA-256 hex of everything that decides the bytes. */
+  contentAddress: string;
+  /** The bytes, from the cache or a render (shared with identical requests in flight). */
+  render(): Promise<RenderResult>;
+}
+
 export interface ServiceRenderer extends Renderer {
+  /** Fetches the images and computes the content address; nothing is rendered yet. */
+  prepare(request: RenderRequest): Promise<PreparedRender>;
   readonly pool: RenderPool;
   readonly pngCache: PngCache | undefined;
   readonly diskCache: DiskCache | undefined;
@@ -95,72 +105,87 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     return Object.fromEntries(names.map((name, i) => [name, fetched[i]!]));
   }
 
+  async function prepare(request: RenderRequest): Promise<PreparedRender> {
+    const started = performance.now();
+    const template = templates.get(request.template);
+    if (!template) throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template: ${request.template}.`);
+    const { width, height } = request;
+    if (!isValidSize(width) || !isValidSize(height)) {
+      throw new RangeError(`width and height must be integers in ${MIN_SIZE}–${MAX_SIZE}, got ${width}×${height}`);
+    }
+
+    const images = await loadImages(request, template);
+    const key = renderCacheKey(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
+    // The first render() includes the image fetching above; a prepared request rendered again
+    // later (a public URL's repeat) times only itself.
+    let since = started;
+    const result = (bytes: Uint8Array, cached: boolean, from: number): RenderResult => ({
+      missingGlyphs: missingByKey.get(key) ?? [],
+      bytes,
+      contentType: CONTENT_TYPES[request.format],
+      width,
+      height,
+      generationTimeMs: Math.round(performance.now() - from),
+      contentAddress: key,
+      cached,
+    });
+
+    return {
+      contentAddress: key,
+      async render() {
+        const from = since;
+        since = performance.now();
+        const hit = pngCache?.get(key);
+        if (hit) {
+          diskCache?.used(key);
+          return result(hit, true, from);
+        }
+        const shared = inflight.get(key);
+        if (shared) return result((await shared).bytes, true, from);
+
+        const attempt = (async () => {
+          const stored = await diskCache?.get(key);
+          if (stored) {
+            pngCache?.set(key, stored);
+            return { bytes: stored, rendered: false };
+          }
+          const { bytes, missingGlyphs } = await pool.render({
+            template: request.template,
+            theme: request.theme,
+            fields: request.fields,
+            images: Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.dataUri])),
+            width,
+            height,
+            format: request.format,
+            quality: request.quality,
+          });
+          pngCache?.set(key, bytes);
+          rememberMissing(key, missingGlyphs);
+          if (missingGlyphs.length > 0) {
+            logger.warn("no font has these characters; drawn as boxes", { template: request.template, codePoints: formatCodePoints(missingGlyphs) });
+          }
+          // Not awaited: the answer need not wait for the disk; close() does.
+          void diskCache?.set(key, bytes);
+          return { bytes, rendered: true };
+        })();
+        inflight.set(key, attempt);
+        try {
+          const { bytes, rendered } = await attempt;
+          return result(bytes, !rendered, from);
+        } finally {
+          inflight.delete(key);
+        }
+      },
+    };
+  }
+
   return {
     pool,
     pngCache,
     diskCache,
+    prepare,
     async render(request: RenderRequest): Promise<RenderResult> {
-      const started = performance.now();
-      const template = templates.get(request.template);
-      if (!template) throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template: ${request.template}.`);
-      const { width, height } = request;
-      if (!isValidSize(width) || !isValidSize(height)) {
-        throw new RangeError(`width and height must be integers in ${MIN_SIZE}–${MAX_SIZE}, got ${width}×${height}`);
-      }
-
-      const images = await loadImages(request, template);
-      const key = renderCacheKey(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
-      const result = (bytes: Uint8Array, cached: boolean): RenderResult => ({
-        missingGlyphs: missingByKey.get(key) ?? [],
-        bytes,
-        contentType: CONTENT_TYPES[request.format],
-        width,
-        height,
-        generationTimeMs: Math.round(performance.now() - started),
-        contentAddress: key,
-        cached,
-      });
-
-      const hit = pngCache?.get(key);
-      if (hit) {
-        diskCache?.used(key);
-        return result(hit, true);
-      }
-      const shared = inflight.get(key);
-      if (shared) return result((await shared).bytes, true);
-
-      const attempt = (async () => {
-        const stored = await diskCache?.get(key);
-        if (stored) {
-          pngCache?.set(key, stored);
-          return { bytes: stored, rendered: false };
-        }
-        const { bytes, missingGlyphs } = await pool.render({
-          template: request.template,
-          theme: request.theme,
-          fields: request.fields,
-          images: Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.dataUri])),
-          width,
-          height,
-          format: request.format,
-          quality: request.quality,
-        });
-        pngCache?.set(key, bytes);
-        rememberMissing(key, missingGlyphs);
-        if (missingGlyphs.length > 0) {
-          logger.warn("no font has these characters; drawn as boxes", { template: request.template, codePoints: formatCodePoints(missingGlyphs) });
-        }
-        // Not awaited: the answer need not wait for the disk; close() does.
-        void diskCache?.set(key, bytes);
-        return { bytes, rendered: true };
-      })();
-      inflight.set(key, attempt);
-      try {
-        const { bytes, rendered } = await attempt;
-        return result(bytes, !rendered);
-      } finally {
-        inflight.delete(key);
-      }
+      return (await prepare(request)).render();
     },
     async close() {
       closed = true;

@@ -204,6 +204,24 @@ export interface SessionRecord {
   expiresAt: number;
 }
 
+/** A signing key for public image URLs. */
+export interface SigningKeyRecord {
+  /** `sk_` + 20 alphanumerics; public (it is part of every URL it signs). */
+  id: string;
+  accountId: string;
+  /** `ogsk_…` as issued: HMAC verification needs it. Never returned after creation, never logged. */
+  secret: string;
+  createdAt: number;
+  /** Clock time of the last accepted URL, kept coarsely (at most about once a minute). */
+  lastUsedAt: number | null;
+}
+
+/** What a signed URL's key id resolves to. */
+export interface SigningKeyOwner {
+  key: SigningKeyRecord;
+  account: AccountRecord;
+}
+
 /* ───────────────────────────── inputs ───────────────────────────── */
 
 /** Job kinds and lanes the store itself creates when it fans an event out. */
@@ -384,6 +402,15 @@ export interface Store {
    * `now` and records its events. Returns the counters after the increment.
    */
   confirmUnit(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters>;
+  /**
+   * Public image URLs: like `confirmUnit`, but first inserts (account, period, contentAddress)
+   * into the counted-images set in the same transaction. When that row exists already (another
+   * request or instance counted this image this month), nothing is counted: the reservation is
+   * given back in the same transaction and the result is undefined.
+   */
+  confirmImageUnit(input: { accountId: string; period: string; day: string; now: number; contentAddress: string; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters | undefined>;
+  /** Whether this content address was counted for the account in `period`. */
+  isImageCounted(input: { accountId: string; period: string; contentAddress: string }): Promise<boolean>;
   /** The month's counters, or undefined when nothing happened in it. */
   usage(accountId: string, period: string): Promise<UsageCounters | undefined>;
   /** Successful generations per day (`YYYY-MM-DD`) within `period`, by day ascending. */
@@ -454,6 +481,18 @@ export interface Store {
   recordDeliveryAttempt(attempt: DeliveryAttemptRecord): Promise<boolean>;
   /** The webhook's newest attempts first, at most `limit`. The store keeps at least the newest 100 per webhook and trims older ones now and then. */
   listDeliveryAttempts(webhookId: string, limit: number): Promise<DeliveryAttemptRecord[]>;
+
+  /* signing keys (public image URLs) */
+  /** Inserts the key unless the account already has `maxPerAccount` (checked in the same transaction). */
+  createSigningKey(key: SigningKeyRecord, maxPerAccount: number): Promise<SigningKeyRecord | "limit_reached">;
+  /** The account's keys, oldest first. */
+  listSigningKeys(accountId: string): Promise<SigningKeyRecord[]>;
+  /** False when the account has no such key (another account's included). Its URLs stop at once. */
+  deleteSigningKey(accountId: string, id: string): Promise<boolean>;
+  /** The key with its account, by id alone (the public URL). Must see a deletion at once (no cache). */
+  findSigningKey(id: string): Promise<SigningKeyOwner | undefined>;
+  /** Sets `lastUsedAt` (no-op when the key is gone). */
+  touchSigningKey(id: string, now: number): Promise<void>;
 
   /* email alerts */
   getEmailAlert(id: string): Promise<EmailAlertRecord | undefined>;

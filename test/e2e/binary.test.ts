@@ -77,10 +77,19 @@ test("the compiled binary encodes JPEG and WebP in its render workers, caches th
   const runDir = mkdtempSync(join(tmpdir(), "ogsmith-run-"));
   try {
     copyFileSync(binary, join(runDir, "ogsmith"));
-    const env = { PATH: "/usr/bin:/bin", HOME: runDir };
+    const adminToken = "binary-test-admin-token-0123";
+    const env = { PATH: "/usr/bin:/bin", HOME: runDir, OG_ADMIN_TOKEN: adminToken };
     const proc = Bun.spawn([join(runDir, "ogsmith"), "serve", "--port", "0", "--host", "127.0.0.1"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
-    const { match, text } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
-    const key = text.match(/API key: (og_[A-Za-z0-9]{32})/)?.[1];
+    const { match } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
+    // The bootstrap key is on the free plan (1 request/s): two quick renders would meet its rate
+    // limit, so this test uses a starter account made through the admin API.
+    const created = await fetch(`${match[1]}/admin/accounts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: "binary@example.com", plan: "starter" }),
+    });
+    expect(created.status).toBe(201);
+    const key = ((await created.json()) as { api_key: string }).api_key;
     const generate = (body: object) =>
       fetch(`${match[1]}/api/generate`, { method: "POST", headers: { "x-api-key": key!, "content-type": "application/json" }, body: JSON.stringify(body) });
     const jpeg = await generate({ title: "JPEG from the binary", format: "jpeg" });

@@ -22,6 +22,18 @@ test("/openapi.json is a valid OpenAPI 3.1 document covering every route and its
   expect(doc.paths["/api/user/usage"].get.responses["200"]).toBeDefined();
   expect(doc.paths["/api/templates"].get).toBeDefined();
   expect(doc.paths["/admin/accounts"].post.responses["201"]).toBeDefined();
+
+  // Public image URLs: the real image content types and caching headers, no API key.
+  const signed = doc.paths["/i/{key_id}/{signature}/{file}"];
+  for (const method of ["get", "head"]) {
+    expect(Object.keys(signed[method].responses["200"].content).sort()).toEqual(["image/jpeg", "image/png", "image/webp"]);
+    expect(Object.keys(signed[method].responses["200"].headers)).toEqual(expect.arrayContaining(["ETag", "Cache-Control", "Content-Length"]));
+    for (const status of ["304", "400", "401", "403", "410", "414", "429"]) expect(signed[method].responses[status]).toBeDefined();
+    expect(signed[method].security).toEqual([]);
+  }
+  expect(doc.paths["/api/signing-keys"].post.responses["201"]).toBeDefined();
+  expect(doc.paths["/api/signing-keys/{id}"].delete.responses["404"]).toBeDefined();
+  expect(doc.paths["/api/image-urls"].post.responses["200"]).toBeDefined();
 });
 
 test("/docs is served from the binary: its UI script is local, no CDN", async () => {

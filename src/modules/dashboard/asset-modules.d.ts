@@ -19,6 +19,10 @@ declare module "*/assets/playground.js" {
   const text: string;
   export default text;
 }
+declare module "*/assets/signing-keys.js" {
+  const text: string;
+  export default text;
+}
 declare module "*/assets/state.js" {
   const text: string;
   export default text;

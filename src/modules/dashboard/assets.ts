@@ -10,6 +10,7 @@ import dashboardJs from "./assets/dashboard.js" with { type: "text" };
 import apiJs from "./assets/api.js" with { type: "text" };
 import domJs from "./assets/dom.js" with { type: "text" };
 import playgroundJs from "./assets/playground.js" with { type: "text" };
+import signingKeysJs from "./assets/signing-keys.js" with { type: "text" };
 import stateJs from "./assets/state.js" with { type: "text" };
 import usageJs from "./assets/usage.js" with { type: "text" };
 import webhooksJs from "./assets/webhooks.js" with { type: "text" };
@@ -19,6 +20,7 @@ const SCRIPTS: Record<string, string> = {
   "api.js": apiJs,
   "dom.js": domJs,
   "playground.js": playgroundJs,
+  "signing-keys.js": signingKeysJs,
   "state.js": stateJs,
   "usage.js": usageJs,
   "webhooks.js": webhooksJs,

@@ -15,7 +15,7 @@ import { subscriptionBlock } from "../../accounts/access.ts";
 import { enforceRateLimit } from "../../http/rate-limit.ts";
 import type { DashboardSession, SessionService } from "../../sessions/sessions.ts";
 import { ApiError } from "../../errors.ts";
-import type { SlidingWindowLimiter } from "../../metering/rate-limit.ts";
+import type { RateLimiter } from "../../metering/rate-limit.ts";
 import { requestState } from "../../http/request-context.ts";
 
 export const SESSION_COOKIE = "ogsmith_session";
@@ -52,7 +52,7 @@ export function ownOrigins(request: Request, config: Pick<Config, "baseUrl">): S
   return origins;
 }
 
-export function dashboardGate(deps: { config: Pick<Config, "baseUrl">; sessions: SessionService; limiter: SlidingWindowLimiter }) {
+export function dashboardGate(deps: { config: Pick<Config, "baseUrl">; sessions: SessionService; limiter: RateLimiter }) {
   return new Elysia({ name: "dashboard-gate" }).onRequest(async ({ request, set }) => {
     const { pathname } = new URL(request.url);
     if (!isDashboardPath(pathname)) return;
@@ -74,6 +74,6 @@ export function dashboardGate(deps: { config: Pick<Config, "baseUrl">; sessions:
     const blocked = subscriptionBlock(session.account);
     if (blocked) throw blocked;
     // The key's own window: previews and API calls together never exceed the plan's rate.
-    enforceRateLimit(deps.limiter, session.keyId, session.account, set.headers);
+    await enforceRateLimit(deps.limiter, session.keyId, session.account, set.headers);
   });
 }

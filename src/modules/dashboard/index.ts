@@ -15,12 +15,13 @@ import type { Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { templateCatalog } from "../templates/index.ts";
 import type { WebhookInput } from "../../webhooks/input.ts";
+import { signImageUrl } from "../../signing/image-urls.ts";
 import { dashboardGate, readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
 import { dashboardAssets } from "./assets.ts";
 import { dashboardRules } from "./rules.ts";
 
 export interface DashboardDeps {
-  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks">;
+  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks" | "signingKeys">;
   renderer: Renderer;
   templates: TemplateLookup;
 }
@@ -143,5 +144,32 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     .put("/api/webhooks/:id", ({ request, params, body }) => webhooks.update(accountId(request), params.id, webhookInput(body)), hide)
     .delete("/api/webhooks/:id", ({ request, params }) => webhooks.delete(accountId(request), params.id), hide)
     .post("/api/webhooks/:id/test", async ({ request, params }) => (await webhooks.sendTest(accountId(request), params.id))[0], hide)
-    .get("/api/webhooks/:id/deliveries", async ({ request, params }) => ({ data: await webhooks.deliveries(accountId(request), params.id) }), hide);
+    .get("/api/webhooks/:id/deliveries", async ({ request, params }) => ({ data: await webhooks.deliveries(accountId(request), params.id) }), hide)
+
+    // Signing keys of public image URLs and the URL builder: the same core as /api/signing-keys
+    // and /api/image-urls. The secret is in the create answer only, as for the API.
+    .get("/api/signing-keys", async ({ request }) => ({ data: await services.signingKeys.list(accountId(request)) }), hide)
+    .post(
+      "/api/signing-keys",
+      async ({ request, set }) => {
+        const created = await services.signingKeys.create(accountId(request));
+        set.status = 201;
+        set.headers["cache-control"] = "no-store";
+        return created;
+      },
+      hide,
+    )
+    .delete(
+      "/api/signing-keys/:id",
+      async ({ request, params }) => {
+        await services.signingKeys.delete(accountId(request), params.id);
+        return { id: params.id, deleted: true };
+      },
+      hide,
+    )
+    .post(
+      "/api/image-urls",
+      ({ request, body }) => signImageUrl({ signingKeys: services.signingKeys, clock, baseUrl: services.config.baseUrl, templates }, accountId(request), body),
+      hide,
+    );
 }

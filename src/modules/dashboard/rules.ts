@@ -3,6 +3,7 @@
  * /dashboard/api/rules) from the same constants the core checks, so the page never copies them.
  * The generation rules reach the playground through the template catalog instead.
  */
+import { MAX_SIGNING_KEYS_PER_ACCOUNT } from "../../signing/keys.ts";
 import { EVENT_TYPES, MAX_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_MAX, SECRET_MIN } from "../../webhooks/rules.ts";
 
 export const dashboardRules = {
@@ -12,5 +13,8 @@ export const dashboardRules = {
     url_max_length: MAX_URL_LENGTH,
     secret_min_length: SECRET_MIN,
     secret_max_length: SECRET_MAX,
+  },
+  signing_keys: {
+    max_per_account: MAX_SIGNING_KEYS_PER_ACCOUNT,
   },
 } as const;

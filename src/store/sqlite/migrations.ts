@@ -9,6 +9,7 @@ import m0000 from "../../../migrations/sqlite/0000_init.sql" with { type: "text"
 import m0001 from "../../../migrations/sqlite/0001_webhooks_jobs.sql" with { type: "text" };
 import m0002 from "../../../migrations/sqlite/0002_email_alerts_sessions.sql" with { type: "text" };
 import m0003 from "../../../migrations/sqlite/0003_store_probe.sql" with { type: "text" };
+import m0004 from "../../../migrations/sqlite/0004_signing_keys.sql" with { type: "text" };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;
 
@@ -17,4 +18,5 @@ export const migrationSql: Record<string, string> = {
   "0001_webhooks_jobs": m0001,
   "0002_email_alerts_sessions": m0002,
   "0003_store_probe": m0003,
+  "0004_signing_keys": m0004,
 };

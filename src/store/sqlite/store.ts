@@ -23,6 +23,8 @@ import {
   type NewJob,
   type SessionRecord,
   type SettleResult,
+  type SigningKeyOwner,
+  type SigningKeyRecord,
   type Store,
   type UsageCounters,
   type UsageDecision,
@@ -31,7 +33,7 @@ import {
 } from "../types.ts";
 import { type Db } from "./database.ts";
 import { classifySqliteError } from "./faults.ts";
-import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, events, jobs, storeProbe, usageDays, usagePeriods, webhooks } from "./schema/index.ts";
+import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, events, jobs, signingKeys, storeProbe, usageDays, usagePeriods, webhooks } from "./schema/index.ts";
 
 /** Trim a webhook's delivery log once every this many attempts (not a DELETE per attempt). */
 const TRIM_EVERY = 50;
@@ -234,26 +236,51 @@ export class SqliteStore implements Store {
   }
 
   confirmUnit(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters> {
-    const { accountId, period, now } = input;
+    return this.write(() => this.confirmInTx(input));
+  }
+
+  confirmImageUnit(input: { accountId: string; period: string; day: string; now: number; contentAddress: string; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters | undefined> {
+    const { accountId, period, contentAddress, now } = input;
     return this.write(() => {
-      const where = and(eq(usagePeriods.accountId, accountId), eq(usagePeriods.period, period));
-      this.db.insert(usagePeriods).values({ accountId, period }).onConflictDoNothing().run();
-      const row = this.db
-        .update(usagePeriods)
-        .set({ used: sql`${usagePeriods.used} + 1`, reserved: sql`max(${usagePeriods.reserved} - 1, 0)` })
-        .where(where)
-        .returning()
-        .get()!;
-      this.db
-        .insert(usageDays)
-        .values({ accountId, day: input.day, count: 1 })
-        .onConflictDoUpdate({ target: [usageDays.accountId, usageDays.day], set: { count: sql`${usageDays.count} + 1` } })
-        .run();
-      const decision = input.decide(row);
-      if (decision.marks.length > 0) this.db.update(usagePeriods).set(Object.fromEntries(decision.marks.map((mark) => [mark, now]))).where(where).run();
-      for (const event of decision.events) this.recordEvent(accountId, event, now);
-      return row;
+      const inserted = this.sql("INSERT INTO counted_images (account_id, period, content_address, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
+        accountId,
+        period,
+        contentAddress,
+        now,
+      ).changes;
+      if (inserted === 0) {
+        // Counted already: the reservation goes back in this same transaction.
+        this.sql("UPDATE usage_periods SET reserved = reserved - 1 WHERE account_id = ? AND period = ? AND reserved > 0").run(accountId, period);
+        return undefined;
+      }
+      return this.confirmInTx(input);
     });
+  }
+
+  isImageCounted(input: { accountId: string; period: string; contentAddress: string }): Promise<boolean> {
+    return this.run(() => this.sql("SELECT 1 AS x FROM counted_images WHERE account_id = ? AND period = ? AND content_address = ?").get(input.accountId, input.period, input.contentAddress) !== null);
+  }
+
+  /** Inside the caller's transaction: see `confirmUnit`. */
+  private confirmInTx(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): UsageCounters {
+    const { accountId, period, now } = input;
+    const where = and(eq(usagePeriods.accountId, accountId), eq(usagePeriods.period, period));
+    this.db.insert(usagePeriods).values({ accountId, period }).onConflictDoNothing().run();
+    const row = this.db
+      .update(usagePeriods)
+      .set({ used: sql`${usagePeriods.used} + 1`, reserved: sql`max(${usagePeriods.reserved} - 1, 0)` })
+      .where(where)
+      .returning()
+      .get()!;
+    this.db
+      .insert(usageDays)
+      .values({ accountId, day: input.day, count: 1 })
+      .onConflictDoUpdate({ target: [usageDays.accountId, usageDays.day], set: { count: sql`${usageDays.count} + 1` } })
+      .run();
+    const decision = input.decide(row);
+    if (decision.marks.length > 0) this.db.update(usagePeriods).set(Object.fromEntries(decision.marks.map((mark) => [mark, now]))).where(where).run();
+    for (const event of decision.events) this.recordEvent(accountId, event, now);
+    return row;
   }
 
   usage(accountId: string, period: string): Promise<UsageCounters | undefined> {
@@ -588,6 +615,43 @@ export class SqliteStore implements Store {
         .limit(limit)
         .all(),
     );
+  }
+
+  /* ───────────── signing keys ───────────── */
+
+  createSigningKey(key: SigningKeyRecord, maxPerAccount: number): Promise<SigningKeyRecord | "limit_reached"> {
+    return this.write(() => {
+      const existing = this.db.select({ n: count() }).from(signingKeys).where(eq(signingKeys.accountId, key.accountId)).get()!.n;
+      if (existing >= maxPerAccount) return "limit_reached" as const;
+      return this.db.insert(signingKeys).values(key).returning().get();
+    });
+  }
+
+  listSigningKeys(accountId: string): Promise<SigningKeyRecord[]> {
+    return this.run(() => this.db.select().from(signingKeys).where(eq(signingKeys.accountId, accountId)).orderBy(signingKeys.createdAt, sql`rowid`).all());
+  }
+
+  deleteSigningKey(accountId: string, id: string): Promise<boolean> {
+    return this.write(() => this.db.delete(signingKeys).where(and(eq(signingKeys.id, id), eq(signingKeys.accountId, accountId))).returning({ id: signingKeys.id }).all().length > 0);
+  }
+
+  findSigningKey(id: string): Promise<SigningKeyOwner | undefined> {
+    // The public hot path: two primary-key reads on cached statements, which measured about
+    // twice as fast as the equivalent JOIN.
+    return this.run(() => {
+      const key = this.sql("SELECT id, account_id AS accountId, secret, created_at AS createdAt, last_used_at AS lastUsedAt FROM signing_keys WHERE id = ?").get(id) as SigningKeyRecord | null;
+      if (!key) return undefined;
+      const account = this.sql(
+        "SELECT id, email, plan, status, custom_quota AS customQuota, custom_requests_per_second AS customRequestsPerSecond, created_at AS createdAt, updated_at AS updatedAt FROM accounts WHERE id = ?",
+      ).get(key.accountId) as AccountRecord | null;
+      return account ? { key, account } : undefined;
+    });
+  }
+
+  touchSigningKey(id: string, now: number): Promise<void> {
+    return this.write(() => {
+      this.sql("UPDATE signing_keys SET last_used_at = ? WHERE id = ?").run(now, id);
+    });
   }
 
   /* ───────────── email alerts ───────────── */

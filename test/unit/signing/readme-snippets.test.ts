@@ -3,13 +3,15 @@
  * Python one (run with python3) are extracted from README.md by their markers, run as written,
  * and must print exactly the URL src/signing builds for the same inputs, also for inputs that
  * exercise the encoding (non-ASCII, reserved characters, the characters encodeURIComponent
- * leaves alone).
+ * leaves alone). Then the same snippets sign URLs for a real server (port 0) with a real signing
+ * key, and the server answers each with an image.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildSignedUrl } from "../../../src/signing/index.ts";
+import { startTestService, type TestService } from "../../support/harness.ts";
 
 const README = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
 const KEY_ID = "sk_Readme0123456789abc";
@@ -40,10 +42,10 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function run(command: string[], file: string, source: string): Promise<string[]> {
+async function run(command: string[], file: string, source: string, key = { id: KEY_ID, secret: SECRET }): Promise<string[]> {
   writeFileSync(join(dir, file), source);
   const proc = Bun.spawn([...command, join(dir, file)], {
-    env: { ...process.env, OG_SIGNING_KEY_ID: KEY_ID, OG_SIGNING_SECRET: SECRET, TRICKY: JSON.stringify(TRICKY) },
+    env: { ...process.env, OG_SIGNING_KEY_ID: key.id, OG_SIGNING_SECRET: key.secret, TRICKY: JSON.stringify(TRICKY) },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -73,5 +75,46 @@ print(signed_image_url(${JSON.stringify(BASE)}, os.environ["OG_SIGNING_KEY_ID"],
     const [example, tricky] = await run(["python3"], "snippet.py", source);
     expect(example).toBe(expected("event", "png", EXAMPLE));
     expect(tricky).toBe(expected("blog", "webp", TRICKY));
+  });
+});
+
+describe("README signing snippets against the server", () => {
+  let service: TestService;
+  let key: { id: string; secret: string };
+  beforeAll(async () => {
+    service = await startTestService();
+    const { apiKey } = await service.createAccount({ plan: "custom", quota: 100, requests_per_second: 100 });
+    const created = await service.api("/api/signing-keys", { method: "POST", key: apiKey });
+    expect(created.status).toBe(201);
+    key = (await created.json()) as { id: string; secret: string };
+  });
+  afterAll(() => service?.stop());
+
+  async function expectImages(urls: string[]) {
+    for (const url of urls) {
+      expect(url.startsWith(`${service.url}/i/${key.id}/`)).toBe(true);
+      const res = await fetch(url);
+      expect({ url, status: res.status }).toEqual({ url, status: 200 });
+      expect(res.headers.get("content-type")).toBe("image/png");
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+    }
+  }
+
+  test("the Node snippet's URLs are accepted", async () => {
+    const source = `${snippet("node")}
+console.log(signedImageUrl({ baseUrl: ${JSON.stringify(service.url)}, keyId: process.env.OG_SIGNING_KEY_ID, secret: process.env.OG_SIGNING_SECRET, template: "event", ext: "png", params: JSON.parse(process.env.TRICKY) }));
+`;
+    const [, tricky] = await run(["bun"], "server-snippet.mjs", source, key);
+    await expectImages([tricky!]);
+  });
+
+  test("the Python snippet's URLs are accepted", async () => {
+    const source = `${snippet("python")}
+import json
+print(signed_image_url(${JSON.stringify(service.url)}, os.environ["OG_SIGNING_KEY_ID"], os.environ["OG_SIGNING_SECRET"], "event", "png", json.loads(os.environ["TRICKY"])))
+print(signed_image_url(${JSON.stringify(service.url)}, os.environ["OG_SIGNING_KEY_ID"], os.environ["OG_SIGNING_SECRET"], "event", "png", {"title": "Python", "exp": str(int(time.time()) + 3600)}))
+`;
+    const [, tricky, expiring] = await run(["python3"], "server-snippet.py", `import time\n${source}`, key);
+    await expectImages([tricky!, expiring!]);
   });
 });

@@ -5,6 +5,7 @@
 import { call, field, showProblems, whenSessionEnds } from "./api.js";
 import { $, capitalize, focusHeading, h, setMain } from "./dom.js";
 import { renderPlayground } from "./playground.js";
+import { renderSigningKeys } from "./signing-keys.js";
 import { setRouter, state } from "./state.js";
 import { renderUsage } from "./usage.js";
 import { renderWebhooks } from "./webhooks.js";
@@ -100,7 +101,7 @@ async function signOut() {
 // ---------------------------------------------------------------------------------------------
 // Router
 
-const ROUTES = { usage: renderUsage, webhooks: renderWebhooks, playground: renderPlayground };
+const ROUTES = { usage: renderUsage, webhooks: renderWebhooks, playground: renderPlayground, "signing-keys": renderSigningKeys };
 let routeToken = 0;
 
 async function route() {
@@ -122,7 +123,7 @@ async function route() {
     if (link.dataset.route === (ROUTES[name] ? name : "usage")) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  document.title = `${capitalize(ROUTES[name] ? name : "usage")} · ogsmith dashboard`;
+  document.title = `${capitalize((ROUTES[name] ? name : "usage").replace("-", " "))} · ogsmith dashboard`;
   try {
     await view(() => token === routeToken);
     if (token === routeToken) focusHeading();

@@ -8,7 +8,8 @@ const PREVIEW_DEBOUNCE_MS = 350;
 // ---------------------------------------------------------------------------------------------
 // Playground
 
-const SAMPLE_VALUES = {
+/** What the playground shows before anything is typed; the URL builder signs the same. */
+export const SAMPLE_VALUES = {
   title: "Bun Meetup Berlin",
   subtitle: "Fast JavaScript, together",
   date: "Thursday, March 14",

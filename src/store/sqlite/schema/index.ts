@@ -6,3 +6,4 @@ export * from "./jobs.ts";
 export * from "./email-alerts.ts";
 export * from "./sessions.ts";
 export * from "./probe.ts";
+export * from "./signing.ts";

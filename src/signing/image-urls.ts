@@ -1,0 +1,49 @@
+/**
+ * Signs a public image URL on the server (POST /api/image-urls and the dashboard): a generate
+ * body plus `signing_key_id` and optional `expires_in` → the absolute URL on OG_BASE_URL. The
+ * body is validated as POST /api/generate would (every bad field listed at once), so a typo
+ * fails here rather than in a crawler; nothing is rendered or counted.
+ */
+import type { Clock } from "../clock.ts";
+import { ApiError, validationError, type FieldProblem } from "../errors.ts";
+import { parseRenderRequest, type TemplateLookup } from "../render/request.ts";
+import { buildSignedUrl, signableFromBody, SigningInputError, withExpiry } from "./index.ts";
+import type { SigningKeyService } from "./keys.ts";
+
+/** Ten years: the longest `expires_in`. */
+export const MAX_EXPIRES_IN = 10 * 31_536_000;
+
+export interface ImageUrlDeps {
+  signingKeys: SigningKeyService;
+  clock: Clock;
+  baseUrl: string;
+  templates: TemplateLookup;
+}
+
+export async function signImageUrl(deps: ImageUrlDeps, accountId: string, body: unknown): Promise<{ url: string }> {
+  const input = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const { signing_key_id: keyId, expires_in: expiresIn, ...generate } = input;
+  const problems: FieldProblem[] = [];
+  if (typeof keyId !== "string" || keyId === "") problems.push({ field: "signing_key_id", message: "is required (an sk_… id from GET /api/signing-keys)" });
+  if (expiresIn !== undefined && expiresIn !== null && (typeof expiresIn !== "number" || !Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_EXPIRES_IN)) {
+    problems.push({ field: "expires_in", message: `must be a whole number of seconds from 1 to ${MAX_EXPIRES_IN}` });
+  }
+  try {
+    parseRenderRequest(generate, deps.templates);
+  } catch (error) {
+    // With problems of our own, the generate body's are listed beside them in one answer.
+    if (!(error instanceof ApiError) || error.code !== "VALIDATION_ERROR" || problems.length === 0) throw error;
+    problems.push(...(error.details ?? []));
+  }
+  if (problems.length > 0) throw validationError(problems);
+  const key = await deps.signingKeys.get(accountId, keyId as string);
+  let signable: ReturnType<typeof signableFromBody>;
+  try {
+    signable = signableFromBody(generate);
+  } catch (error) {
+    if (error instanceof SigningInputError) throw validationError([{ field: error.field, message: error.message.slice(error.field.length + 2) }]);
+    throw error;
+  }
+  const params = typeof expiresIn === "number" ? withExpiry(signable.params, expiresIn, deps.clock.now()) : signable.params;
+  return { url: buildSignedUrl({ baseUrl: deps.baseUrl, keyId: key.id, secret: key.secret, template: signable.template, ext: signable.ext, params }) };
+}
