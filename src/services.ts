@@ -5,7 +5,7 @@
 import { AccountService } from "./accounts/accounts.ts";
 import { systemClock, TestClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
-import { EmailAlerts } from "./email/alerts.ts";
+import type { EmailAlerts } from "./email/alerts.ts";
 import { createEmailAlerts } from "./email/index.ts";
 import type { Mailer } from "./email/mailer.ts";
 import { JobQueue } from "./events/jobs.ts";

@@ -110,7 +110,7 @@ export class EmailAlerts {
   private async perform(job: JobRecord, signal: AbortSignal): Promise<JobOutcome> {
     const alertId = (job.payload as JobPayload | null)?.alert_id;
     const alert = alertId ? await this.store.getEmailAlert(alertId) : undefined;
-    if (!alert || alert.state !== "pending") return { ok: false, canceled: true, error: "alert no longer pending" };
+    if (alert?.state !== "pending") return { ok: false, canceled: true, error: "alert no longer pending" };
     const content = buildAlertEmail(alert.kind, alert.facts as unknown as AlertFacts, this.dashboardUrl);
     const result = await this.mailer.send({ to: alert.recipient, ...content }, signal);
     const detail: SendDetail = { result };

@@ -258,7 +258,7 @@ export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
       }
       if (format !== "woff" && format !== "woff2") {
         const tables = sfntTables(data);
-        if (!tables || !tables.has("cmap")) {
+        if (!tables?.has("cmap")) {
           report.skipped.push({ file: path, reason: tables ? "no character map (cmap table)" : "truncated font file" });
           continue;
         }

@@ -49,7 +49,7 @@ test("the rate-limit message is grammatical for one request per second", async (
 
 test("README: the curl example fails on an HTTP error instead of writing JSON into card.png", () => {
   const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-  const curl = readme.match(/curl [^\n]*\/api\/generate[^]*?-o card\.png/)?.[0];
+  const curl = readme.match(/curl [^\n]*\/api\/generate[\s\S]*?-o card\.png/)?.[0];
   expect(curl).toBeDefined();
   expect(curl!).toMatch(/ (--fail|--fail-with-body|-f) /);
 });
@@ -72,7 +72,7 @@ test("Dockerfile: the data volume's directory exists and belongs to the runtime 
 
 test("README: the X-OG-Signature snippet verifies a good signature and answers false (not throws) without the header", () => {
   const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-  const snippet = readme.slice(readme.indexOf("Verify it like this:")).match(/```js\n([^]*?)```/)?.[1];
+  const snippet = readme.slice(readme.indexOf("Verify it like this:")).match(/```js\n([\s\S]*?)```/)?.[1];
   expect(snippet).toBeDefined();
   const verify = new Function("createHmac", "timingSafeEqual", "secret", "rawBody", "req", `${snippet}\nreturn ok;`);
   const { createHmac, timingSafeEqual } = require("node:crypto");

@@ -31,7 +31,7 @@ import {
   type WebhookChanges,
   type WebhookRecord,
 } from "../types.ts";
-import { type Db } from "./database.ts";
+import type { Db } from "./database.ts";
 import { classifySqliteError } from "./faults.ts";
 import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, events, jobs, signingKeys, storeProbe, usageDays, usagePeriods, webhooks } from "./schema/index.ts";
 

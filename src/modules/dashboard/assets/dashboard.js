@@ -18,7 +18,7 @@ function signedInChrome(me) {
   $("#account").hidden = !me;
   $("#account-label").textContent = me ? `${me.account.email} · ${me.account.key_prefix || ""}…` : "";
   const banner = $("#banner");
-  if (me && me.blocked) {
+  if (me?.blocked) {
     banner.replaceChildren(
       h("strong", null, me.account.status === "canceled" ? "Subscription canceled. " : "Payment past due. "),
       `${me.blocked.message} API requests, previews and webhook changes are refused with ${me.blocked.code} until this is resolved. Your usage and settings stay visible here.`,
