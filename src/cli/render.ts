@@ -2,15 +2,15 @@
  * `ogsmith render`: render images with no server and no quota (static-site builds).
  *
  *   ogsmith render --json '<request body>' -o out.png
- *   ogsmith render --batch items.json --out-dir DIR [--concurrency N]
+ *   ogsmith render --batch items.json --out-dir DIR [--workers N] [--concurrency N]
  *
  * Bodies are validated exactly like POST /api/generate (parseRenderRequest); a batch item may
  * also carry `filename`. A bad item is reported by its index and the others still render.
  * Exit codes: 0 every image written, 1 at least one failed, 2 usage error (bad flags, the
- * --json or batch file is not JSON, the batch is not an array).
+ * --json or batch file is not JSON, the batch is neither an array nor JSON lines).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import type { Config } from "../config.ts";
@@ -28,13 +28,16 @@ import { UsageError } from "./output.ts";
 
 export const RENDER_HELP = `Usage:
   ogsmith render --json '<request body>' -o out.png
-  ogsmith render --batch items.json --out-dir DIR [--concurrency N]
+  ogsmith render --batch items.json --out-dir DIR [--workers N] [--concurrency N]
 
 A request body is the JSON of POST /api/generate: {"template": "blog", "title": "…", …};
 "format": "jpeg" or "webp" (with "quality", 1–100, default 85) writes that format instead of PNG.
---batch reads a JSON array of bodies ("-" reads standard input). Each may carry "filename"
+--batch reads a JSON array of bodies, or JSON lines (one body per line; name the file .jsonl
+to allow a single line), streamed ("-" reads standard input). Each may carry "filename"
 (relative to --out-dir, ".png", ".jpg" or ".webp" added if missing); otherwise the file is
-named after a slug of the title, or <index>.png. Renders in this process: no server, no API key, no quota.
+named after a slug of the title, or <index>.png. --json renders in this process; --batch on
+--workers render threads (default: one per core) with at most --concurrency items in flight
+(default 2 × workers), writing each image as it is done. No server, no API key, no quota.
 OG_TEMPLATES_DIR and OG_FONTS_DIR apply as for \`ogsmith serve\`.
 
 Exit status: 0 all rendered, 1 some failed (each reported by index), 2 usage error.`;
@@ -74,6 +77,7 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
       batch: { type: "string" },
       "out-dir": { type: "string" },
       concurrency: { type: "string" },
+      workers: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -88,9 +92,12 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
   }
   if (values.batch !== undefined) {
     if (!values["out-dir"]) throw new UsageError(`--batch needs --out-dir DIR.\n\n${RENDER_HELP}`);
-    const concurrency = values.concurrency === undefined ? 4 : Number(values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError("--concurrency must be a whole number from 1 to 64");
-    return renderBatch(config, values.batch, values["out-dir"], concurrency);
+    const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
+    if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024)) throw new UsageError("--concurrency must be a whole number from 1 to 1024");
+    const workers = values.workers === undefined ? undefined : Number(values.workers);
+    if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > 256)) throw new UsageError("--workers must be a whole number from 1 to 256");
+    const { renderBatchStreaming } = await import("./render-batch.ts");
+    return renderBatchStreaming(config, { batchPath: values.batch, outDir: values["out-dir"], workers, concurrency, logger: cliLogger() });
   }
   throw new UsageError(RENDER_HELP);
 }
@@ -101,7 +108,7 @@ async function setUp(config: Config): Promise<{ templates: TemplateRegistry; ren
 }
 
 /** Removes `filename` (a batch-only key) so validation sees exactly an API body. */
-function splitFilename(body: unknown): { body: unknown; filename: unknown } {
+export function splitFilename(body: unknown): { body: unknown; filename: unknown } {
   if (typeof body !== "object" || body === null || Array.isArray(body) || !("filename" in body)) return { body, filename: undefined };
   const { filename, ...rest } = body as Record<string, unknown>;
   return { body: rest, filename };
@@ -168,19 +175,17 @@ export function outputName(filename: unknown, body: unknown, index: number): { n
 }
 
 /** Relative to the working directory when under it, else absolute. */
-function displayPath(path: string): string {
+export function displayPath(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
 }
 
-interface Failure {
-  index: number;
-  reason: string;
-}
-
-/** Progress on stderr: a bar on a terminal, one plain line per item otherwise (CI logs, pipes). */
-function createProgress(total: number) {
-  if (process.stderr.isTTY) {
+/**
+ * Progress on stderr: a bar on a terminal, one plain line per item otherwise (CI logs, pipes).
+ * `total` is unknown when the batch streams in from standard input: then plain lines, "[n/?]".
+ */
+export function createProgress(total: number | undefined) {
+  if (process.stderr.isTTY && total !== undefined) {
     const bar = new cliProgress.SingleBar(
       { stream: process.stderr, format: "rendering [{bar}] {value}/{total} | {failed} failed | {eta_formatted} left", hideCursor: true, clearOnComplete: false },
       cliProgress.Presets.shades_classic,
@@ -194,100 +199,11 @@ function createProgress(total: number) {
     };
   }
   let done = 0;
-  const width = String(total).length;
-  const prefix = () => `[${String(++done).padStart(width)}/${total}]`;
+  const width = String(total ?? "").length;
+  const prefix = () => `[${String(++done).padStart(width)}/${total ?? "?"}]`;
   return {
     ok: (index: number, file: string) => console.error(`${prefix()} #${index} ok ${file}`),
     fail: (index: number, reason: string) => console.error(`${prefix()} #${index} FAILED ${reason}`),
     stop: () => {},
   };
-}
-
-async function renderBatch(config: Config, batchPath: string, outDir: string, concurrency: number): Promise<number> {
-  let text: string;
-  try {
-    text = batchPath === "-" ? await Bun.stdin.text() : readFileSync(batchPath, "utf8");
-  } catch (error) {
-    throw new UsageError(`Cannot read --batch ${batchPath}: ${(error as Error).message}`);
-  }
-  let items: unknown;
-  try {
-    items = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`--batch ${batchPath} is not valid JSON: ${(error as Error).message}`);
-  }
-  if (!Array.isArray(items)) throw new UsageError(`--batch ${batchPath} must contain a JSON array of request bodies`);
-
-  const root = resolve(outDir);
-  mkdirSync(root, { recursive: true });
-  const { templates, renderer } = await setUp(config);
-  const started = performance.now();
-  const failures: Failure[] = [];
-  const written: string[] = [];
-  const progress = createProgress(items.length);
-
-  // Names are settled up front, in order, so a clash is always reported on the later item.
-  const claimed = new Map<string, number>();
-  const jobs = items.map((item, index) => {
-    const { body, filename } = splitFilename(item);
-    const named = outputName(filename, body, index);
-    if ("error" in named) return { index, body, error: named.error };
-    let name = named.name;
-    const owner = claimed.get(name.toLowerCase());
-    if (owner !== undefined) {
-      // A title-derived name that repeats gets the index; an explicit one is an error.
-      if (filename !== undefined && filename !== null) return { index, body, error: `filename: "${name}" is already used by item ${owner}` };
-      name = name.replace(/(\.[a-z]+)$/i, `-${index}$1`);
-    }
-    claimed.set(name.toLowerCase(), index);
-    const path = join(root, name);
-    // Belt and braces: whatever the checks above missed, nothing is written outside --out-dir.
-    if (relative(root, path).startsWith(".." + sep) || isAbsolute(relative(root, path))) return { index, body, error: "filename: must stay inside --out-dir" };
-    return { index, body, path };
-  });
-
-  let next = 0;
-  const worker = async () => {
-    for (;;) {
-      const job = jobs[next++];
-      if (!job) return;
-      const fail = (reason: string) => {
-        failures.push({ index: job.index, reason });
-        progress.fail(job.index, reason);
-      };
-      if ("error" in job && job.error) {
-        fail(job.error);
-        continue;
-      }
-      try {
-        const request = parseRenderRequest(job.body, templates);
-        const result = await renderer.render(request);
-        mkdirSync(dirname(job.path!), { recursive: true });
-        writeFileSync(job.path!, result.bytes);
-        written.push(job.path!);
-        if (result.missingGlyphs?.length) {
-          console.error(`ogsmith: warning: ${displayPath(job.path!)}: characters no font has, drawn as boxes: ${formatCodePoints(result.missingGlyphs)}`);
-        }
-        progress.ok(job.index, displayPath(job.path!));
-      } catch (error) {
-        fail(describeFailure(error));
-      }
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, jobs.length)) }, worker));
-  } finally {
-    progress.stop();
-    await renderer.close();
-  }
-
-  const seconds = (performance.now() - started) / 1000;
-  const rate = seconds > 0 ? written.length / seconds : 0;
-  failures.sort((a, b) => a.index - b.index);
-  console.log(`rendered ${written.length} of ${items.length} image${items.length === 1 ? "" : "s"} to ${outDir} in ${seconds.toFixed(2)} s (${rate.toFixed(1)} images/s)`);
-  if (failures.length) {
-    console.log(`failed ${failures.length}:`);
-    for (const f of failures) console.log(`  item ${f.index}: ${f.reason}`);
-  }
-  return failures.length ? 1 : 0;
 }

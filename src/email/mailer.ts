@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
-import nodemailer from "nodemailer";
+import type nodemailer from "nodemailer";
 import type { Logger } from "../logger.ts";
 import type { EmailMessage } from "./messages.ts";
 
@@ -45,7 +45,10 @@ export class SmtpMailer implements Mailer {
   constructor(private readonly options: SmtpOptions) {
     const extraCa = options.caFile ? readFileSync(options.caFile, "utf8") : undefined;
     const connectionTimeout = options.connectionTimeoutMs ?? 10_000;
-    this.transport = nodemailer.createTransport({
+    // Required here, not imported at the top: without SMTP_URL it is never needed, and loading
+    // it is a large share of `serve`'s start-up time.
+    const { createTransport } = require("nodemailer") as typeof nodemailer;
+    this.transport = createTransport({
       url: options.url,
       connectionTimeout,
       greetingTimeout: connectionTimeout,

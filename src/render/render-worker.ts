@@ -13,17 +13,16 @@ import { silentLogger } from "../logger.ts";
 import { renderTemplate, renderTemplateToPng } from "./engine.ts";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./pool.ts";
 import { prepareRendering, type RenderSetup } from "./setup.ts";
+import { createMemoryUpkeep } from "./worker-memory.ts";
 
 declare const self: Worker;
 
 let setup: Promise<RenderSetup> | undefined;
-let gcEvery = 0;
-let sinceGc = 0;
 
 const reply = (message: WorkerReply, transfer: Transferable[] = []) => self.postMessage(message, transfer);
 
 async function init(message: WorkerInit): Promise<RenderSetup> {
-  gcEvery = message.gcEvery;
+  releaseNativeMemory = createMemoryUpkeep({ fullEvery: message.gcEvery });
   // The main thread already logged what the directories held; repeating it per worker is noise.
   const ready = await prepareRendering({ templatesDir: message.templatesDir, fontsDir: message.fontsDir, logger: silentLogger });
   if (message.warmUp) {
@@ -70,34 +69,8 @@ async function render(message: Extract<WorkerRequest, { type: "render" }>): Prom
   reply(outcome.message, outcome.transfer);
 }
 
-/**
- * resvg-js keeps each render's pixmap (≈3 MB at 1200×630, more for larger sizes) in native
- * memory that only the finalizer of its JS wrapper frees. Left alone that happens late: the JS
- * heap barely grows per render, so the GC seldom runs, and finalizers run from the event loop,
- * which a busy worker reaches only between jobs. So after each render: leave the render's call
- * stack (JSC scans stacks conservatively, and a GC called from inside the render keeps the
- * wrappers it just used alive), collect, and turn the event loop once more so finalizers run
- * before the answer lets the next job in. Young-generation collections are cheap; a full one
- * every `gcEvery` renders sweeps what got promoted.
- *
- * Measured: 2 workers, concurrency 8, 400 event cards, RSS of the process (pool only):
- * no GC 300–330 MB, peaks past 500 MB; GC from inside the render 210–290 MB; this ~200–215 MB,
- * peak ~240 MB. A full GC after every render holds ~185 MB but costs ~15 ms of CPU per render;
- * every 32nd costs next to nothing.
- */
-async function releaseNativeMemory(): Promise<void> {
-  if (gcEvery <= 0) return;
-  await nextTask();
-  if (++sinceGc >= gcEvery) {
-    sinceGc = 0;
-    Bun.gc(true);
-  } else {
-    Bun.gc(false);
-  }
-  await nextTask();
-}
-
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** Between a render and its answer: collect what the render left (see worker-memory.ts). */
+let releaseNativeMemory = async (): Promise<void> => {};
 
 self.onmessage = (event: MessageEvent<WorkerRequest>) => {
   const message = event.data;

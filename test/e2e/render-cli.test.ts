@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodePng, solidPngDataUri } from "../support/png.ts";
-import { runCli } from "../support/process.ts";
+import { REPO_ROOT, runCli } from "../support/process.ts";
 
 let dir: string;
 beforeAll(() => {
@@ -114,6 +114,41 @@ describe("ogsmith render --batch", () => {
     expect(dupRun.code).toBe(1);
     expect(dupRun.stdout).toContain('item 1: filename: "same.png" is already used by item 0');
   }, 60_000);
+
+  test("JSON lines and a JSON array on standard input render the same, on the worker pool", async () => {
+    const bodies = [{ title: "Lines one" }, { template: "blog", title: "Lines two", filename: "nested/two" }, { title: "Lines three", width: 600, height: 315 }];
+    const expected = ["lines-one.png", "lines-three.png", "nested", "nested/two.png"];
+
+    const linesFile = join(dir, "items.jsonl");
+    writeFileSync(linesFile, bodies.map((b) => JSON.stringify(b)).join("\n") + "\n");
+    const lines = await runCli(["render", "--batch", linesFile, "--out-dir", join(dir, "lines"), "--workers", "2"]);
+    expect(lines.code).toBe(0);
+    expect(lines.stdout).toMatch(/rendered 3 of 3 images .*\(\d+\.\d images\/s\) with 2 render workers/);
+    expect(readdirSync(join(dir, "lines"), { recursive: true }).map(String).sort()).toEqual(expected);
+    expect((await readPng(join(dir, "lines", "lines-three.png"))).width).toBe(600);
+
+    // Several lines in a .json file are JSON lines too; one line is allowed in a .jsonl file.
+    const severalLines = join(dir, "lines.json");
+    writeFileSync(severalLines, bodies.map((b) => JSON.stringify(b)).join("\n"));
+    expect((await runCli(["render", "--batch", severalLines, "--out-dir", join(dir, "lines2"), "--workers", "1"])).code).toBe(0);
+    const single = join(dir, "single.jsonl");
+    writeFileSync(single, JSON.stringify({ title: "Only one" }));
+    expect((await runCli(["render", "--batch", single, "--out-dir", join(dir, "one-line"), "--workers", "1"])).code).toBe(0);
+    expect(readdirSync(join(dir, "one-line"))).toEqual(["only-one.png"]);
+
+    const proc = Bun.spawn(["bun", `${REPO_ROOT}/src/main.ts`, "render", "--batch", "-", "--out-dir", join(dir, "stdin"), "--workers", "1"], {
+      cwd: REPO_ROOT,
+      stdin: new Blob([JSON.stringify(bodies)]),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("rendered 3 of 3 images");
+    // The total of a batch on standard input is not known until its end.
+    expect(stderr.split("\n").filter((l) => /^\[\d\/\?\] #\d ok /.test(l))).toHaveLength(3);
+    expect(readdirSync(join(dir, "stdin"), { recursive: true }).map(String).sort()).toEqual(expected);
+  }, 90_000);
 
   test("usage errors exit 2: batch file not JSON, not an array, missing, or no --out-dir", async () => {
     const notJson = join(dir, "not.json");
