@@ -10,6 +10,7 @@
  * A test that restarts the service names its store by a file path (`OG_DB_PATH`); the same
  * path gives the same store in either mode (`storeEnv`).
  */
+import { afterAll, beforeAll } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { startService, type RunningService } from "../../src/serve.ts";
+import { startReceiver, type TestReceiver } from "./receiver.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -149,3 +151,26 @@ export async function startTestService(env: Record<string, string> = {}, options
 
 /** A valid event body. */
 export const eventBody = (overrides: Record<string, unknown> = {}) => ({ title: "Bun Meetup Berlin", ...overrides });
+
+export interface ServiceWithReceiver {
+  s: TestService;
+  r: TestReceiver;
+}
+
+/**
+ * A service that may call loopback (OG_ALLOW_PRIVATE_NETWORKS=1) and a receiver for it to call,
+ * started before and stopped after the tests of the enclosing scope (the file or a `describe`).
+ * The fields are set once that scope's beforeAll has run, so read them inside tests.
+ */
+export function useServiceWithReceiver(): ServiceWithReceiver {
+  const fixture = {} as ServiceWithReceiver;
+  beforeAll(async () => {
+    fixture.s = await startTestService({ OG_ALLOW_PRIVATE_NETWORKS: "1" });
+    fixture.r = await startReceiver();
+  });
+  afterAll(async () => {
+    await fixture.s?.stop();
+    await fixture.r?.stop();
+  });
+  return fixture;
+}
