@@ -28,6 +28,13 @@ interface Instance {
   url: string;
 }
 
+/** Kills the children still running and waits for them, then stops the services they used, in order. */
+async function stopAll(children: Subprocess[], ...services: ({ stop(): Promise<unknown> } | undefined)[]): Promise<void> {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  await Promise.all(children.map((c) => c.exited));
+  for (const service of services) await service?.stop();
+}
+
 maybe("three instances on one PostgreSQL and one Redis", () => {
   let pg: PostgresServer;
   let redis: RedisServer;
@@ -77,13 +84,7 @@ maybe("three instances on one PostgreSQL and one Redis", () => {
     instances.push(...(await Promise.all([spawnInstance(), spawnInstance(), spawnInstance()])));
   }, 120_000);
 
-  afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-    await Promise.all(children.map((c) => c.exited));
-    await receiver?.stop();
-    await redis?.stop();
-    await pg?.stop();
-  });
+  afterAll(() => stopAll(children, receiver, redis, pg));
 
   test("three instances starting at once migrated once; /readyz reports the store and Redis", async () => {
     const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
@@ -260,13 +261,7 @@ maybe("the test clock shared by two instances (A: OG_ROLE=api, B: OG_ROLE=all)",
     urls.push(...(await Promise.all([spawn("api"), spawn("all")])));
   }, 120_000);
 
-  afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-    await Promise.all(children.map((c) => c.exited));
-    await receiver?.stop();
-    await redis?.stop();
-    await pg?.stop();
-  });
+  afterAll(() => stopAll(children, receiver, redis, pg));
 
   const call = (url: string, path: string, init: { key?: string; json?: unknown; admin?: boolean } = {}) =>
     fetch(url + path, {
