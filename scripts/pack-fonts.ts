@@ -18,23 +18,14 @@
  * and a character must only count as covered when a glyph really exists, or it would be drawn
  * as a missing glyph without being counted in X-Missing-Glyphs.
  *
- * Layout: u32 LE index length, the index as UTF-8 JSON (`PackIndex` in src/render/fonts.ts),
+ * Layout: u32 LE index length, the index as UTF-8 JSON (`{ slices: PackSlice[] }`, PackSlice in src/render/fonts.ts),
  * then every slice's bytes back to back. Re-run after bumping a @fontsource package.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { brotliDecompressSync } from "node:zlib";
+import type { PackSlice } from "../src/render/fonts.ts";
 
-interface Slice {
-  family: string;
-  /** The satori language codes this family is preferred for (Han is shared by four families). */
-  langs: string[];
-  weight: number;
-  offset: number;
-  length: number;
-  /** Inclusive code point ranges, from the slice's unicode-range. */
-  ranges: [number, number][];
-}
 
 const FAMILIES: { pkg: string; family: string; langs: string[]; weights: number[]; keep: (subset: string) => boolean }[] = [
   { pkg: "noto-sans-arabic", family: "Noto Sans Arabic", langs: ["ar-AR"], weights: [400, 700], keep: (s) => s === "arabic" },
@@ -151,7 +142,7 @@ function coveredRanges(font: Uint8Array, declared: [number, number][]): [number,
   return ranges;
 }
 
-const slices: Slice[] = [];
+const slices: PackSlice[] = [];
 const chunks: Uint8Array[] = [];
 const versions: string[] = [];
 let offset = 0;

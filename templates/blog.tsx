@@ -12,8 +12,8 @@
  * is left, so a title-only card balances as well as a full one.
  */
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../src/templates/types.ts";
-import { clampStyle, estimateLines, fitFontSize, present, singleLineStyle, textDirectionStyle, textWidthEm } from "../src/templates/kit.ts";
-import { ABOVE_GLOWS, Glow, RingedAvatar, type GlowSpec } from "../src/templates/parts.tsx";
+import { present, singleLineStyle, textWidthEm } from "../src/templates/kit.ts";
+import { ABOVE_GLOWS, Card, fitHeadline, Headline, RingedAvatar, type GlowSpec } from "../src/templates/parts.tsx";
 
 interface Palette {
   background: string;
@@ -156,41 +156,24 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
   const bylineHeight = hasByline ? BYLINE_GAP + Math.max(avatar ? AVATAR + 8 : 0, bylineText) : 0;
 
   const available = ctx.height - PAD_Y * 2 - TOP_ROW - bylineHeight - 28;
-  const subtitleSize = subtitle ? fitFontSize(subtitle, { maxWidth: contentWidth, maxLines: 2, maxSize: 31, minSize: 24 }) : 0;
-  const subtitleHeight = subtitle ? Math.min(2, estimateLines(subtitle, subtitleSize, contentWidth)) * subtitleSize * 1.35 + 22 : 0;
   // A sparse card gets a larger title; a crowded one may go down to 40px before clamping.
-  const titleMax = hasByline || subtitle ? 84 : 104;
-  const titleSize = fitFontSize(title, {
-    maxWidth: contentWidth,
-    maxLines: MAX_TITLE_LINES,
-    maxSize: titleMax,
-    minSize: 40,
-    maxHeight: available - subtitleHeight,
-    lineHeight: TITLE_LH,
+  const headline = fitHeadline(title, subtitle, {
+    width: contentWidth,
+    height: available,
+    titleMax: hasByline || subtitle ? 84 : 104,
+    titleMaxLines: MAX_TITLE_LINES,
+    titleLineHeight: TITLE_LH,
+    subtitleMax: 31,
+    subtitleLineHeight: 1.35,
+    gap: 22,
   });
-  const titleLines = Math.min(MAX_TITLE_LINES, Math.max(1, Math.floor((available - subtitleHeight) / (titleSize * TITLE_LH))));
 
   // A long category would crowd the logo: the pill gets what the logo leaves.
   const pillWidth = Math.min(PILL_MAX_W, contentWidth - (logo ? LOGO_W + 40 : 0));
   const pillFits = category ? 44 + textWidthEm(category.toUpperCase()) * (PILL_SIZE + 2) <= pillWidth : true;
 
   return (
-    <div
-      style={{
-        display: "flex",
-        flexDirection: "column",
-        width: ctx.width,
-        height: ctx.height,
-        boxSizing: "border-box",
-        padding: `${PAD_Y}px ${PAD_X}px`,
-        backgroundColor: p.background,
-        fontFamily: "Inter",
-        color: p.title,
-      }}
-    >
-      {p.glows.map((g) => (
-        <Glow {...g} />
-      ))}
+    <Card width={ctx.width} height={ctx.height} padX={PAD_X} padY={PAD_Y} background={p.background} ink={p.title} glows={p.glows}>
       {p.stripe ? <div style={{ position: "absolute", top: 0, left: 0, width: 12, height: ctx.height, backgroundColor: p.stripe }} /> : null}
 
       <div style={{ ...ABOVE_GLOWS, display: "flex", justifyContent: "space-between", alignItems: "center", height: TOP_ROW, flexShrink: 0, gap: 40 }}>
@@ -207,27 +190,14 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
         ) : null}
       </div>
 
-      <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: "column", flexGrow: 1, justifyContent: "center", minHeight: 0, gap: 22 }}>
-        <div
-          style={{
-            ...clampStyle(titleLines, titleSize, TITLE_LH),
-            fontWeight: p.titleWeight,
-            letterSpacing: -titleSize * 0.022,
-            color: p.title,
-            ...textDirectionStyle(title, clampStyle(titleLines, titleSize, TITLE_LH)),
-          }}
-        >
-          {title}
-        </div>
-        {subtitle ? <div style={{ ...clampStyle(2, subtitleSize, 1.35), fontWeight: 400, color: p.subtitle, ...textDirectionStyle(subtitle, clampStyle(2, subtitleSize, 1.35)) }}>{subtitle}</div> : null}
-      </div>
+      <Headline title={title} subtitle={subtitle} layout={headline} weight={p.titleWeight} tracking={-0.022} titleColor={p.title} subtitleColor={p.subtitle} />
 
       {hasByline ? (
         <div style={{ ...ABOVE_GLOWS, display: "flex", paddingTop: BYLINE_GAP, flexShrink: 0, minWidth: 0 }}>
           <Byline author={author} avatar={avatar} meta={meta} p={p} />
         </div>
       ) : null}
-    </div>
+    </Card>
   );
 }
 

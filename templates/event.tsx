@@ -10,8 +10,8 @@
  * sits in the remaining space so a title-only card is as balanced as a full one.
  */
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../src/templates/types.ts";
-import { clampStyle, estimateLines, fitFontSize, present, singleLineStyle, textDirectionStyle, textWidthEm } from "../src/templates/kit.ts";
-import { ABOVE_GLOWS, Glow, RingedAvatar, type GlowSpec } from "../src/templates/parts.tsx";
+import { clampStyle, present, singleLineStyle, textWidthEm } from "../src/templates/kit.ts";
+import { ABOVE_GLOWS, Card, fitHeadline, Headline, RingedAvatar, type GlowSpec } from "../src/templates/parts.tsx";
 
 interface Palette {
   background: string;
@@ -165,38 +165,20 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
 
   // Vertical room for title + subtitle: the canvas minus padding, the logo row and the footer.
   const available = ctx.height - PAD_Y * 2 - TOP_ROW - footerHeight - 24;
-  const subtitleSize = subtitle ? fitFontSize(subtitle, { maxWidth: contentWidth, maxLines: 2, maxSize: 32, minSize: 24 }) : 0;
-  const subtitleHeight = subtitle ? Math.min(2, estimateLines(subtitle, subtitleSize, contentWidth)) * subtitleSize * 1.3 + 20 : 0;
   // A sparse card gets a larger title; a crowded one may go down to 40px before clamping.
-  const titleMax = hasFooter || subtitle ? 88 : 112;
-  const titleSize = fitFontSize(title, {
-    maxWidth: contentWidth,
-    maxLines: MAX_TITLE_LINES,
-    maxSize: titleMax,
-    minSize: 40,
-    maxHeight: available - subtitleHeight,
-    lineHeight: TITLE_LH,
+  const headline = fitHeadline(title, subtitle, {
+    width: contentWidth,
+    height: available,
+    titleMax: hasFooter || subtitle ? 88 : 112,
+    titleMaxLines: MAX_TITLE_LINES,
+    titleLineHeight: TITLE_LH,
+    subtitleMax: 32,
+    subtitleLineHeight: 1.3,
+    gap: 20,
   });
-  const titleLines = Math.min(MAX_TITLE_LINES, Math.max(1, Math.floor((available - subtitleHeight) / (titleSize * TITLE_LH))));
 
   return (
-    <div
-      style={{
-        display: "flex",
-        flexDirection: "column",
-        width: ctx.width,
-        height: ctx.height,
-        // satori follows CSS: without this, padding would be added outside width×height.
-        boxSizing: "border-box",
-        padding: `${PAD_Y}px ${PAD_X}px`,
-        backgroundColor: p.background,
-        fontFamily: "Inter",
-        color: p.title,
-      }}
-    >
-      {p.glows.map((g) => (
-        <Glow {...g} />
-      ))}
+    <Card width={ctx.width} height={ctx.height} padX={PAD_X} padY={PAD_Y} background={p.background} ink={p.title} glows={p.glows}>
       {ctx.theme === "light" ? (
         // The formal look: a thin accent rule along the top edge.
         <div style={{ position: "absolute", top: 0, left: 0, width: ctx.width, height: 8, backgroundColor: p.icon }} />
@@ -210,22 +192,7 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
         ) : null}
       </div>
 
-      <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: "column", flexGrow: 1, justifyContent: "center", minHeight: 0, gap: 20 }}>
-        <div
-          style={{
-            ...clampStyle(titleLines, titleSize, TITLE_LH),
-            fontWeight: p.titleWeight,
-            letterSpacing: -titleSize * 0.025,
-            color: p.title,
-            ...textDirectionStyle(title, clampStyle(titleLines, titleSize, TITLE_LH)),
-          }}
-        >
-          {title}
-        </div>
-        {subtitle ? (
-          <div style={{ ...clampStyle(2, subtitleSize, 1.3), fontWeight: 400, color: p.subtitle, ...textDirectionStyle(subtitle, clampStyle(2, subtitleSize, 1.3)) }}>{subtitle}</div>
-        ) : null}
-      </div>
+      <Headline title={title} subtitle={subtitle} layout={headline} weight={p.titleWeight} tracking={-0.025} titleColor={p.title} subtitleColor={p.subtitle} />
 
       {hasFooter ? (
         <div
@@ -255,7 +222,7 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
           {hasSpeaker ? <Speaker name={speakerName} avatar={avatar} p={p} /> : null}
         </div>
       ) : null}
-    </div>
+    </Card>
   );
 }
 

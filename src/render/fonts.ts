@@ -311,13 +311,15 @@ export function loadFonts(han?: HanPreference): Promise<Font[]> {
 
 // ---- Bundled fallback fonts (CJK, Arabic, Hebrew, Devanagari, Thai, symbols) ----
 
-/** One slice of assets/fonts/noto-fallback.bin (see scripts/pack-fonts.ts). */
-interface PackSlice {
+/** One slice of assets/fonts/noto-fallback.bin, as scripts/pack-fonts.ts writes it in the index. */
+export interface PackSlice {
   family: string;
+  /** The satori language codes this family is preferred for (Han is shared by four families). */
   langs: string[];
   weight: number;
   offset: number;
   length: number;
+  /** Inclusive code point ranges, from the slice's unicode-range. */
   ranges: [number, number][];
 }
 

@@ -1,5 +1,6 @@
 /** @jsxImportSource ogsmith */
 /** Visual pieces the built-in templates share, so event and blog read as one family. */
+import { clampStyle, estimateLines, fitFontSize, textDirectionStyle } from "./kit.ts";
 import type { SatoriNode } from "./types.ts";
 
 export interface GlowSpec {
@@ -51,6 +52,99 @@ export function RingedAvatar({ src, size, ring }: { src: string; size: number; r
       }}
     >
       <img src={src} width={size} height={size} style={{ borderRadius: "50%", objectFit: "cover" }} />
+    </div>
+  );
+}
+
+/**
+ * The card: a full-size column with the palette's background and ink, its corner glows first so
+ * that everything after them (positioned with ABOVE_GLOWS) paints on top.
+ */
+export function Card({ width, height, padX, padY, background, ink, glows, children }: {
+  width: number;
+  height: number;
+  padX: number;
+  padY: number;
+  background: string;
+  ink: string;
+  glows: GlowSpec[];
+  children?: unknown;
+}): SatoriNode {
+  return (
+    <div
+      style={{
+        display: "flex",
+        flexDirection: "column",
+        width,
+        height,
+        // satori follows CSS: without this, padding would be added outside width×height.
+        boxSizing: "border-box",
+        padding: `${padY}px ${padX}px`,
+        backgroundColor: background,
+        fontFamily: "Inter",
+        color: ink,
+      }}
+    >
+      {glows.map((g) => (
+        <Glow {...g} />
+      ))}
+      {children}
+    </div>
+  );
+}
+
+/** How a title and its optional subtitle share the height left to them. */
+export interface HeadlineLayout {
+  titleSize: number;
+  titleLines: number;
+  titleLineHeight: number;
+  subtitleSize: number;
+  subtitleLineHeight: number;
+  /** The space between title and subtitle. */
+  gap: number;
+}
+
+/**
+ * Sizes the headline: the subtitle (at most two lines) takes its room first, and the title gets
+ * the largest size from 40px up to `titleMax` that fits what is left, then is clamped to the
+ * lines that height holds.
+ */
+export function fitHeadline(
+  title: string,
+  subtitle: string | undefined,
+  o: { width: number; height: number; titleMax: number; titleMaxLines: number; titleLineHeight: number; subtitleMax: number; subtitleLineHeight: number; gap: number },
+): HeadlineLayout {
+  const subtitleSize = subtitle ? fitFontSize(subtitle, { maxWidth: o.width, maxLines: 2, maxSize: o.subtitleMax, minSize: 24 }) : 0;
+  const subtitleHeight = subtitle ? Math.min(2, estimateLines(subtitle, subtitleSize, o.width)) * subtitleSize * o.subtitleLineHeight + o.gap : 0;
+  const titleSize = fitFontSize(title, {
+    maxWidth: o.width,
+    maxLines: o.titleMaxLines,
+    maxSize: o.titleMax,
+    minSize: 40,
+    maxHeight: o.height - subtitleHeight,
+    lineHeight: o.titleLineHeight,
+  });
+  const titleLines = Math.min(o.titleMaxLines, Math.max(1, Math.floor((o.height - subtitleHeight) / (titleSize * o.titleLineHeight))));
+  return { titleSize, titleLines, titleLineHeight: o.titleLineHeight, subtitleSize, subtitleLineHeight: o.subtitleLineHeight, gap: o.gap };
+}
+
+/** The headline block: fills the card's free height and centres the title (and subtitle) in it. */
+export function Headline({ title, subtitle, layout, weight, tracking, titleColor, subtitleColor }: {
+  title: string;
+  subtitle: string | undefined;
+  layout: HeadlineLayout;
+  weight: number;
+  /** Letter spacing as a fraction of the title size (negative tightens). */
+  tracking: number;
+  titleColor: string;
+  subtitleColor: string;
+}): SatoriNode {
+  const titleClamp = clampStyle(layout.titleLines, layout.titleSize, layout.titleLineHeight);
+  const subtitleClamp = clampStyle(2, layout.subtitleSize, layout.subtitleLineHeight);
+  return (
+    <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: "column", flexGrow: 1, justifyContent: "center", minHeight: 0, gap: layout.gap }}>
+      <div style={{ ...titleClamp, fontWeight: weight, letterSpacing: layout.titleSize * tracking, color: titleColor, ...textDirectionStyle(title, titleClamp) }}>{title}</div>
+      {subtitle ? <div style={{ ...subtitleClamp, fontWeight: 400, color: subtitleColor, ...textDirectionStyle(subtitle, subtitleClamp) }}>{subtitle}</div> : null}
     </div>
   );
 }

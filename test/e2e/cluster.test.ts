@@ -13,7 +13,7 @@ import postgres from "postgres";
 
 import { eventBody } from "../support/harness.ts";
 import { postgresAvailable, startPostgres, testDatabaseUrl, type PostgresServer } from "../support/postgres.ts";
-import { REPO_ROOT, waitForOutput } from "../support/process.ts";
+import { spawnServe } from "../support/process.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
 import { redisAvailable, startRedis, type RedisServer } from "../support/redis.ts";
 
@@ -28,6 +28,13 @@ interface Instance {
   url: string;
 }
 
+/** Kills the children still running and waits for them, then stops the services they used, in order. */
+async function stopAll(children: Subprocess[], ...services: ({ stop(): Promise<unknown> } | undefined)[]): Promise<void> {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  await Promise.all(children.map((c) => c.exited));
+  for (const service of services) await service?.stop();
+}
+
 maybe("three instances on one PostgreSQL and one Redis", () => {
   let pg: PostgresServer;
   let redis: RedisServer;
@@ -37,33 +44,8 @@ maybe("three instances on one PostgreSQL and one Redis", () => {
   const children: Subprocess[] = [];
 
   async function spawnInstance(): Promise<Instance> {
-    const proc = Bun.spawn(["bun", `${REPO_ROOT}/src/main.ts`, "serve"], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        OG_DATABASE_URL: databaseUrl,
-        OG_REDIS_URL: redis.url,
-        PORT: "0",
-        HOST: "127.0.0.1",
-        OG_ADMIN_TOKEN: ADMIN,
-        OG_ALLOW_PRIVATE_NETWORKS: "1",
-        OG_BOOTSTRAP: "false",
-        OG_LOG_LEVEL: "info",
-        OG_RENDER_WORKERS: "1",
-        OG_TEST_CLOCK: "0",
-      },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    children.push(proc);
-    const { match } = await waitForOutput(proc.stdout, /"msg":"listening","url":"([^"]+)"/, 60_000);
-    // Keep draining the output so a chatty child never blocks on a full pipe.
-    void (async () => {
-      for await (const _ of proc.stdout) {
-      }
-    })().catch(() => {});
-    return { proc, url: match[1]! };
+    const env = { OG_DATABASE_URL: databaseUrl, OG_REDIS_URL: redis.url, OG_TEST_CLOCK: "0" };
+    return spawnServe({ adminToken: ADMIN, env, children, timeoutMs: 60_000 });
   }
 
   const admin = (url: string, path: string, json?: unknown) =>
@@ -102,13 +84,7 @@ maybe("three instances on one PostgreSQL and one Redis", () => {
     instances.push(...(await Promise.all([spawnInstance(), spawnInstance(), spawnInstance()])));
   }, 120_000);
 
-  afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-    await Promise.all(children.map((c) => c.exited));
-    await receiver?.stop();
-    await redis?.stop();
-    await pg?.stop();
-  });
+  afterAll(() => stopAll(children, receiver, redis, pg));
 
   test("three instances starting at once migrated once; /readyz reports the store and Redis", async () => {
     const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
@@ -279,44 +255,13 @@ maybe("the test clock shared by two instances (A: OG_ROLE=api, B: OG_ROLE=all)",
     [pg, redis, receiver] = await Promise.all([startPostgres(), startRedis(), startReceiver()]);
     const databaseUrl = await testDatabaseUrl(pg);
     const spawn = async (role: string) => {
-      const proc = Bun.spawn(["bun", `${REPO_ROOT}/src/main.ts`, "serve"], {
-        cwd: REPO_ROOT,
-        env: {
-          ...process.env,
-          OG_DATABASE_URL: databaseUrl,
-          OG_REDIS_URL: redis.url,
-          PORT: "0",
-          HOST: "127.0.0.1",
-          OG_ADMIN_TOKEN: ADMIN,
-          OG_ALLOW_PRIVATE_NETWORKS: "1",
-          OG_BOOTSTRAP: "false",
-          OG_LOG_LEVEL: "info",
-          OG_RENDER_WORKERS: "1",
-          OG_TEST_CLOCK: "1",
-          OG_ROLE: role,
-        },
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      children.push(proc);
-      const { match } = await waitForOutput(proc.stdout, /"msg":"listening","url":"([^"]+)"/, 60_000);
-      void (async () => {
-        for await (const _ of proc.stdout) {
-        }
-      })().catch(() => {});
-      return match[1]!;
+      const env = { OG_DATABASE_URL: databaseUrl, OG_REDIS_URL: redis.url, OG_TEST_CLOCK: "1", OG_ROLE: role };
+      return (await spawnServe({ adminToken: ADMIN, env, children, timeoutMs: 60_000 })).url;
     };
     urls.push(...(await Promise.all([spawn("api"), spawn("all")])));
   }, 120_000);
 
-  afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-    await Promise.all(children.map((c) => c.exited));
-    await receiver?.stop();
-    await redis?.stop();
-    await pg?.stop();
-  });
+  afterAll(() => stopAll(children, receiver, redis, pg));
 
   const call = (url: string, path: string, init: { key?: string; json?: unknown; admin?: boolean } = {}) =>
     fetch(url + path, {

@@ -4,11 +4,9 @@
  * form and a real loopback receiver, field errors, the playground, sign-out and Origin checks.
  * Screenshots of every page (desktop and 375 px) are saved to a temp dir, printed once.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { browserAvailability, launchBrowser, screenshotPath, type TestBrowser } from "../support/browser.ts";
-import { startTestService, type TestService } from "../support/harness.ts";
-import { startReceiver, type TestReceiver } from "../support/receiver.ts";
+import { browserAvailability, screenshotPath, useBrowserWithService } from "../support/browser.ts";
 
 const availability = browserAvailability();
 /** A browser test drives several page loads and renders; bun's default 5 s is too tight. */
@@ -23,42 +21,29 @@ if (!availability.ok && availability.mustFail) {
 }
 
 describe.skipIf(!availability.ok)("dashboard in a browser", () => {
-  let s: TestService;
-  let receiver: TestReceiver;
-  let browser: TestBrowser;
-
-  beforeAll(async () => {
-    s = await startTestService({ OG_ALLOW_PRIVATE_NETWORKS: "1" });
-    receiver = await startReceiver();
-    browser = await launchBrowser();
-  }, BROWSER_TEST_TIMEOUT);
-  afterAll(async () => {
-    await browser?.close();
-    await receiver?.stop();
-    await s?.stop();
-  });
+  const fx = useBrowserWithService(BROWSER_TEST_TIMEOUT);
   beforeEach(async () => {
     // Tests share one browser profile; each starts signed out.
-    await browser.context.clearCookies();
+    await fx.browser.context.clearCookies();
   });
 
   async function signIn(apiKey: string, options: { width?: number } = {}): Promise<Page> {
-    const page = await browser.newPage({ width: options.width });
-    await page.goto(s.url + "/dashboard");
+    const page = await fx.browser.newPage({ width: options.width });
+    await page.goto(fx.s.url + "/dashboard");
     await page.getByLabel("API key").fill(apiKey);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Usage", level: 1 }).waitFor();
     return page;
   }
 
-  const sessionCookie = async () => (await browser.context.cookies(s.url + "/dashboard")).find((c) => c.name === "ogsmith_session");
+  const sessionCookie = async () => (await fx.browser.context.cookies(fx.s.url + "/dashboard")).find((c) => c.name === "ogsmith_session");
 
   test("sign in with a real key: the key is not kept in the page or browser storage, and the usage numbers match /api/user/usage", async () => {
-    const { apiKey } = await s.createAccount({ plan: "starter" });
-    for (let i = 0; i < 4; i++) expect((await s.api("/api/generate", { key: apiKey, json: { title: `Card ${i}` } })).status).toBe(200);
+    const { apiKey } = await fx.s.createAccount({ plan: "starter" });
+    for (let i = 0; i < 4; i++) expect((await fx.s.api("/api/generate", { key: apiKey, json: { title: `Card ${i}` } })).status).toBe(200);
 
-    const page = await browser.newPage();
-    await page.goto(s.url + "/dashboard");
+    const page = await fx.browser.newPage();
+    await page.goto(fx.s.url + "/dashboard");
     await page.screenshot({ path: screenshotPath("sign-in"), fullPage: true });
     const keyField = page.getByLabel("API key");
     await keyField.fill(apiKey);
@@ -73,7 +58,7 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/dashboard" });
     expect(cookie!.value).not.toContain(apiKey);
 
-    const usage = (await (await s.api("/api/user/usage", { key: apiKey })).json()) as any;
+    const usage = (await (await fx.s.api("/api/user/usage", { key: apiKey })).json()) as any;
     expect(usage.used).toBe(4);
     expect(await page.getByTestId("usage-plan").textContent()).toBe("Starter");
     expect(await page.getByTestId("usage-used").textContent()).toBe(String(usage.used));
@@ -86,7 +71,7 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
     expect(await bar.getAttribute("aria-valuenow")).toBe("4");
     expect(await bar.getAttribute("aria-valuemax")).toBe("500");
     // The chart: one bar per day of the month, today's carrying the 4 images.
-    const today = new Date(s.now());
+    const today = new Date(fx.s.now());
     const days = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + 1, 0)).getUTCDate();
     const chart = page.getByRole("img", { name: /Images per day this month/ });
     await chart.waitFor();
@@ -110,12 +95,12 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
   }, BROWSER_TEST_TIMEOUT);
 
   test("create a webhook through the form, find it through the API, and Send test reaches a real receiver", async () => {
-    const { apiKey } = await s.createAccount({ plan: "pro" });
+    const { apiKey } = await fx.s.createAccount({ plan: "pro" });
     const page = await signIn(apiKey);
     await page.getByRole("link", { name: "Webhooks" }).click();
     await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
 
-    const endpoint = receiver.url("/dashboard-hook");
+    const endpoint = fx.r.url("/dashboard-hook");
     await page.getByLabel("Endpoint URL").fill(endpoint);
     await page.getByLabel("usage.warning").check();
     await page.getByLabel("usage.limit_reached").check();
@@ -123,7 +108,7 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Webhook added.").waitFor();
 
-    const list = (await (await s.api("/api/webhooks", { key: apiKey })).json()) as any;
+    const list = (await (await fx.s.api("/api/webhooks", { key: apiKey })).json()) as any;
     expect(list.data).toHaveLength(1);
     expect(list.data[0]).toMatchObject({ url: endpoint, events: ["usage.warning", "usage.limit_reached"], status: "enabled" });
     const id = list.data[0].id as string;
@@ -132,12 +117,12 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
 
     await card.getByRole("button", { name: "Send test" }).click();
     await card.getByText("Delivered: the receiver answered 200").waitFor();
-    const [delivery] = await receiver.waitForCount(1, "/dashboard-hook");
+    const [delivery] = await fx.r.waitForCount(1, "/dashboard-hook");
     expect(delivery!.headers["x-og-event"]).toBe("webhook.test");
     expect(JSON.parse(delivery!.body).data.webhook_id).toBe(id);
 
     // A failing receiver: its status is shown, and the attempt is in the delivery log.
-    receiver.respond({ status: 503 }, "/dashboard-hook");
+    fx.r.respond({ status: 503 }, "/dashboard-hook");
     await card.getByRole("button", { name: "Send test" }).click();
     await card.getByText("Failed: the receiver answered 503").waitFor();
     await card.getByText("Recent delivery attempts").click();
@@ -154,7 +139,7 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
     await page.getByLabel("usage.reset").check();
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Webhook updated.").waitFor();
-    const updated = (await (await s.api(`/api/webhooks/${id}`, { key: apiKey })).json()) as any;
+    const updated = (await (await fx.s.api(`/api/webhooks/${id}`, { key: apiKey })).json()) as any;
     expect(updated.events).toEqual(["usage.warning", "usage.reset"]);
 
     await page.screenshot({ path: screenshotPath("webhooks"), fullPage: true });
@@ -167,33 +152,33 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
     await card.getByRole("button", { name: "Delete" }).click();
     await card.getByRole("button", { name: "Confirm delete" }).click();
     await page.getByText("Webhook deleted.").waitFor();
-    expect(((await (await s.api("/api/webhooks", { key: apiKey })).json()) as any).data).toEqual([]);
+    expect(((await (await fx.s.api("/api/webhooks", { key: apiKey })).json()) as any).data).toEqual([]);
     await page.close();
   }, BROWSER_TEST_TIMEOUT);
 
   test("a disabled webhook shows why, and Re-enable brings it back", async () => {
-    const { apiKey } = await s.createAccount({ plan: "pro" });
+    const { apiKey } = await fx.s.createAccount({ plan: "pro" });
     const created = (await (
-      await s.api("/api/webhooks", { key: apiKey, json: { url: receiver.url("/to-disable"), events: ["usage.reset"], secret: "x".repeat(16) } })
+      await fx.s.api("/api/webhooks", { key: apiKey, json: { url: fx.r.url("/to-disable"), events: ["usage.reset"], secret: "x".repeat(16) } })
     ).json()) as any;
-    expect((await s.api(`/api/webhooks/${created.id}`, { key: apiKey, method: "PUT", json: { url: created.url, events: created.events, enabled: false } })).status).toBe(200);
+    expect((await fx.s.api(`/api/webhooks/${created.id}`, { key: apiKey, method: "PUT", json: { url: created.url, events: created.events, enabled: false } })).status).toBe(200);
 
     const page = await signIn(apiKey);
-    await page.goto(s.url + "/dashboard#/webhooks");
+    await page.goto(fx.s.url + "/dashboard#/webhooks");
     const card = page.getByRole("article", { name: `Webhook ${created.url}` });
     await card.getByText("Disabled", { exact: true }).waitFor();
     await card.getByText("Disabled through the API.").waitFor();
     await page.screenshot({ path: screenshotPath("webhooks-disabled"), fullPage: true });
     await card.getByRole("button", { name: "Re-enable" }).click();
     await page.getByText("Webhook re-enabled.").waitFor();
-    expect(((await (await s.api(`/api/webhooks/${created.id}`, { key: apiKey })).json()) as any).status).toBe("enabled");
+    expect(((await (await fx.s.api(`/api/webhooks/${created.id}`, { key: apiKey })).json()) as any).status).toBe("enabled");
     await page.close();
   }, BROWSER_TEST_TIMEOUT);
 
   test("a bad URL shows the API's field error next to the Endpoint URL field, and nothing is created", async () => {
-    const { apiKey } = await s.createAccount({ plan: "pro" });
+    const { apiKey } = await fx.s.createAccount({ plan: "pro" });
     const page = await signIn(apiKey);
-    await page.goto(s.url + "/dashboard#/webhooks");
+    await page.goto(fx.s.url + "/dashboard#/webhooks");
     await page.getByLabel("Endpoint URL").fill("ftp://files.example.com/hook");
     await page.getByLabel("Secret").fill("short");
     await page.getByRole("button", { name: "Save" }).click();
@@ -210,17 +195,17 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
     expect(await page.locator("#webhook-events-error").textContent()).toMatch(/non-empty/);
     expect(await page.locator("#webhook-secret-error").textContent()).toMatch(/16 to 256/);
     await page.screenshot({ path: screenshotPath("webhooks-errors"), fullPage: true });
-    expect(((await (await s.api("/api/webhooks", { key: apiKey })).json()) as any).data).toEqual([]);
+    expect(((await (await fx.s.api("/api/webhooks", { key: apiKey })).json()) as any).data).toEqual([]);
     await page.close();
   }, BROWSER_TEST_TIMEOUT);
 
   test("playground: fields from the template list, a live preview that is not counted, and a curl command for the same request", async () => {
-    const { apiKey } = await s.createAccount({ plan: "pro" });
+    const { apiKey } = await fx.s.createAccount({ plan: "pro" });
     const page = await signIn(apiKey);
     await page.getByRole("link", { name: "Playground" }).click();
     await page.getByRole("heading", { name: "Playground", level: 1 }).waitFor();
 
-    const templates = ((await (await s.api("/api/templates", { key: apiKey })).json()) as any).data as { id: string; fields: { name: string }[] }[];
+    const templates = ((await (await fx.s.api("/api/templates", { key: apiKey })).json()) as any).data as { id: string; fields: { name: string }[] }[];
     const select = page.getByLabel("Template");
     expect(await select.locator("option").allTextContents()).toEqual(templates.map((t) => t.id));
     const event = templates.find((t) => t.id === "event")!;
@@ -245,7 +230,7 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
     expect(await page.getByRole("status").filter({ hasText: "not counted" }).count()).toBe(1);
 
     const curl = await page.getByLabel("curl command").inputValue();
-    expect(curl).toContain(`${s.url}/api/generate`);
+    expect(curl).toContain(`${fx.s.url}/api/generate`);
     expect(curl).toContain('X-API-Key: $OGSMITH_API_KEY');
     expect(curl).not.toContain(apiKey);
     // The command's body is exactly what the API accepts.
@@ -253,10 +238,10 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
     expect(body).toMatchObject({ template: "event", theme: "light", title: "Dashboards in a real browser" });
 
     // Previews did not count; the curl request would.
-    expect(((await (await s.api("/api/user/usage", { key: apiKey })).json()) as any).used).toBe(0);
-    const generated = await s.api("/api/generate", { key: apiKey, json: body });
+    expect(((await (await fx.s.api("/api/user/usage", { key: apiKey })).json()) as any).used).toBe(0);
+    const generated = await fx.s.api("/api/generate", { key: apiKey, json: body });
     expect(generated.status).toBe(200);
-    expect(((await (await s.api("/api/user/usage", { key: apiKey })).json()) as any).used).toBe(1);
+    expect(((await (await fx.s.api("/api/user/usage", { key: apiKey })).json()) as any).used).toBe(1);
 
     // A second template generates its own fields.
     const other = templates.find((t) => t.id !== "event");
@@ -278,9 +263,9 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
   }, BROWSER_TEST_TIMEOUT);
 
   test("keyboard only: sign in, move between pages and reach the webhook form", async () => {
-    const { apiKey } = await s.createAccount({ plan: "pro" });
-    const page = await browser.newPage();
-    await page.goto(s.url + "/dashboard");
+    const { apiKey } = await fx.s.createAccount({ plan: "pro" });
+    const page = await fx.browser.newPage();
+    await page.goto(fx.s.url + "/dashboard");
     // The key field has focus on arrival.
     await page.waitForFunction(() => document.activeElement?.id === "api-key");
     await page.keyboard.type(apiKey);
@@ -307,18 +292,18 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
   }, BROWSER_TEST_TIMEOUT);
 
   test("sign-out ends the session: the old cookie no longer works", async () => {
-    const { apiKey } = await s.createAccount();
+    const { apiKey } = await fx.s.createAccount();
     const page = await signIn(apiKey);
     const cookie = await sessionCookie();
     expect(cookie).toBeDefined();
     const header = `${cookie!.name}=${cookie!.value}`;
-    expect((await fetch(s.url + "/dashboard/api/me", { headers: { cookie: header } })).status).toBe(200);
+    expect((await fetch(fx.s.url + "/dashboard/api/me", { headers: { cookie: header } })).status).toBe(200);
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("API key").waitFor();
     await page.getByText("You are signed out.").waitFor();
     expect(await sessionCookie()).toBeUndefined();
-    const after = await fetch(s.url + "/dashboard/api/me", { headers: { cookie: header } });
+    const after = await fetch(fx.s.url + "/dashboard/api/me", { headers: { cookie: header } });
     expect(after.status).toBe(401);
     expect(await after.json()).toMatchObject({ error: true, code: "UNAUTHORIZED" });
     // Reloading shows the sign-in form, not the dashboard.
@@ -328,25 +313,25 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
   }, BROWSER_TEST_TIMEOUT);
 
   test("a request with the session cookie but a foreign Origin is refused", async () => {
-    const { apiKey } = await s.createAccount({ plan: "pro" });
+    const { apiKey } = await fx.s.createAccount({ plan: "pro" });
     const page = await signIn(apiKey);
     const cookie = await sessionCookie();
     const headers = { cookie: `${cookie!.name}=${cookie!.value}`, "content-type": "application/json" };
-    const body = JSON.stringify({ url: receiver.url("/evil"), events: ["usage.warning"], secret: "e".repeat(16) });
+    const body = JSON.stringify({ url: fx.r.url("/evil"), events: ["usage.warning"], secret: "e".repeat(16) });
 
-    const evil = await fetch(s.url + "/dashboard/api/webhooks", { method: "POST", headers: { ...headers, origin: "http://evil.example" }, body });
+    const evil = await fetch(fx.s.url + "/dashboard/api/webhooks", { method: "POST", headers: { ...headers, origin: "http://evil.example" }, body });
     expect(evil.status).toBe(403);
     expect(await evil.json()).toMatchObject({ error: true, code: "FORBIDDEN" });
-    const noOrigin = await fetch(s.url + "/dashboard/api/webhooks", { method: "POST", headers, body });
+    const noOrigin = await fetch(fx.s.url + "/dashboard/api/webhooks", { method: "POST", headers, body });
     expect(noOrigin.status).toBe(403);
-    expect(((await (await s.api("/api/webhooks", { key: apiKey })).json()) as any).data).toEqual([]);
+    expect(((await (await fx.s.api("/api/webhooks", { key: apiKey })).json()) as any).data).toEqual([]);
     // The session itself was fine all along.
-    expect((await fetch(s.url + "/dashboard/api/webhooks", { method: "POST", headers: { ...headers, origin: new URL(s.url).origin }, body })).status).toBe(201);
+    expect((await fetch(fx.s.url + "/dashboard/api/webhooks", { method: "POST", headers: { ...headers, origin: new URL(fx.s.url).origin }, body })).status).toBe(201);
     await page.close();
   }, BROWSER_TEST_TIMEOUT);
 
   test("a canceled account can sign in and sees why it is blocked", async () => {
-    const { apiKey } = await s.createAccount({ plan: "pro", status: "canceled" });
+    const { apiKey } = await fx.s.createAccount({ plan: "pro", status: "canceled" });
     const page = await signIn(apiKey);
     const banner = page.getByRole("alert").filter({ hasText: "SUBSCRIPTION_CANCELED" });
     await banner.waitFor();
@@ -359,7 +344,7 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
   }, BROWSER_TEST_TIMEOUT);
 
   test("every page loads only from the dashboard's own origin (no CDN, works offline)", async () => {
-    const { apiKey } = await s.createAccount({ plan: "pro" });
+    const { apiKey } = await fx.s.createAccount({ plan: "pro" });
     const page = await signIn(apiKey);
     const requested: string[] = [];
     page.on("request", (request) => requested.push(request.url()));
@@ -369,7 +354,7 @@ describe.skipIf(!availability.ok)("dashboard in a browser", () => {
     await page.getByLabel("Endpoint URL").waitFor();
     await page.getByRole("link", { name: "Playground" }).click();
     await page.waitForFunction(() => (document.querySelector<HTMLImageElement>("#preview-image")?.naturalWidth ?? 0) > 0);
-    const own = new URL(s.url).origin;
+    const own = new URL(fx.s.url).origin;
     expect(requested.length).toBeGreaterThan(5);
     expect(requested.filter((url) => !url.startsWith(own + "/") && !url.startsWith("blob:") && !url.startsWith("data:"))).toEqual([]);
     await page.close();

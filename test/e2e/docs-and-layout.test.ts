@@ -5,11 +5,9 @@
  * attempts open; the playground carries typed fields to another template; the secret generator
  * makes secrets the Standard Webhooks libraries take as they are.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { browserAvailability, launchBrowser, screenshotPath, type TestBrowser } from "../support/browser.ts";
-import { startTestService, type TestService } from "../support/harness.ts";
-import { startReceiver, type TestReceiver } from "../support/receiver.ts";
+import { browserAvailability, screenshotPath, useBrowserWithService } from "../support/browser.ts";
 
 const availability = browserAvailability();
 const BROWSER_TEST_TIMEOUT = 60_000;
@@ -23,25 +21,12 @@ if (!availability.ok && availability.mustFail) {
 }
 
 describe.skipIf(!availability.ok)("docs and layout in a browser", () => {
-  let s: TestService;
-  let receiver: TestReceiver;
-  let browser: TestBrowser;
-
-  beforeAll(async () => {
-    s = await startTestService({ OG_ALLOW_PRIVATE_NETWORKS: "1" });
-    receiver = await startReceiver();
-    browser = await launchBrowser();
-  }, BROWSER_TEST_TIMEOUT);
-  afterAll(async () => {
-    await browser?.close();
-    await receiver?.stop();
-    await s?.stop();
-  });
+  const fx = useBrowserWithService(BROWSER_TEST_TIMEOUT);
 
   async function signIn(apiKey: string, width?: number): Promise<Page> {
-    await browser.context.clearCookies();
-    const page = await browser.newPage({ width });
-    await page.goto(s.url + "/dashboard");
+    await fx.browser.context.clearCookies();
+    const page = await fx.browser.newPage({ width });
+    await page.goto(fx.s.url + "/dashboard");
     await page.getByLabel("API key").fill(apiKey);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Usage", level: 1 }).waitFor();
@@ -51,10 +36,10 @@ describe.skipIf(!availability.ok)("docs and layout in a browser", () => {
   test(
     "/docs: every request stays on this server, no hosted-product buttons, no pre-filled key, a working example",
     async () => {
-      const page = await browser.newPage();
+      const page = await fx.browser.newPage();
       const requests: string[] = [];
       page.on("request", (request) => requests.push(request.url()));
-      await page.goto(s.url + "/docs");
+      await page.goto(fx.s.url + "/docs");
       await page.getByText("Generate an image").first().waitFor();
       // Web fonts are where a reference UI usually reaches out: let every font load settle first.
       await page.waitForFunction(() => document.fonts.status === "loaded");
@@ -77,16 +62,16 @@ describe.skipIf(!availability.ok)("docs and layout in a browser", () => {
       expect(text).not.toMatch(/og_[A-Za-z0-9]{32}/);
 
       // The example the document gives for generate is accepted by the API as is.
-      const document = (await (await s.api("/openapi.json")).json()) as any;
+      const document = (await (await fx.s.api("/openapi.json")).json()) as any;
       const example = document.paths["/api/generate"].post.requestBody.content["application/json"].example;
       expect(example.title).toBeDefined();
-      const { apiKey } = await s.createAccount({ plan: "pro" });
-      const res = await s.api("/api/generate", { key: apiKey, json: example });
+      const { apiKey } = await fx.s.createAccount({ plan: "pro" });
+      const res = await fx.s.api("/api/generate", { key: apiKey, json: example });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("image/png");
 
       // Checked last, so everything the page did meanwhile is included.
-      const origin = new URL(s.url).origin;
+      const origin = new URL(fx.s.url).origin;
       const elsewhere = requests.filter((url) => !url.startsWith("data:") && !url.startsWith("blob:") && new URL(url).origin !== origin);
       expect(elsewhere).toEqual([]);
       expect(requests).toContain(`${origin}/openapi.json`);
@@ -98,19 +83,19 @@ describe.skipIf(!availability.ok)("docs and layout in a browser", () => {
   test(
     "Webhooks page at 375 px: opening the recent delivery attempts does not widen the page",
     async () => {
-      const { apiKey } = await s.createAccount({ plan: "pro" });
-      receiver.respond({ status: 500 }, "/failing");
-      const created = await s.api("/api/webhooks", {
+      const { apiKey } = await fx.s.createAccount({ plan: "pro" });
+      fx.r.respond({ status: 500 }, "/failing");
+      const created = await fx.s.api("/api/webhooks", {
         key: apiKey,
-        json: { url: receiver.url("/failing-with-a-rather-long-path/that-keeps-going/and-going"), events: ["usage.warning"], secret: "0123456789abcdef" },
+        json: { url: fx.r.url("/failing-with-a-rather-long-path/that-keeps-going/and-going"), events: ["usage.warning"], secret: "0123456789abcdef" },
       });
       expect(created.status).toBe(201);
       const hook = (await created.json()) as { id: string; url: string };
-      receiver.respond({ status: 503 });
-      expect((await s.api("/api/webhooks/test", { key: apiKey, json: { webhook_id: hook.id } })).status).toBe(200);
+      fx.r.respond({ status: 503 });
+      expect((await fx.s.api("/api/webhooks/test", { key: apiKey, json: { webhook_id: hook.id } })).status).toBe(200);
 
       const page = await signIn(apiKey, 375);
-      await page.goto(s.url + "/dashboard#/webhooks");
+      await page.goto(fx.s.url + "/dashboard#/webhooks");
       const card = page.getByRole("article", { name: `Webhook ${hook.url}` });
       await card.getByText("Recent delivery attempts").click();
       await card.getByRole("region", { name: "Delivery attempts" }).waitFor();
@@ -124,9 +109,9 @@ describe.skipIf(!availability.ok)("docs and layout in a browser", () => {
   test(
     "playground: a field typed in one template comes along to another template that has it",
     async () => {
-      const { apiKey } = await s.createAccount({ plan: "pro" });
+      const { apiKey } = await fx.s.createAccount({ plan: "pro" });
       const page = await signIn(apiKey);
-      await page.goto(s.url + "/dashboard#/playground");
+      await page.goto(fx.s.url + "/dashboard#/playground");
       await page.locator("#field-title").fill("Typed once");
       await page.locator("#field-subtitle").fill("Kept too");
       await page.getByLabel("Template").selectOption("blog");
@@ -143,9 +128,9 @@ describe.skipIf(!availability.ok)("docs and layout in a browser", () => {
   test(
     "Generate a secret makes whsec_ + base64 of 32 random bytes (the form the webhook libraries take as is)",
     async () => {
-      const { apiKey } = await s.createAccount({ plan: "pro" });
+      const { apiKey } = await fx.s.createAccount({ plan: "pro" });
       const page = await signIn(apiKey);
-      await page.goto(s.url + "/dashboard#/webhooks");
+      await page.goto(fx.s.url + "/dashboard#/webhooks");
       const values = new Set<string>();
       for (let i = 0; i < 2; i++) {
         await page.getByRole("button", { name: "Generate a secret" }).click();
@@ -165,9 +150,9 @@ describe.skipIf(!availability.ok)("docs and layout in a browser", () => {
   test(
     "playground: width and height take the server's limits; a size out of range is shown next to its field",
     async () => {
-      const { apiKey } = await s.createAccount({ plan: "pro" });
+      const { apiKey } = await fx.s.createAccount({ plan: "pro" });
       const page = await signIn(apiKey);
-      await page.goto(s.url + "/dashboard#/playground");
+      await page.goto(fx.s.url + "/dashboard#/playground");
       const width = page.getByLabel("Width");
       expect(await width.getAttribute("min")).toBe("200");
       expect(await width.getAttribute("max")).toBe("2400");

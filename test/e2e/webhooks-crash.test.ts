@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventBody, storeEnv } from "../support/harness.ts";
-import { REPO_ROOT, waitForOutput } from "../support/process.ts";
+import { spawnServe } from "../support/process.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
 
 const ADMIN = "crash-test-admin-token-0123456789";
@@ -28,27 +28,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function spawnServer(): Promise<{ proc: Subprocess<"ignore", "pipe", "pipe">; url: string }> {
-  const proc = Bun.spawn(["bun", `${REPO_ROOT}/src/main.ts`, "serve"], {
-    cwd: REPO_ROOT, // the tsconfig (JSX runtime of the templates) is found from the working directory
-    env: {
-      ...process.env,
-      ...(await storeEnv(join(dir, "ogsmith.db"))),
-      PORT: "0",
-      HOST: "127.0.0.1",
-      OG_ADMIN_TOKEN: ADMIN,
-      OG_ALLOW_PRIVATE_NETWORKS: "1",
-      OG_BOOTSTRAP: "false",
-      OG_LOG_LEVEL: "info",
-      OG_RENDER_WORKERS: "1",
-    },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  children.push(proc);
-  const { match } = await waitForOutput(proc.stdout, /"msg":"listening","url":"([^"]+)"/);
-  return { proc, url: match[1]! };
+async function spawnServer() {
+  return spawnServe({ adminToken: ADMIN, env: await storeEnv(join(dir, "ogsmith.db")), children });
 }
 
 const post = (url: string, json: unknown, headers: Record<string, string>) =>

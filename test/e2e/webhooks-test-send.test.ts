@@ -4,45 +4,35 @@
  * through the API with and without `webhook_id` and through the dashboard's send-test.
  * The receiver holds its answer until the DELETE has been answered, so no timing is involved.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startTestService, type TestService } from "../support/harness.ts";
-import { startReceiver, type TestReceiver } from "../support/receiver.ts";
+import { expect, test } from "bun:test";
+import { useServiceWithReceiver } from "../support/harness.ts";
 
-let s: TestService;
-let r: TestReceiver;
-beforeAll(async () => {
-  s = await startTestService({ OG_ALLOW_PRIVATE_NETWORKS: "1" });
-  r = await startReceiver();
-});
-afterAll(async () => {
-  await s.stop();
-  await r.stop();
-});
+const fx = useServiceWithReceiver();
 
 const SECRET = "test-send-secret-0123456789";
 
 async function createWebhook(key: string, path: string): Promise<{ id: string }> {
-  const res = await s.api("/api/webhooks", { key, json: { url: r.url(path), events: ["image.generated"], secret: SECRET } });
+  const res = await fx.s.api("/api/webhooks", { key, json: { url: fx.r.url(path), events: ["image.generated"], secret: SECRET } });
   expect(res.status).toBe(201);
   return (await res.json()) as { id: string };
 }
 
 async function deleteWhileHung(key: string, id: string, path: string, sent: number) {
-  await r.waitForCount(sent, path); // the test attempt is at the receiver, waiting for its answer
-  expect(r.pending).toBeGreaterThan(0);
-  const deleted = await s.api(`/api/webhooks/${id}`, { key, method: "DELETE" });
+  await fx.r.waitForCount(sent, path); // the test attempt is at the receiver, waiting for its answer
+  expect(fx.r.pending).toBeGreaterThan(0);
+  const deleted = await fx.s.api(`/api/webhooks/${id}`, { key, method: "DELETE" });
   expect(deleted.status).toBe(200);
-  r.releaseHung();
+  fx.r.releaseHung();
 }
 
 test("deleting one webhook mid-send: 200 with every result, the others' attempts logged", async () => {
-  const { apiKey } = await s.createAccount({ plan: "pro" });
-  r.respond({ hang: true }, "/slow");
-  r.respond({ status: 204 }, "/fast");
+  const { apiKey } = await fx.s.createAccount({ plan: "pro" });
+  fx.r.respond({ hang: true }, "/slow");
+  fx.r.respond({ status: 204 }, "/fast");
   const slow = await createWebhook(apiKey, "/slow");
   const fast = await createWebhook(apiKey, "/fast");
 
-  const call = s.api("/api/webhooks/test", { key: apiKey, json: {} });
+  const call = fx.s.api("/api/webhooks/test", { key: apiKey, json: {} });
   await deleteWhileHung(apiKey, slow.id, "/slow", 1);
   const res = await call;
   expect(res.status).toBe(200);
@@ -52,16 +42,16 @@ test("deleting one webhook mid-send: 200 with every result, the others' attempts
     [fast.id, true, 204],
   ]);
 
-  const log = (await (await s.api(`/api/webhooks/${fast.id}/deliveries`, { key: apiKey })).json()) as { data: { event_type: string }[] };
+  const log = (await (await fx.s.api(`/api/webhooks/${fast.id}/deliveries`, { key: apiKey })).json()) as { data: { event_type: string }[] };
   expect(log.data.map((d) => d.event_type)).toEqual(["webhook.test"]);
-  expect((await s.api(`/api/webhooks/${slow.id}/deliveries`, { key: apiKey })).status).toBe(404);
+  expect((await fx.s.api(`/api/webhooks/${slow.id}/deliveries`, { key: apiKey })).status).toBe(404);
 });
 
 test("deleting the named webhook mid-send: 200 with its result", async () => {
-  const { apiKey } = await s.createAccount({ plan: "pro" });
-  r.respond({ hang: true }, "/named");
+  const { apiKey } = await fx.s.createAccount({ plan: "pro" });
+  fx.r.respond({ hang: true }, "/named");
   const webhook = await createWebhook(apiKey, "/named");
-  const call = s.api("/api/webhooks/test", { key: apiKey, json: { webhook_id: webhook.id } });
+  const call = fx.s.api("/api/webhooks/test", { key: apiKey, json: { webhook_id: webhook.id } });
   await deleteWhileHung(apiKey, webhook.id, "/named", 1);
   const res = await call;
   expect(res.status).toBe(200);
@@ -69,18 +59,18 @@ test("deleting the named webhook mid-send: 200 with its result", async () => {
 });
 
 test("the dashboard's send-test: 200 with the result when the webhook is deleted meanwhile", async () => {
-  const { apiKey } = await s.createAccount({ plan: "pro" });
-  r.respond({ hang: true }, "/dash");
+  const { apiKey } = await fx.s.createAccount({ plan: "pro" });
+  fx.r.respond({ hang: true }, "/dash");
   const webhook = await createWebhook(apiKey, "/dash");
-  const origin = new URL(s.url).origin;
-  const signIn = await fetch(`${s.url}/dashboard/api/session`, {
+  const origin = new URL(fx.s.url).origin;
+  const signIn = await fetch(`${fx.s.url}/dashboard/api/session`, {
     method: "POST",
     headers: { "content-type": "application/json", origin },
     body: JSON.stringify({ api_key: apiKey }),
   });
   expect(signIn.status).toBe(200);
   const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
-  const call = fetch(`${s.url}/dashboard/api/webhooks/${webhook.id}/test`, { method: "POST", headers: { origin, cookie } });
+  const call = fetch(`${fx.s.url}/dashboard/api/webhooks/${webhook.id}/test`, { method: "POST", headers: { origin, cookie } });
   await deleteWhileHung(apiKey, webhook.id, "/dash", 1);
   const res = await call;
   expect(res.status).toBe(200);

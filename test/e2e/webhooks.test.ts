@@ -2,49 +2,39 @@
  * Webhooks end to end (docs/api.md, docs/events.md): the real service on port 0, real
  * receivers on 127.0.0.1 (OG_ALLOW_PRIVATE_NETWORKS=1 so loopback is allowed), the test clock.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { verify as verifyOctokit } from "@octokit/webhooks-methods";
 import { Webhook } from "standardwebhooks";
-import { eventBody, startTestService, type TestService } from "../support/harness.ts";
-import { startReceiver, type TestReceiver } from "../support/receiver.ts";
+import { eventBody, startTestService, useServiceWithReceiver } from "../support/harness.ts";
 
-let s: TestService;
-let r: TestReceiver;
-beforeAll(async () => {
-  s = await startTestService({ OG_ALLOW_PRIVATE_NETWORKS: "1" });
-  r = await startReceiver();
-});
-afterAll(async () => {
-  await s.stop();
-  await r.stop();
-});
+const fx = useServiceWithReceiver();
 
 const SECRET = "whsec-test-secret-0123456789";
 const ALL_EVENTS = ["image.generated", "usage.warning", "usage.limit_reached", "usage.reset"];
 
 async function createWebhook(key: string, body: Record<string, unknown>) {
-  const res = await s.api("/api/webhooks", { key, json: body });
+  const res = await fx.s.api("/api/webhooks", { key, json: body });
   const json = (await res.json()) as any;
   if (res.status !== 201) throw new Error(`create webhook: ${res.status} ${JSON.stringify(json)}`);
   return json as { id: string; url: string; events: string[]; status: string; disabled_reason: string | null; created_at: string; updated_at: string };
 }
 
 async function generate(key: string) {
-  const res = await s.api("/api/generate", { key, json: eventBody() });
+  const res = await fx.s.api("/api/generate", { key, json: eventBody() });
   expect(res.status).toBe(200);
   await res.arrayBuffer();
   return res.headers.get("x-request-id")!;
 }
 
-const fastAccount = () => s.createAccount({ plan: "custom", quota: 1000, requests_per_second: 1000 });
+const fastAccount = () => fx.s.createAccount({ plan: "custom", quota: 1000, requests_per_second: 1000 });
 
 describe("signatures", () => {
   test("X-OG-Signature verifies with @octokit/webhooks-methods and the standard headers with standardwebhooks", async () => {
     const { apiKey } = await fastAccount();
-    await createWebhook(apiKey, { url: r.url("/sig"), events: ["image.generated"], secret: SECRET });
+    await createWebhook(apiKey, { url: fx.r.url("/sig"), events: ["image.generated"], secret: SECRET });
     await generate(apiKey);
     // First attempt at once: no clock advance, no tick needed.
-    const [delivery] = await r.waitForCount(1, "/sig");
+    const [delivery] = await fx.r.waitForCount(1, "/sig");
     const { headers, body } = delivery!;
 
     expect(headers["x-og-signature"]).toMatch(/^sha256=[0-9a-f]{64}$/);
@@ -70,7 +60,7 @@ describe("signatures", () => {
     expect(headers["x-og-event-id"]).toBe(envelope.id);
     expect(headers["webhook-id"]).toBe(envelope.id);
     expect(headers["x-og-delivery"]).toMatch(/^dlv_/);
-    expect(Number(headers["webhook-timestamp"])).toBe(Math.floor(s.now() / 1000));
+    expect(Number(headers["webhook-timestamp"])).toBe(Math.floor(fx.s.now() / 1000));
     expect(headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(delivery!.method).toBe("POST");
   });
@@ -79,101 +69,101 @@ describe("signatures", () => {
 describe("events and payloads", () => {
   test("image.generated: envelope {id, event, timestamp, data} with the documented data fields and types", async () => {
     const { apiKey } = await fastAccount();
-    await createWebhook(apiKey, { url: r.url("/payload"), events: ["image.generated"], secret: SECRET });
+    await createWebhook(apiKey, { url: fx.r.url("/payload"), events: ["image.generated"], secret: SECRET });
     const requestId = await generate(apiKey);
-    const [event] = (await r.waitForCount(1, "/payload")).map((d) => JSON.parse(d.body));
+    const [event] = (await fx.r.waitForCount(1, "/payload")).map((d) => JSON.parse(d.body));
     expect(Object.keys(event).sort()).toEqual(["data", "event", "id", "timestamp"]);
     expect(event.id).toMatch(/^evt_[A-Za-z0-9]{20}$/);
     expect(event.event).toBe("image.generated");
-    expect(event.timestamp).toBe(new Date(s.now()).toISOString());
+    expect(event.timestamp).toBe(new Date(fx.s.now()).toISOString());
     expect(event.data).toEqual({ request_id: requestId, template: "event", dimensions: { width: 1200, height: 630 }, generation_time_ms: expect.any(Number) });
     expect(Number.isInteger(event.data.generation_time_ms)).toBe(true);
   });
 
   test("a webhook receives only the events it subscribed to", async () => {
-    const { apiKey } = await s.createAccount({ plan: "custom", quota: 5, requests_per_second: 1000 });
-    await createWebhook(apiKey, { url: r.url("/only-images"), events: ["image.generated"], secret: SECRET });
-    await createWebhook(apiKey, { url: r.url("/only-warnings"), events: ["usage.warning"], secret: SECRET });
-    await createWebhook(apiKey, { url: r.url("/only-reset"), events: ["usage.reset"], secret: SECRET });
+    const { apiKey } = await fx.s.createAccount({ plan: "custom", quota: 5, requests_per_second: 1000 });
+    await createWebhook(apiKey, { url: fx.r.url("/only-images"), events: ["image.generated"], secret: SECRET });
+    await createWebhook(apiKey, { url: fx.r.url("/only-warnings"), events: ["usage.warning"], secret: SECRET });
+    await createWebhook(apiKey, { url: fx.r.url("/only-reset"), events: ["usage.reset"], secret: SECRET });
     for (let i = 0; i < 4; i++) await generate(apiKey); // 4 of 5 = 80 %
-    await r.waitForCount(4, "/only-images");
-    await r.waitForCount(1, "/only-warnings");
-    await s.advance(3600); // anything else would have been delivered by now
-    expect(r.events("/only-images").map((e) => e.event)).toEqual(["image.generated", "image.generated", "image.generated", "image.generated"]);
-    expect(r.events("/only-warnings").map((e) => [e.event, e.data.percentage])).toEqual([["usage.warning", 80]]);
-    expect(r.at("/only-reset")).toHaveLength(0);
+    await fx.r.waitForCount(4, "/only-images");
+    await fx.r.waitForCount(1, "/only-warnings");
+    await fx.s.advance(3600); // anything else would have been delivered by now
+    expect(fx.r.events("/only-images").map((e) => e.event)).toEqual(["image.generated", "image.generated", "image.generated", "image.generated"]);
+    expect(fx.r.events("/only-warnings").map((e) => [e.event, e.data.percentage])).toEqual([["usage.warning", 80]]);
+    expect(fx.r.at("/only-reset")).toHaveLength(0);
   });
 
   test("accounts are isolated: one account's events never reach another's webhooks", async () => {
     const a = await fastAccount();
     const b = await fastAccount();
-    await createWebhook(a.apiKey, { url: r.url("/iso-a"), events: ALL_EVENTS, secret: SECRET });
-    await createWebhook(b.apiKey, { url: r.url("/iso-b"), events: ALL_EVENTS, secret: SECRET });
+    await createWebhook(a.apiKey, { url: fx.r.url("/iso-a"), events: ALL_EVENTS, secret: SECRET });
+    await createWebhook(b.apiKey, { url: fx.r.url("/iso-b"), events: ALL_EVENTS, secret: SECRET });
     const ra = await generate(a.apiKey);
     await generate(a.apiKey);
     const rb = await generate(b.apiKey);
-    await r.waitForCount(2, "/iso-a");
-    await r.waitForCount(1, "/iso-b");
-    await s.advance(60);
-    expect(r.events("/iso-a").map((e) => e.data.request_id)).toContain(ra);
-    expect(r.events("/iso-a").map((e) => e.data.request_id)).not.toContain(rb);
-    expect(r.events("/iso-b").map((e) => e.data.request_id)).toEqual([rb]);
+    await fx.r.waitForCount(2, "/iso-a");
+    await fx.r.waitForCount(1, "/iso-b");
+    await fx.s.advance(60);
+    expect(fx.r.events("/iso-a").map((e) => e.data.request_id)).toContain(ra);
+    expect(fx.r.events("/iso-a").map((e) => e.data.request_id)).not.toContain(rb);
+    expect(fx.r.events("/iso-b").map((e) => e.data.request_id)).toEqual([rb]);
   });
 });
 
 describe("CRUD", () => {
   test("create → 201 record without the secret; list; show; update; rotate; delete", async () => {
     const { apiKey } = await fastAccount();
-    const res = await s.api("/api/webhooks", { key: apiKey, json: { url: r.url("/crud"), events: ["image.generated", "usage.reset"], secret: SECRET } });
+    const res = await fx.s.api("/api/webhooks", { key: apiKey, json: { url: fx.r.url("/crud"), events: ["image.generated", "usage.reset"], secret: SECRET } });
     expect(res.status).toBe(201);
     const text = await res.text();
     expect(text).not.toContain(SECRET);
     const created = JSON.parse(text);
     expect(created).toEqual({
       id: expect.stringMatching(/^wh_/),
-      url: r.url("/crud"),
+      url: fx.r.url("/crud"),
       events: ["image.generated", "usage.reset"],
       status: "enabled",
       disabled_reason: null,
-      created_at: new Date(s.now()).toISOString(),
-      updated_at: new Date(s.now()).toISOString(),
+      created_at: new Date(fx.s.now()).toISOString(),
+      updated_at: new Date(fx.s.now()).toISOString(),
     });
 
-    const list = await s.api("/api/webhooks", { key: apiKey });
+    const list = await fx.s.api("/api/webhooks", { key: apiKey });
     expect(list.status).toBe(200);
     const listText = await list.text();
     expect(listText).not.toContain(SECRET);
     expect(JSON.parse(listText)).toEqual({ data: [created] });
-    expect(await (await s.api(`/api/webhooks/${created.id}`, { key: apiKey })).json()).toEqual(created);
+    expect(await (await fx.s.api(`/api/webhooks/${created.id}`, { key: apiKey })).json()).toEqual(created);
 
-    await s.advance(10);
+    await fx.s.advance(10);
     const NEW_SECRET = "rotated-secret-abcdefghijklmnop";
-    const put = await s.api(`/api/webhooks/${created.id}`, { key: apiKey, method: "PUT", json: { url: r.url("/crud2"), events: ["image.generated"], secret: NEW_SECRET } });
+    const put = await fx.s.api(`/api/webhooks/${created.id}`, { key: apiKey, method: "PUT", json: { url: fx.r.url("/crud2"), events: ["image.generated"], secret: NEW_SECRET } });
     expect(put.status).toBe(200);
     const updated = await put.json();
-    expect(updated).toMatchObject({ id: created.id, url: r.url("/crud2"), events: ["image.generated"], status: "enabled", created_at: created.created_at });
-    expect(updated.updated_at).toBe(new Date(s.now()).toISOString());
+    expect(updated).toMatchObject({ id: created.id, url: fx.r.url("/crud2"), events: ["image.generated"], status: "enabled", created_at: created.created_at });
+    expect(updated.updated_at).toBe(new Date(fx.s.now()).toISOString());
     expect(JSON.stringify(updated)).not.toContain(NEW_SECRET);
 
     // The rotated secret signs the next delivery.
     await generate(apiKey);
-    const [d] = await r.waitForCount(1, "/crud2");
+    const [d] = await fx.r.waitForCount(1, "/crud2");
     expect(await verifyOctokit(NEW_SECRET, d!.body, d!.headers["x-og-signature"]!)).toBe(true);
     expect(await verifyOctokit(SECRET, d!.body, d!.headers["x-og-signature"]!)).toBe(false);
 
-    const del = await s.api(`/api/webhooks/${created.id}`, { key: apiKey, method: "DELETE" });
+    const del = await fx.s.api(`/api/webhooks/${created.id}`, { key: apiKey, method: "DELETE" });
     expect(del.status).toBe(200);
     expect(await del.json()).toEqual({ id: created.id, deleted: true });
-    const gone = await s.api(`/api/webhooks/${created.id}`, { key: apiKey });
+    const gone = await fx.s.api(`/api/webhooks/${created.id}`, { key: apiKey });
     expect(gone.status).toBe(404);
     expect((await gone.json()).code).toBe("WEBHOOK_NOT_FOUND");
-    expect(await (await s.api("/api/webhooks", { key: apiKey })).json()).toEqual({ data: [] });
+    expect(await (await fx.s.api("/api/webhooks", { key: apiKey })).json()).toEqual({ data: [] });
   });
 
   test("validation names every bad field", async () => {
     const { apiKey } = await fastAccount();
     const bad = async (json: unknown, method = "POST", path = "/api/webhooks") => {
-      const res = await s.api(path, { key: apiKey, method, json });
+      const res = await fx.s.api(path, { key: apiKey, method, json });
       expect(res.status).toBe(400);
       const body = await res.json();
       expect(body.code).toBe("VALIDATION_ERROR");
@@ -182,75 +172,75 @@ describe("CRUD", () => {
     expect(await bad({ url: "ftp://example.com/x", events: ["image.generated"], secret: SECRET })).toEqual(["url"]);
     expect(await bad({ url: "not a url", events: ["image.generated"], secret: SECRET })).toEqual(["url"]);
     expect(await bad({ url: "https://example.com/" + "a".repeat(2048), events: ["image.generated"], secret: SECRET })).toEqual(["url"]);
-    expect(await bad({ url: r.url("/v"), events: [], secret: SECRET })).toEqual(["events"]);
-    expect((await bad({ url: r.url("/v"), events: ["image.generated", "nope"], secret: SECRET }))[0]).toStartWith("events");
-    expect((await bad({ url: r.url("/v"), events: ["usage.reset", "usage.reset"], secret: SECRET }))[0]).toStartWith("events");
-    expect(await bad({ url: r.url("/v"), events: ["usage.reset"], secret: "short" })).toEqual(["secret"]);
-    expect(await bad({ url: r.url("/v"), events: ["usage.reset"], secret: "x".repeat(257) })).toEqual(["secret"]);
-    expect(await bad({ url: r.url("/v"), events: ["usage.reset"] })).toEqual(["secret"]);
-    expect(await bad({ url: r.url("/v"), events: ["usage.reset"], secret: SECRET, colour: "red" })).toEqual(["colour"]);
+    expect(await bad({ url: fx.r.url("/v"), events: [], secret: SECRET })).toEqual(["events"]);
+    expect((await bad({ url: fx.r.url("/v"), events: ["image.generated", "nope"], secret: SECRET }))[0]).toStartWith("events");
+    expect((await bad({ url: fx.r.url("/v"), events: ["usage.reset", "usage.reset"], secret: SECRET }))[0]).toStartWith("events");
+    expect(await bad({ url: fx.r.url("/v"), events: ["usage.reset"], secret: "short" })).toEqual(["secret"]);
+    expect(await bad({ url: fx.r.url("/v"), events: ["usage.reset"], secret: "x".repeat(257) })).toEqual(["secret"]);
+    expect(await bad({ url: fx.r.url("/v"), events: ["usage.reset"] })).toEqual(["secret"]);
+    expect(await bad({ url: fx.r.url("/v"), events: ["usage.reset"], secret: SECRET, colour: "red" })).toEqual(["colour"]);
     expect(await bad({ events: "usage.reset", secret: 5 })).toEqual(["events", "secret", "url"]);
 
-    const wh = await createWebhook(apiKey, { url: r.url("/v"), events: ["usage.reset"], secret: SECRET });
+    const wh = await createWebhook(apiKey, { url: fx.r.url("/v"), events: ["usage.reset"], secret: SECRET });
     expect(await bad({ events: ["usage.reset"] }, "PUT", `/api/webhooks/${wh.id}`)).toEqual(["url"]);
-    expect(await bad({ url: r.url("/v") }, "PUT", `/api/webhooks/${wh.id}`)).toEqual(["events"]);
-    expect(await bad({ url: r.url("/v"), events: ["usage.reset"], enabled: "yes" }, "PUT", `/api/webhooks/${wh.id}`)).toEqual(["enabled"]);
+    expect(await bad({ url: fx.r.url("/v") }, "PUT", `/api/webhooks/${wh.id}`)).toEqual(["events"]);
+    expect(await bad({ url: fx.r.url("/v"), events: ["usage.reset"], enabled: "yes" }, "PUT", `/api/webhooks/${wh.id}`)).toEqual(["enabled"]);
     expect(await bad({ webhook_id: wh.id, extra: 1 }, "POST", "/api/webhooks/test")).toEqual(["extra"]);
   });
 
   test("at most 20 webhooks per account", async () => {
     const { apiKey } = await fastAccount();
-    for (let i = 0; i < 20; i++) await createWebhook(apiKey, { url: r.url(`/max/${i}`), events: ["usage.reset"], secret: SECRET });
-    const res = await s.api("/api/webhooks", { key: apiKey, json: { url: r.url("/max/20"), events: ["usage.reset"], secret: SECRET } });
+    for (let i = 0; i < 20; i++) await createWebhook(apiKey, { url: fx.r.url(`/max/${i}`), events: ["usage.reset"], secret: SECRET });
+    const res = await fx.s.api("/api/webhooks", { key: apiKey, json: { url: fx.r.url("/max/20"), events: ["usage.reset"], secret: SECRET } });
     expect(res.status).toBe(409);
     expect((await res.json()).code).toBe("CONFLICT");
-    expect(((await (await s.api("/api/webhooks", { key: apiKey })).json()) as any).data).toHaveLength(20);
+    expect(((await (await fx.s.api("/api/webhooks", { key: apiKey })).json()) as any).data).toHaveLength(20);
   });
 
   test("another account's webhook answers 404 WEBHOOK_NOT_FOUND everywhere and is left untouched", async () => {
     const owner = await fastAccount();
     const other = await fastAccount();
-    const wh = await createWebhook(owner.apiKey, { url: r.url("/owned"), events: ["usage.reset"], secret: SECRET });
+    const wh = await createWebhook(owner.apiKey, { url: fx.r.url("/owned"), events: ["usage.reset"], secret: SECRET });
     const calls: [string, string, unknown?][] = [
       ["GET", `/api/webhooks/${wh.id}`],
-      ["PUT", `/api/webhooks/${wh.id}`, { url: r.url("/stolen"), events: ["image.generated"] }],
+      ["PUT", `/api/webhooks/${wh.id}`, { url: fx.r.url("/stolen"), events: ["image.generated"] }],
       ["DELETE", `/api/webhooks/${wh.id}`],
       ["GET", `/api/webhooks/${wh.id}/deliveries`],
       ["POST", "/api/webhooks/test", { webhook_id: wh.id }],
       ["GET", "/api/webhooks/wh_doesnotexist"],
     ];
     for (const [method, path, json] of calls) {
-      const res = await s.api(path, { key: other.apiKey, method, json });
+      const res = await fx.s.api(path, { key: other.apiKey, method, json });
       expect(res.status).toBe(404);
       expect((await res.json()).code).toBe("WEBHOOK_NOT_FOUND");
     }
-    expect(await (await s.api("/api/webhooks", { key: other.apiKey })).json()).toEqual({ data: [] });
-    expect(await (await s.api(`/api/webhooks/${wh.id}`, { key: owner.apiKey })).json()).toEqual(wh);
-    expect(r.at("/owned")).toHaveLength(0);
+    expect(await (await fx.s.api("/api/webhooks", { key: other.apiKey })).json()).toEqual({ data: [] });
+    expect(await (await fx.s.api(`/api/webhooks/${wh.id}`, { key: owner.apiKey })).json()).toEqual(wh);
+    expect(fx.r.at("/owned")).toHaveLength(0);
   });
 
   test("deleting a webhook drops its pending deliveries", async () => {
     const { apiKey } = await fastAccount();
-    r.respond({ status: 500 }, "/deleted");
-    const wh = await createWebhook(apiKey, { url: r.url("/deleted"), events: ["image.generated"], secret: SECRET });
+    fx.r.respond({ status: 500 }, "/deleted");
+    const wh = await createWebhook(apiKey, { url: fx.r.url("/deleted"), events: ["image.generated"], secret: SECRET });
     await generate(apiKey);
-    await r.waitForCount(1, "/deleted");
-    expect((await s.api(`/api/webhooks/${wh.id}`, { key: apiKey, method: "DELETE" })).status).toBe(200);
-    r.respond({ status: 200 }, "/deleted");
-    await s.advance(86400 * 3);
-    expect(r.at("/deleted")).toHaveLength(1);
+    await fx.r.waitForCount(1, "/deleted");
+    expect((await fx.s.api(`/api/webhooks/${wh.id}`, { key: apiKey, method: "DELETE" })).status).toBe(200);
+    fx.r.respond({ status: 200 }, "/deleted");
+    await fx.s.advance(86400 * 3);
+    expect(fx.r.at("/deleted")).toHaveLength(1);
   });
 });
 
 describe("POST /api/webhooks/test and the delivery log", () => {
   test("one synchronous attempt per enabled webhook, logged, never retried, never disabling", async () => {
     const { apiKey } = await fastAccount();
-    r.respond({ status: 204 }, "/t-ok");
-    r.respond({ status: 500 }, "/t-fail");
-    const ok = await createWebhook(apiKey, { url: r.url("/t-ok"), events: ["usage.reset"], secret: SECRET });
-    const fail = await createWebhook(apiKey, { url: r.url("/t-fail"), events: ["image.generated"], secret: SECRET });
+    fx.r.respond({ status: 204 }, "/t-ok");
+    fx.r.respond({ status: 500 }, "/t-fail");
+    const ok = await createWebhook(apiKey, { url: fx.r.url("/t-ok"), events: ["usage.reset"], secret: SECRET });
+    const fail = await createWebhook(apiKey, { url: fx.r.url("/t-fail"), events: ["image.generated"], secret: SECRET });
 
-    const res = await s.api("/api/webhooks/test", { key: apiKey, method: "POST" });
+    const res = await fx.s.api("/api/webhooks/test", { key: apiKey, method: "POST" });
     expect(res.status).toBe(200);
     const { results } = (await res.json()) as { results: any[] };
     expect(results).toHaveLength(2);
@@ -258,24 +248,24 @@ describe("POST /api/webhooks/test and the delivery log", () => {
     expect(byId[ok.id]).toEqual({ webhook_id: ok.id, delivered: true, status_code: 204, error: null, duration_ms: expect.any(Number) });
     expect(byId[fail.id]).toEqual({ webhook_id: fail.id, delivered: false, status_code: 500, error: "HTTP 500", duration_ms: expect.any(Number) });
 
-    const [sent] = r.at("/t-ok");
+    const [sent] = fx.r.at("/t-ok");
     const envelope = JSON.parse(sent!.body);
-    expect(envelope).toEqual({ id: expect.stringMatching(/^evt_/), event: "webhook.test", timestamp: new Date(s.now()).toISOString(), data: { webhook_id: ok.id, message: expect.any(String) } });
+    expect(envelope).toEqual({ id: expect.stringMatching(/^evt_/), event: "webhook.test", timestamp: new Date(fx.s.now()).toISOString(), data: { webhook_id: ok.id, message: expect.any(String) } });
     expect(sent!.headers["x-og-event"]).toBe("webhook.test");
     expect(await verifyOctokit(SECRET, sent!.body, sent!.headers["x-og-signature"]!)).toBe(true);
 
     // Only the one named.
-    const one = await (await s.api("/api/webhooks/test", { key: apiKey, json: { webhook_id: ok.id } })).json();
+    const one = await (await fx.s.api("/api/webhooks/test", { key: apiKey, json: { webhook_id: ok.id } })).json();
     expect(one.results.map((x: any) => x.webhook_id)).toEqual([ok.id]);
 
     // Failing tests are neither retried nor counted toward disabling.
-    for (let i = 0; i < 6; i++) await s.api("/api/webhooks/test", { key: apiKey, json: { webhook_id: fail.id } });
-    expect(r.at("/t-fail")).toHaveLength(7);
-    await s.advance(86400 * 2);
-    expect(r.at("/t-fail")).toHaveLength(7);
-    expect((await (await s.api(`/api/webhooks/${fail.id}`, { key: apiKey })).json()).status).toBe("enabled");
+    for (let i = 0; i < 6; i++) await fx.s.api("/api/webhooks/test", { key: apiKey, json: { webhook_id: fail.id } });
+    expect(fx.r.at("/t-fail")).toHaveLength(7);
+    await fx.s.advance(86400 * 2);
+    expect(fx.r.at("/t-fail")).toHaveLength(7);
+    expect((await (await fx.s.api(`/api/webhooks/${fail.id}`, { key: apiKey })).json()).status).toBe("enabled");
 
-    const log = (await (await s.api(`/api/webhooks/${fail.id}/deliveries`, { key: apiKey })).json()) as { data: any[] };
+    const log = (await (await fx.s.api(`/api/webhooks/${fail.id}/deliveries`, { key: apiKey })).json()) as { data: any[] };
     expect(log.data).toHaveLength(7);
     expect(log.data[0]).toEqual({
       id: expect.stringMatching(/^dlv_/),
@@ -294,14 +284,14 @@ describe("POST /api/webhooks/test and the delivery log", () => {
 
   test("the log shows event id and type, attempt number, status or error, duration and next_attempt_at", async () => {
     const { apiKey } = await fastAccount();
-    r.respond({ status: 503 }, "/log");
-    const wh = await createWebhook(apiKey, { url: r.url("/log"), events: ["image.generated"], secret: SECRET });
+    fx.r.respond({ status: 503 }, "/log");
+    const wh = await createWebhook(apiKey, { url: fx.r.url("/log"), events: ["image.generated"], secret: SECRET });
     await generate(apiKey);
-    const [first] = await r.waitForCount(1, "/log");
-    const t0 = s.now();
+    const [first] = await fx.r.waitForCount(1, "/log");
+    const t0 = fx.s.now();
     const eventId = JSON.parse(first!.body).id;
 
-    let log = (await (await s.api(`/api/webhooks/${wh.id}/deliveries`, { key: apiKey })).json()).data;
+    let log = (await (await fx.s.api(`/api/webhooks/${wh.id}/deliveries`, { key: apiKey })).json()).data;
     expect(log).toEqual([
       {
         id: first!.headers["x-og-delivery"],
@@ -317,44 +307,44 @@ describe("POST /api/webhooks/test and the delivery log", () => {
       },
     ]);
 
-    r.respond({ status: 200 }, "/log");
-    await s.advance(60);
-    await r.waitForCount(2, "/log");
-    log = (await (await s.api(`/api/webhooks/${wh.id}/deliveries`, { key: apiKey })).json()).data;
+    fx.r.respond({ status: 200 }, "/log");
+    await fx.s.advance(60);
+    await fx.r.waitForCount(2, "/log");
+    log = (await (await fx.s.api(`/api/webhooks/${wh.id}/deliveries`, { key: apiKey })).json()).data;
     expect(log).toHaveLength(2);
     expect(log[0]).toMatchObject({ event_id: eventId, attempt: 2, delivered: true, status_code: 200, error: null, next_attempt_at: null });
 
     // No response at all: the error says why, the status code is null.
     const refused = await createWebhook(apiKey, { url: "http://127.0.0.1:1/refused", events: ["image.generated"], secret: SECRET });
     await generate(apiKey);
-    await s.advance(0);
-    const refusedLog = (await (await s.api(`/api/webhooks/${refused.id}/deliveries`, { key: apiKey })).json()).data;
+    await fx.s.advance(0);
+    const refusedLog = (await (await fx.s.api(`/api/webhooks/${refused.id}/deliveries`, { key: apiKey })).json()).data;
     expect(refusedLog[0]).toMatchObject({ attempt: 1, delivered: false, status_code: null, error: expect.stringContaining("network_error") });
   });
 
   test("the log keeps the last 100 attempts", async () => {
     const { apiKey } = await fastAccount();
-    const wh = await createWebhook(apiKey, { url: r.url("/many"), events: ["usage.reset"], secret: SECRET });
+    const wh = await createWebhook(apiKey, { url: fx.r.url("/many"), events: ["usage.reset"], secret: SECRET });
     const ids: string[] = [];
     for (let i = 0; i < 130; i++) {
-      await s.api("/api/webhooks/test", { key: apiKey, json: { webhook_id: wh.id } });
-      ids.push(r.at("/many")[i]!.headers["x-og-delivery"]!);
+      await fx.s.api("/api/webhooks/test", { key: apiKey, json: { webhook_id: wh.id } });
+      ids.push(fx.r.at("/many")[i]!.headers["x-og-delivery"]!);
     }
-    const log = (await (await s.api(`/api/webhooks/${wh.id}/deliveries`, { key: apiKey })).json()).data as any[];
+    const log = (await (await fx.s.api(`/api/webhooks/${wh.id}/deliveries`, { key: apiKey })).json()).data as any[];
     expect(log).toHaveLength(100);
     expect(log.map((d) => d.id)).toEqual(ids.slice(-100).reverse());
   });
 
   test("a redirect is a failure, not followed", async () => {
     const { apiKey } = await fastAccount();
-    r.respond({ status: 302, headers: { location: r.url("/redirect-target") } }, "/redirect");
-    const wh = await createWebhook(apiKey, { url: r.url("/redirect"), events: ["image.generated"], secret: SECRET });
+    fx.r.respond({ status: 302, headers: { location: fx.r.url("/redirect-target") } }, "/redirect");
+    const wh = await createWebhook(apiKey, { url: fx.r.url("/redirect"), events: ["image.generated"], secret: SECRET });
     await generate(apiKey);
-    await r.waitForCount(1, "/redirect");
-    await s.advance(0);
-    const log = (await (await s.api(`/api/webhooks/${wh.id}/deliveries`, { key: apiKey })).json()).data;
+    await fx.r.waitForCount(1, "/redirect");
+    await fx.s.advance(0);
+    const log = (await (await fx.s.api(`/api/webhooks/${wh.id}/deliveries`, { key: apiKey })).json()).data;
     expect(log[0]).toMatchObject({ delivered: false, status_code: 302, error: expect.stringContaining("redirect") });
-    expect(r.at("/redirect-target")).toHaveLength(0);
+    expect(fx.r.at("/redirect-target")).toHaveLength(0);
   });
 });
 
@@ -364,7 +354,7 @@ describe("address guard (blocked ranges unless OG_ALLOW_PRIVATE_NETWORKS)", () =
     try {
       const { apiKey } = await strict.createAccount({ plan: "custom", quota: 1000, requests_per_second: 1000 });
       const urls = [
-        r.url("/never"),
+        fx.r.url("/never"),
         "http://localhost:8080/hook",
         "http://10.1.2.3/hook",
         "http://172.16.0.1/hook",
@@ -385,8 +375,8 @@ describe("address guard (blocked ranges unless OG_ALLOW_PRIVATE_NETWORKS)", () =
       }
       // The same URL is fine with the flag on (this suite's main service).
       const { apiKey: key2 } = await fastAccount();
-      await createWebhook(key2, { url: r.url("/allowed"), events: ["usage.reset"], secret: SECRET });
-      expect(r.at("/never")).toHaveLength(0);
+      await createWebhook(key2, { url: fx.r.url("/allowed"), events: ["usage.reset"], secret: SECRET });
+      expect(fx.r.at("/never")).toHaveLength(0);
 
       // A blocked address is reported together with every other bad field, in one answer.
       const res = await strict.api("/api/webhooks", { key: apiKey, json: { url: "http://10.0.0.1/hook", events: ["nope"], secret: "short", colour: "red" } });

@@ -15,6 +15,7 @@ import { silentLogger } from "../../src/logger.ts";
 import { createInProcessRenderer } from "../../src/render/engine.ts";
 import { prepareRendering } from "../../src/render/setup.ts";
 import { createServices, type Services } from "../../src/services.ts";
+import { apiRequest, type ApiInit } from "../support/harness.ts";
 
 const ADMIN_TOKEN = "contract-admin-token-0123456789";
 
@@ -40,26 +41,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface CallInit {
-  method?: string;
-  key?: string;
-  json?: unknown;
-  body?: BodyInit;
-  headers?: Record<string, string>;
+function call(path: string, init: ApiInit = {}): Promise<Response> {
+  return app.handle(apiRequest(`http://localhost${path}`, init));
 }
 
-function call(path: string, init: CallInit = {}): Promise<Response> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.key !== undefined) headers["x-api-key"] = init.key;
-  let body = init.body;
-  if (init.json !== undefined) {
-    headers["content-type"] ??= "application/json";
-    body = JSON.stringify(init.json);
-  }
-  return app.handle(new Request(`http://localhost${path}`, { method: init.method ?? (body !== undefined ? "POST" : "GET"), headers, body }));
-}
-
-const admin = (path: string, init: CallInit = {}) => call(path, { ...init, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...init.headers } });
+const admin = (path: string, init: ApiInit = {}) => call(path, { ...init, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...init.headers } });
 
 let emails = 0;
 async function account(input: { plan?: string; status?: string; quota?: number; requests_per_second?: number } = {}): Promise<{ id: string; key: string }> {

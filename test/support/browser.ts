@@ -6,10 +6,13 @@
  * Works under `bun test` as is: `launchPersistentContext` talks to Chromium over its pipe
  * transport (--remote-debugging-pipe) and Bun's child-process pipes carry it fine.
  */
+import { afterAll, beforeAll } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { startTestService, type ServiceWithReceiver } from "./harness.ts";
+import { startReceiver } from "./receiver.ts";
 
 export const CHROMIUM_PATH = process.env.OG_CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -77,4 +80,24 @@ export function screenshotPath(name: string): string {
     console.log(`dashboard screenshots: ${shotsDir}`);
   }
   return join(shotsDir, `${name}.png`);
+}
+
+/**
+ * The browser tests' set-up, for the tests of the enclosing `describe`: a service that may call
+ * loopback, a receiver for it and one browser; the fields are set once its beforeAll has run.
+ * The browser closes first, so no page holds a connection to the service as it stops.
+ */
+export function useBrowserWithService(timeoutMs: number): ServiceWithReceiver & { browser: TestBrowser } {
+  const fixture = {} as ServiceWithReceiver & { browser: TestBrowser };
+  beforeAll(async () => {
+    fixture.s = await startTestService({ OG_ALLOW_PRIVATE_NETWORKS: "1" });
+    fixture.r = await startReceiver();
+    fixture.browser = await launchBrowser();
+  }, timeoutMs);
+  afterAll(async () => {
+    await fixture.browser?.close();
+    await fixture.r?.stop();
+    await fixture.s?.stop();
+  });
+  return fixture;
 }

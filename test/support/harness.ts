@@ -10,6 +10,7 @@
  * A test that restarts the service names its store by a file path (`OG_DB_PATH`); the same
  * path gives the same store in either mode (`storeEnv`).
  */
+import { afterAll, beforeAll } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { startService, type RunningService } from "../../src/serve.ts";
+import { startReceiver, type TestReceiver } from "./receiver.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -68,6 +70,26 @@ export async function execStoreSql(dbPath: string, text: string, params: (string
   await (await postgresSupport()).execSql(OG_DATABASE_URL!, text.replace(/\?/g, () => `$${++n}`), params);
 }
 
+export interface ApiInit {
+  method?: string;
+  key?: string;
+  json?: unknown;
+  headers?: Record<string, string>;
+  body?: BodyInit;
+}
+
+/** A request as a client sends it: the key in `x-api-key`, a JSON body with its content type, POST when there is a body. */
+export function apiRequest(url: string, init: ApiInit = {}): Request {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.key !== undefined) headers["x-api-key"] = init.key;
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers["content-type"] ??= "application/json";
+    body = JSON.stringify(init.json);
+  }
+  return new Request(url, { method: init.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
+}
+
 export interface TestService {
   url: string;
   dir: string;
@@ -75,7 +97,7 @@ export interface TestService {
   storeEnv: Record<string, string>;
   service: RunningService;
   /** fetch against the service with an optional API key and JSON body. */
-  api(path: string, init?: { method?: string; key?: string; json?: unknown; headers?: Record<string, string>; body?: BodyInit }): Promise<Response>;
+  api(path: string, init?: ApiInit): Promise<Response>;
   admin(path: string, init?: { method?: string; json?: unknown }): Promise<Response>;
   createAccount(input?: { plan?: string; status?: string; quota?: number; requests_per_second?: number; email?: string }): Promise<{ accountId: string; apiKey: string }>;
   /** Advances the test clock through the admin API (runs due jobs before answering). */
@@ -109,16 +131,7 @@ export async function startTestService(env: Record<string, string> = {}, options
   const service = await startService(config, { logger: silentLogger, print: () => {}, retryRandom: options.retryRandom ?? (() => 0.5) });
   const url = service.url;
 
-  const api: TestService["api"] = (path, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers };
-    if (init.key !== undefined) headers["x-api-key"] = init.key;
-    let body = init.body;
-    if (init.json !== undefined) {
-      headers["content-type"] ??= "application/json";
-      body = JSON.stringify(init.json);
-    }
-    return fetch(url + path, { method: init.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
-  };
+  const api: TestService["api"] = (path, init = {}) => fetch(apiRequest(url + path, init));
   const admin: TestService["admin"] = (path, init = {}) =>
     api(path, { method: init.method, json: init.json, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
 
@@ -149,3 +162,26 @@ export async function startTestService(env: Record<string, string> = {}, options
 
 /** A valid event body. */
 export const eventBody = (overrides: Record<string, unknown> = {}) => ({ title: "Bun Meetup Berlin", ...overrides });
+
+export interface ServiceWithReceiver {
+  s: TestService;
+  r: TestReceiver;
+}
+
+/**
+ * A service that may call loopback (OG_ALLOW_PRIVATE_NETWORKS=1) and a receiver for it to call,
+ * started before and stopped after the tests of the enclosing scope (the file or a `describe`).
+ * The fields are set once that scope's beforeAll has run, so read them inside tests.
+ */
+export function useServiceWithReceiver(): ServiceWithReceiver {
+  const fixture = {} as ServiceWithReceiver;
+  beforeAll(async () => {
+    fixture.s = await startTestService({ OG_ALLOW_PRIVATE_NETWORKS: "1" });
+    fixture.r = await startReceiver();
+  });
+  afterAll(async () => {
+    await fixture.s?.stop();
+    await fixture.r?.stop();
+  });
+  return fixture;
+}

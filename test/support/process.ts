@@ -42,3 +42,39 @@ export async function killAndWait(proc: Subprocess, signal: NodeJS.Signals = "SI
   proc.kill(signal);
   return proc.exited;
 }
+
+/**
+ * Starts `serve` from source as a child on an unused loopback port, with `env` over the settings
+ * every such test wants (the admin token, loopback calls allowed, no bootstrap account, info logs
+ * for the "listening" line, one render worker), and waits for it to listen. The child is added to
+ * `children` for the caller's afterAll to kill. Its output is read to the end afterwards, so a
+ * chatty child never blocks on a full pipe.
+ */
+export async function spawnServe(options: {
+  adminToken: string;
+  env: Record<string, string>;
+  children: Subprocess[];
+  timeoutMs?: number;
+}): Promise<{ proc: Subprocess<"ignore", "pipe", "pipe">; url: string }> {
+  const proc = Bun.spawn(["bun", `${REPO_ROOT}/src/main.ts`, "serve"], {
+    cwd: REPO_ROOT, // the tsconfig (JSX runtime of the templates) is found from the working directory
+    env: {
+      ...process.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      OG_ADMIN_TOKEN: options.adminToken,
+      OG_ALLOW_PRIVATE_NETWORKS: "1",
+      OG_BOOTSTRAP: "false",
+      OG_LOG_LEVEL: "info",
+      OG_RENDER_WORKERS: "1",
+      ...options.env,
+    },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  options.children.push(proc);
+  const { match, rest } = await waitForOutput(proc.stdout, /"msg":"listening","url":"([^"]+)"/, options.timeoutMs);
+  void rest().catch(() => {});
+  return { proc, url: match[1]! };
+}
