@@ -16,6 +16,7 @@ import { postgresAvailable, startPostgres, testDatabaseUrl, type PostgresServer 
 import { spawnServe } from "../support/process.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
 import { redisAvailable, startRedis, type RedisServer } from "../support/redis.ts";
+import { waitFor } from "../support/wait.ts";
 
 const ADMIN = "cluster-test-admin-token-0123456789";
 const SECRET = "cluster-secret-0123456789abcdef";
@@ -278,7 +279,9 @@ maybe("the test clock shared by two instances (A: OG_ROLE=api, B: OG_ROLE=all)",
     const created = await (await call(a, "/admin/accounts", { admin: true, json: { email: "clock@example.com", plan: "pro" } })).json();
     const key = created.api_key as string;
     receiver.respond({ status: 500 }, "/clock");
-    expect((await call(a, "/api/webhooks", { key, json: { url: receiver.url("/clock"), events: ["image.generated"], secret: SECRET } })).status).toBe(201);
+    const hook = await call(a, "/api/webhooks", { key, json: { url: receiver.url("/clock"), events: ["image.generated"], secret: SECRET } });
+    expect(hook.status).toBe(201);
+    const hookId = (await hook.json()).id as string;
     const gen = await call(a, "/api/generate", { key, json: eventBody({ title: "Clock" }) });
     expect(gen.status).toBe(200);
     await gen.arrayBuffer();
@@ -286,12 +289,24 @@ maybe("the test clock shared by two instances (A: OG_ROLE=api, B: OG_ROLE=all)",
     // woken by NOTIFY. It fails; the retry is due in 1 min.
     await receiver.waitForCount(1, "/clock");
     receiver.respond({ status: 200 }, "/clock");
+    // The receiver sees the attempt before B records its outcome: wait until the retry is
+    // scheduled, so the advance below finds it due rather than still in flight.
+    await waitFor(
+      async () => {
+        const log = await (await call(a, `/api/webhooks/${hookId}/deliveries`, { key })).json();
+        return (log.data ?? []).some((attempt: { next_attempt_at: string | null }) => attempt.next_attempt_at !== null);
+      },
+      "the first attempt's retry to be scheduled",
+      // Polled with the account's key: slowly enough to stay inside the plan's rate limit.
+      { intervalMs: 250 },
+    );
 
     const before = await clockOf(a);
-    const advanced = await call(b, "/admin/clock/advance", { admin: true, json: { seconds: 61 } });
+    // The child processes run the real jitter (±20 % of 1 min): 73 s is past the latest retry.
+    const advanced = await call(b, "/admin/clock/advance", { admin: true, json: { seconds: 73 } });
     expect(advanced.status).toBe(200);
     const now = Date.parse((await advanced.json()).now);
-    expect(now).toBe(before + 61_000);
+    expect(now).toBe(before + 73_000);
     // The retry ran, cluster-wide, before the advance answered.
     expect(receiver.at("/clock").length).toBe(2);
     // The other instance follows the shared clock (it hears the move by NOTIFY).
