@@ -150,16 +150,18 @@ async function coldRenders(workers: number): Promise<WorkerRow> {
     const keys = await keysFor(server.url, CLIENTS);
     const body = JSON.stringify({ ...CARD, title: `${CARD.title} #{i}` });
     // Warm every worker: fonts parsed, JIT warm.
-    await measure((p) => ({ url: server.url + "/api/generate", method: "POST", headers: { "x-api-key": keys[p]!, "content-type": "application/json" }, body: body.replace("#{i}", `warm-${p}-{i}`), seconds: 2 }), workers * 2, CLIENTS);
+    await measure({ url: server.url + "/api/generate", method: "POST", headers: { "x-api-key": keys[0]!, "content-type": "application/json" }, body: body.replace("#{i}", "warm-{i}"), seconds: 2 }, workers * 2, 1);
     Bun.gc(true);
     const idleRss = rssMb(server.pid);
     const sampler = new RssSampler(server.pid, 100);
     // Enough requests in flight to keep every worker busy, not so many that the queue answers 503.
     const inFlight = Math.max(2, workers * 3);
+    // One client process: a few hundred requests a second need no more, and every extra process
+    // would take a core from the render workers being measured.
     const cold = await measure(
-      (p) => ({ url: server.url + "/api/generate", method: "POST", headers: { "x-api-key": keys[p % keys.length]!, "content-type": "application/json" }, body, seconds: SECONDS }),
+      { url: server.url + "/api/generate", method: "POST", headers: { "x-api-key": keys[0]!, "content-type": "application/json" }, body, seconds: SECONDS },
       inFlight,
-      Math.min(CLIENTS, inFlight),
+      1,
     );
     sampler.stop();
     return { workers, cold, idleRss, peakRss: Math.max(sampler.peak, sampler.sample()) };
