@@ -67,7 +67,13 @@ const toUsageCounters = (row: UsageRow): UsageCounters => ({
   resetEmittedAt: row.reset_emitted_at,
 });
 
-interface KeyOwnerRow {
+interface KeyRow {
+  id: string;
+  account_id: string;
+  key_prefix: string;
+}
+
+interface AccountRow {
   id: string;
   email: string;
   plan: string;
@@ -76,8 +82,6 @@ interface KeyOwnerRow {
   custom_requests_per_second: number | null;
   created_at: number;
   updated_at: number;
-  key_id: string;
-  key_prefix: string;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -237,12 +241,14 @@ export class SqliteStore implements Store {
 
   findAccountByKeyHash(keyHash: string): Promise<KeyOwner | undefined> {
     return this.run(() => {
-      // On every authenticated request: one cached statement, the row mapped by hand.
-      const row = this.sql(
-        `SELECT a.id, a.email, a.plan, a.status, a.custom_quota, a.custom_requests_per_second, a.created_at, a.updated_at, k.id AS key_id, k.key_prefix
-         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
-      ).get(keyHash) as KeyOwnerRow | null;
-      if (!row) return undefined;
+      // On every authenticated request: cached statements, rows mapped by hand. Two indexed
+      // lookups measured about twice as fast as the equivalent join in bun:sqlite.
+      const key = this.sql("SELECT id, account_id, key_prefix FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL").get(keyHash) as KeyRow | null;
+      if (!key) return undefined;
+      const row = this.sql("SELECT id, email, plan, status, custom_quota, custom_requests_per_second, created_at, updated_at FROM accounts WHERE id = ?").get(
+        key.account_id,
+      ) as AccountRow | null;
+      if (!row) return undefined; // deleted between the two reads: as if the key were unknown
       return {
         account: {
           id: row.id,
@@ -254,8 +260,8 @@ export class SqliteStore implements Store {
           createdAt: row.created_at,
           updatedAt: row.updated_at,
         },
-        keyId: row.key_id,
-        keyPrefix: row.key_prefix,
+        keyId: key.id,
+        keyPrefix: key.key_prefix,
       };
     });
   }
