@@ -317,17 +317,33 @@ export class SqliteStore implements Store {
     return this.run(() => this.sql("SELECT 1 AS x FROM counted_images WHERE account_id = ? AND period = ? AND content_address = ?").get(input.accountId, input.period, input.contentAddress) !== null);
   }
 
+  countUnit(input: { accountId: string; period: string; quota: number; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters | undefined> {
+    return this.write(() => {
+      const row = this.sql(
+        `INSERT INTO usage_periods (account_id, period, used) SELECT ?1, ?2, 1 WHERE ?3 > 0
+         ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1 WHERE used + reserved < ?3
+         RETURNING ${USAGE_COLUMNS}`,
+      ).get(input.accountId, input.period, input.quota) as UsageRow | null;
+      return row ? this.afterIncrement(toUsageCounters(row), input) : undefined;
+    });
+  }
+
   /** Inside the caller's transaction: see `confirmUnit`. Cached statements: this runs once per counted image. */
   private confirmInTx(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): UsageCounters {
-    const { accountId, period, now } = input;
     // The reservation made the row; the upsert keeps a confirm without one (a direct confirm) working.
     const row = toUsageCounters(
       this.sql(
         `INSERT INTO usage_periods (account_id, period, used, reserved) VALUES (?, ?, 1, 0)
          ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1, reserved = max(reserved - 1, 0)
          RETURNING ${USAGE_COLUMNS}`,
-      ).get(accountId, period) as UsageRow,
+      ).get(input.accountId, input.period) as UsageRow,
     );
+    return this.afterIncrement(row, input);
+  }
+
+  /** Inside the caller's transaction, after `used` went up by one: the day's count, the marks and the events. */
+  private afterIncrement(row: UsageCounters, input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): UsageCounters {
+    const { accountId, period, now } = input;
     this.sql("INSERT INTO usage_days (account_id, day, count) VALUES (?, ?, 1) ON CONFLICT (account_id, day) DO UPDATE SET count = count + 1").run(accountId, input.day);
     const decision = input.decide(row);
     if (decision.marks.length > 0) {
