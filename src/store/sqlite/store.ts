@@ -96,7 +96,9 @@ export class SqliteStore implements Store {
   constructor(
     readonly db: Db,
     private readonly options: { lockWaitMs: number },
-  ) {}
+  ) {
+    this.inTransaction = db.$client.transaction((body: () => unknown) => body());
+  }
 
   /* ───────────── plumbing ───────────── */
 
@@ -152,7 +154,7 @@ export class SqliteStore implements Store {
    */
   private async write<T>(body: () => T, single = false): Promise<T> {
     // One statement is atomic on its own: it skips the BEGIN/COMMIT pair (the hot reserve/release).
-    const tx = single ? body : () => this.db.$client.transaction(body).immediate();
+    const tx = single ? body : () => this.inTransaction.immediate(body) as T;
     const deadline = performance.now() + this.options.lockWaitMs;
     let foundLocked = false;
     if (this.waitingWrites === 0) {
@@ -172,6 +174,9 @@ export class SqliteStore implements Store {
       this.waitingWrites--;
     }
   }
+
+  /** Runs a body in a transaction; built once (bun:sqlite builds a wrapper per `transaction()` call). */
+  private readonly inTransaction: ReturnType<Db["$client"]["transaction"]>;
 
   /** Writes waiting for a lock held by another connection, and the line they wait in. */
   private waitingWrites = 0;
