@@ -245,30 +245,33 @@ export class SqliteStore implements Store {
   }
 
   findAccountByKeyHash(keyHash: string): Promise<KeyOwner | undefined> {
-    return this.run(() => {
-      // On every authenticated request: cached statements, rows mapped by hand. Two indexed
-      // lookups measured about twice as fast as the equivalent join in bun:sqlite.
-      const key = this.sql("SELECT id, account_id, key_prefix FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL").get(keyHash) as KeyRow | null;
-      if (!key) return undefined;
-      const row = this.sql("SELECT id, email, plan, status, custom_quota, custom_requests_per_second, created_at, updated_at FROM accounts WHERE id = ?").get(
-        key.account_id,
-      ) as AccountRow | null;
-      if (!row) return undefined; // deleted between the two reads: as if the key were unknown
-      return {
-        account: {
-          id: row.id,
-          email: row.email,
-          plan: row.plan,
-          status: row.status,
-          customQuota: row.custom_quota,
-          customRequestsPerSecond: row.custom_requests_per_second,
-          createdAt: row.created_at,
-          updatedAt: row.updated_at,
-        },
-        keyId: key.id,
-        keyPrefix: key.key_prefix,
-      };
-    });
+    // One read transaction: a consistent snapshot, and one lock round trip instead of two.
+    return this.run(() => this.inTransaction(() => this.keyOwner(keyHash)) as KeyOwner | undefined);
+  }
+
+  private keyOwner(keyHash: string): KeyOwner | undefined {
+    // On every authenticated request: cached statements, rows mapped by hand. Two indexed
+    // lookups measured about twice as fast as the equivalent join in bun:sqlite.
+    const key = this.sql("SELECT id, account_id, key_prefix FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL").get(keyHash) as KeyRow | null;
+    if (!key) return undefined;
+    const row = this.sql("SELECT id, email, plan, status, custom_quota, custom_requests_per_second, created_at, updated_at FROM accounts WHERE id = ?").get(
+      key.account_id,
+    ) as AccountRow | null;
+    if (!row) return undefined; // not reached: deleting an account deletes its keys
+    return {
+      account: {
+        id: row.id,
+        email: row.email,
+        plan: row.plan,
+        status: row.status,
+        customQuota: row.custom_quota,
+        customRequestsPerSecond: row.custom_requests_per_second,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      },
+      keyId: key.id,
+      keyPrefix: key.key_prefix,
+    };
   }
 
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
