@@ -40,6 +40,13 @@ const TRIM_EVERY = 50;
 /** Attempts kept per webhook when trimming. */
 const LOG_KEEP = 100;
 
+interface WebhookTarget {
+  id: string;
+  events: string;
+  created_at: number;
+  n: number;
+}
+
 /** The columns of a usage_periods row, in the order `toUsageCounters` reads them. */
 const USAGE_COLUMNS = "account_id, period, used, reserved, warned_80_at, warned_90_at, warned_95_at, limit_reached_at, reset_emitted_at";
 
@@ -432,7 +439,11 @@ export class SqliteStore implements Store {
   private recordEvent(accountId: string, draft: EventDraft, now: number): EventRecord {
     const event: EventRecord = { id: newId("evt"), accountId, type: draft.type, data: draft.data, createdAt: now };
     this.sql("INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)").run(event.id, accountId, event.type, event.data, now);
-    const targets = this.sql("SELECT id, events FROM webhooks WHERE account_id = ? AND status = 'enabled' ORDER BY created_at, rowid").all(accountId) as { id: string; events: string }[];
+    // Sorted here, not by ORDER BY: SQLite builds a temporary b-tree for that on every event,
+    // even for an account with no webhooks (most of them), and that was most of this read.
+    const targets = (this.sql("SELECT id, events, created_at, rowid AS n FROM webhooks WHERE account_id = ? AND status = 'enabled'").all(accountId) as WebhookTarget[]).sort(
+      (a, b) => a.created_at - b.created_at || a.n - b.n,
+    );
     for (const target of targets) {
       if (!(JSON.parse(target.events) as string[]).includes(event.type)) continue;
       this.insertJob({ kind: WEBHOOK_DELIVERY_JOB, lane: target.id, accountId, webhookId: target.id, eventId: event.id, runAt: now, now });
