@@ -259,9 +259,17 @@ export class Metering {
       used,
       remaining: Math.max(0, monthlyQuota - used),
       percent_used: monthlyQuota > 0 ? Math.round((used / monthlyQuota) * 10000) / 100 : 100,
-      reset_date: new Date(nextResetAt(now)).toISOString(),
+      reset_date: this.resetDate(nextResetAt(now)),
     };
   }
+
+  /** The reset instant as ISO text, formatted once a month rather than on every usage read. */
+  private resetDate(at: number): string {
+    if (at !== this.lastReset.at) this.lastReset = { at, iso: new Date(at).toISOString() };
+    return this.lastReset.iso;
+  }
+
+  private lastReset = { at: Number.NaN, iso: "" };
 
   /** Images per UTC day of the current month, for the dashboard chart. */
   dailyUsage(accountId: string): Promise<{ day: string; count: number }[]> {
