@@ -10,6 +10,8 @@ export interface LoadSpec {
   url: string;
   method?: string;
   headers?: Record<string, string>;
+  /** Headers per connection (connection n uses entry n mod length), e.g. several API keys so one key's rate limit is not the ceiling. */
+  connectionHeaders?: Record<string, string>[];
   /** Request body; `{i}` in it is replaced with a per-request counter unique across clients. */
   body?: string;
   connections: number;
@@ -37,12 +39,13 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const stopAt = started + spec.seconds * 1000;
   const templated = spec.body?.includes("{i}") ?? false;
   await Promise.all(
-    Array.from({ length: spec.connections }, async () => {
+    Array.from({ length: spec.connections }, async (_, n) => {
+      const headers = spec.connectionHeaders?.length ? { ...spec.headers, ...spec.connectionHeaders[n % spec.connectionHeaders.length] } : spec.headers;
       while (performance.now() < stopAt) {
         const body = spec.body === undefined ? undefined : templated ? spec.body.replaceAll("{i}", String(counter++)) : spec.body;
         const t = performance.now();
         try {
-          const res = await fetch(spec.url, { method: spec.method ?? "GET", headers: spec.headers, body });
+          const res = await fetch(spec.url, { method: spec.method ?? "GET", headers, body });
           await res.arrayBuffer();
           if (res.status === expect) {
             ok++;

@@ -47,9 +47,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Label children by method, route and status: prom-client hashes the label object on every call otherwise. */
+  private readonly children = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
+
   observe(method: string, route: string, status: number, seconds: number): void {
-    this.requests.inc({ method, route, status: String(status) });
-    this.duration.observe({ route }, seconds);
+    const key = `${method} ${route} ${status}`;
+    let child = this.children.get(key);
+    if (!child) {
+      child = { requests: this.requests.labels(method, route, String(status)), duration: this.duration.labels(route) };
+      this.children.set(key, child);
+    }
+    child.requests.inc();
+    child.duration.observe(seconds);
   }
 
   render(): Promise<string> {

@@ -13,6 +13,8 @@ export interface RequestState {
   auth?: { account: AccountRecord; keyId: string; keyPrefix: string };
   /** Set by the dashboard session plugin. */
   sessionAccountId?: string;
+  /** The URL's path once `pathnameOf` parsed it (only a parseable URL's): parsed once per request. */
+  pathname?: string;
 }
 
 const states = new WeakMap<Request, RequestState>();
@@ -40,8 +42,10 @@ export const peekRequestState = (request: Request): RequestState | undefined => 
  * built elsewhere (a test, another server) may carry whatever the client sent as Host.
  */
 export function pathnameOf(request: Request): string {
+  const state = requestState(request);
+  if (state.pathname !== undefined) return state.pathname;
   const url = request.url;
-  if (URL.canParse(url)) return new URL(url).pathname;
+  if (URL.canParse(url)) return (state.pathname = new URL(url).pathname);
   const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1) return "/";
   const end = url.slice(start).search(/[?#]/);

@@ -18,8 +18,17 @@ export function buildRouteTable(routes: { method: string; path: string }[]): Rou
     }
     entry.methods.add(route.method.toUpperCase());
   }
+  // Literal patterns by path (with and without a trailing slash): the common case is one lookup.
+  const literal = new Map<string, [string, { methods: Set<string> }]>();
+  for (const [pattern, entry] of patterns) {
+    if (pattern.includes(":")) continue;
+    // The first pattern to match a path wins, as in the scan below.
+    for (const path of pattern.endsWith("/") ? [pattern] : [pattern, pattern + "/"]) if (!literal.has(path)) literal.set(path, [pattern, entry]);
+  }
   const find = (pathname: string) => {
     // Prefer a literal match (`/api/webhooks/test`) over a parameter one (`/api/webhooks/:id`).
+    const exact = literal.get(pathname);
+    if (exact) return exact;
     let best: [string, { methods: Set<string> }] | undefined;
     for (const [pattern, entry] of patterns) {
       if (!entry.regex.test(pathname)) continue;

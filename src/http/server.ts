@@ -106,9 +106,10 @@ export function listen(app: App, options: { port: number; host: string; logger: 
       const declaresBody = incoming.headers.has("transfer-encoding") || Number(incoming.headers.get("content-length") ?? 0) > 0;
       if (response.status === 413 || (declaresBody && !incoming.bodyUsed && !request.bodyUsed)) response = closing(response);
       const seconds = (performance.now() - started) / 1000;
-      const pathname = target === undefined ? incoming.url.slice(0, 200) : pathOf(target);
-      const route = (target !== undefined && app.routeOf(pathname)) || "unmatched";
       const state = peekRequestState(request);
+      // The API gate parsed the path already (same URL, same parse) when it ran.
+      const pathname = target === undefined ? incoming.url.slice(0, 200) : (state?.pathname ?? pathOf(target));
+      const route = (target !== undefined && app.routeOf(pathname)) || "unmatched";
       app.metrics.observe(request.method, route, response.status, seconds);
       logger.info("request", {
         request_id: state?.id ?? response.headers.get("x-request-id"),

@@ -96,6 +96,28 @@ export class Metering {
   }
 
   /**
+   * Counts work that is already done (an image the cache answered without fetching or
+   * rendering): one transaction takes the unit straight into `used` with its events, or throws
+   * QUOTA_EXCEEDED having written nothing. The caller answers only after this resolved, so an
+   * answered image is a counted one, as with `withUnit`.
+   */
+  async countDone(account: AccountRecord, facts: GenerationFacts): Promise<Omit<Counted<never>, "result">> {
+    const { monthlyQuota: quota } = limitsOf(account);
+    const now = this.clock.now();
+    const after = await this.store.countUnit({
+      accountId: account.id,
+      period: periodOf(now),
+      quota,
+      day: dayOf(now),
+      now,
+      decide: (counters) => this.decide(account, quota, counters, facts, now),
+    });
+    if (!after) throw new QuotaExceededError(quota);
+    this.outbox.committed();
+    return { quota, used: after.used, remaining: Math.max(0, quota - after.used) };
+  }
+
+  /**
    * Public image URLs: counts the image at `contentAddress` once this month. Reserves a unit
    * (QUOTA_EXCEEDED when none is left), runs `work`, then confirms the unit and records the
    * address in one transaction; when another request already counted the address meanwhile,
@@ -237,9 +259,17 @@ export class Metering {
       used,
       remaining: Math.max(0, monthlyQuota - used),
       percent_used: monthlyQuota > 0 ? Math.round((used / monthlyQuota) * 10000) / 100 : 100,
-      reset_date: new Date(nextResetAt(now)).toISOString(),
+      reset_date: this.resetDate(nextResetAt(now)),
     };
   }
+
+  /** The reset instant as ISO text, formatted once a month rather than on every usage read. */
+  private resetDate(at: number): string {
+    if (at !== this.lastReset.at) this.lastReset = { at, iso: new Date(at).toISOString() };
+    return this.lastReset.iso;
+  }
+
+  private lastReset = { at: Number.NaN, iso: "" };
 
   /** Images per UTC day of the current month, for the dashboard chart. */
   dailyUsage(accountId: string): Promise<{ day: string; count: number }[]> {

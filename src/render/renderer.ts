@@ -184,6 +184,27 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     pngCache,
     diskCache,
     prepare,
+    cached(request: RenderRequest): RenderResult | undefined {
+      if (!pngCache) return undefined;
+      const started = performance.now();
+      const template = templates.get(request.template);
+      if (!template || !isValidSize(request.width) || !isValidSize(request.height)) return undefined;
+      if (template.fields.some((f) => f.type === "image_url" && request.fields[f.name])) return undefined;
+      const key = renderCacheKey(request, {});
+      const hit = pngCache.get(key);
+      if (!hit) return undefined;
+      diskCache?.used(key);
+      return {
+        missingGlyphs: missingByKey.get(key) ?? [],
+        bytes: hit,
+        contentType: CONTENT_TYPES[request.format],
+        width: request.width,
+        height: request.height,
+        generationTimeMs: Math.round(performance.now() - started),
+        contentAddress: key,
+        cached: true,
+      };
+    },
     async render(request: RenderRequest): Promise<RenderResult> {
       return (await prepare(request)).render();
     },

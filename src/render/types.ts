@@ -36,6 +36,12 @@ export interface RenderResult {
 
 export interface Renderer {
   render(request: RenderRequest): Promise<RenderResult>;
+  /**
+   * The answer from the in-memory cache when it is there and needs nothing fetched (no image
+   * fields): synchronous, no side effects besides the caches' own recency. Lets a repeated
+   * request be counted in one store transaction instead of a reservation and a confirmation.
+   */
+  cached?(request: RenderRequest): RenderResult | undefined;
   close(): Promise<void>;
 }
 

@@ -403,6 +403,12 @@ export interface Store {
    */
   confirmUnit(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters>;
   /**
+   * Counts work that is already done (a cached image) in one transaction: takes one unit only
+   * while used + reserved < quota (creating the month's row when missing), then as `confirmUnit`
+   * without a reservation to move. Undefined, with nothing written, when no unit is left.
+   */
+  countUnit(input: { accountId: string; period: string; quota: number; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters | undefined>;
+  /**
    * Public image URLs: like `confirmUnit`, but first inserts (account, period, contentAddress)
    * into the counted-images set in the same transaction. When that row exists already (another
    * request or instance counted this image this month), nothing is counted: the reservation is

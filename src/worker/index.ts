@@ -1,10 +1,9 @@
 /**
- * The background worker of `ogsmith serve`: one croner tick per second picks up
+ * The background worker of `ogsmith serve`: one tick per second picks up
  * due jobs (retries, emails) and the monthly reset; commits kick it at once so first attempts do
  * not wait for a tick; the test clock's advance runs everything that became due before it
  * answers. Stops cleanly: no new claims, in-flight attempts finish.
  */
-import { Cron } from "croner";
 import type { Clock, TestClock } from "../clock.ts";
 import type { JobQueue } from "../events/jobs.ts";
 import type { Outbox } from "../events/outbox.ts";
@@ -13,6 +12,8 @@ import type { Store } from "../store/types.ts";
 import { MonthlyReset } from "./monthly-reset.ts";
 import { JobRunner, type RunnerOptions } from "./runner.ts";
 
+/** How often the tick looks for retries, emails and the monthly reset (commits kick the runner at once). */
+const TICK_MS = 1_000;
 /** Finished jobs are kept this long (clock time) for inspection, then pruned. */
 const FINISHED_JOB_RETENTION_MS = 7 * 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -29,7 +30,8 @@ export interface WorkerDeps {
 export class JobWorker {
   readonly runner: JobRunner;
   readonly monthlyReset: MonthlyReset;
-  private cron: Cron | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
   private readonly unsubscribe: (() => void)[] = [];
   private lastPrune = 0;
 
@@ -54,7 +56,18 @@ export class JobWorker {
     this.unsubscribe.push(jobs.onEnqueued(() => this.runner.wake()));
     if (testClock) this.unsubscribe.push(testClock.onAdvance(() => this.runDue()));
     await this.tick(); // catch up: a reset missed while down, jobs left due or in flight by a crash
-    this.cron = new Cron("* * * * * *", { protect: true }, () => this.tick());
+    this.schedule();
+  }
+
+  /**
+   * The next tick one interval after this one finished: ticks never overlap, and a plain timer
+   * costs nothing between them (a cron expression's next-time arithmetic ran on every tick).
+   */
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.tick().finally(() => this.schedule());
+    }, TICK_MS);
   }
 
   /** Everything due now: the monthly reset, then every job (and the jobs those cause). */
@@ -64,7 +77,8 @@ export class JobWorker {
   }
 
   async stop(): Promise<void> {
-    this.cron?.stop();
+    this.stopped = true;
+    clearTimeout(this.timer);
     for (const off of this.unsubscribe.splice(0)) off();
     await this.runner.stop();
   }

@@ -3,7 +3,7 @@
  * lane, so one slow endpoint cannot hold back the others) and settles each outcome.
  *
  * `kick()` is cheap and coalesced: the outbox calls it right after a commit so the first
- * attempt starts at once, the croner tick calls it every second for retries, and every
+ * attempt starts at once, the worker's tick calls it every second for retries, and every
  * finished job calls it to fill its slot. `runDue()` runs until nothing is due or in flight
  * (the test clock's advance awaits it).
  */

@@ -1,7 +1,7 @@
-/** POST /api/generate: validate → render as one counted unit (metering.withUnit) → PNG. */
+/** POST /api/generate: validate → render as one counted unit (metering.withUnit; a cache hit: metering.countDone) → PNG. */
 import { Elysia, t } from "elysia";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
-import type { Renderer } from "../../render/types.ts";
+import type { Renderer, RenderResult } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
 import { authOf, requestState } from "../../http/request-context.ts";
@@ -20,13 +20,22 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
       const { account } = authOf(request);
       const renderRequest = parseRenderRequest(body, templates);
       const requestId = requestState(request).id;
-      const { result, quota, remaining } = await services.metering.withUnit(account, async () => {
-        const result = await renderer.render(renderRequest);
-        return {
-          result,
-          facts: { requestId, template: renderRequest.template, width: result.width, height: result.height, generationTimeMs: result.generationTimeMs },
-        };
+      const factsOf = (result: RenderResult) => ({
+        requestId,
+        template: renderRequest.template,
+        width: result.width,
+        height: result.height,
+        generationTimeMs: result.generationTimeMs,
       });
+      // A repeat the in-memory cache answers needs no reservation: it is counted in one
+      // transaction (or refused with QUOTA_EXCEEDED) before the answer, like any other success.
+      const hit = renderer.cached?.(renderRequest);
+      const { result, quota, remaining } = hit
+        ? { result: hit, ...(await services.metering.countDone(account, factsOf(hit))) }
+        : await services.metering.withUnit(account, async () => {
+            const result = await renderer.render(renderRequest);
+            return { result, facts: factsOf(result) };
+          });
       return new Response(result.bytes as Uint8Array<ArrayBuffer>, {
         headers: {
           "content-type": result.contentType,

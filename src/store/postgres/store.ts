@@ -395,18 +395,39 @@ export class PostgresStore implements Store {
     return this.run(async (sql) => (await sql`select 1 from counted_images where account_id = ${input.accountId} and period = ${input.period} and content_address = ${input.contentAddress}`).length > 0);
   }
 
+  countUnit(input: { accountId: string; period: string; quota: number; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters | undefined> {
+    return this.write(async (tx) => {
+      // As reserveUnit's one conditional statement, but taking the unit straight into `used`;
+      // the row lock it takes is held until commit, so concurrent counts see distinct counters.
+      const [row] = await tx.unsafe(
+        `insert into usage_periods (account_id, period, used) select $1, $2, 1 where $3::int > 0
+         on conflict (account_id, period) do update set used = usage_periods.used + 1
+           where usage_periods.used + usage_periods.reserved < $3::int
+         returning ${USAGE_COLS}`,
+        [input.accountId, input.period, input.quota],
+      );
+      return row ? this.afterIncrement(tx, row, input) : undefined;
+    });
+  }
+
   /** Inside the caller's transaction: see `confirmUnit`. */
   private async confirmInTx(tx: Tx, input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters> {
-    const { accountId, period, now } = input;
+    const { accountId, period } = input;
     await tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
     // The UPDATE holds the row lock until commit: concurrent confirmations see distinct counters.
     const [row] = await tx.unsafe(
       `update usage_periods set used = used + 1, reserved = greatest(reserved - 1, 0) where account_id = $1 and period = $2 returning ${USAGE_COLS}`,
       [accountId, period],
     );
+    return this.afterIncrement(tx, row!, input);
+  }
+
+  /** Inside the caller's transaction, after `used` went up by one: the day's count, the marks and the events. */
+  private async afterIncrement(tx: Tx, row: Record<string, unknown>, input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters> {
+    const { accountId, period, now } = input;
     await tx`insert into usage_days (account_id, day, count) values (${accountId}, ${input.day}, 1)
       on conflict (account_id, day) do update set count = usage_days.count + 1`;
-    const after = usage(row!);
+    const after = usage(row);
     const decision = input.decide(after);
     const columns: Record<string, string> = { warned80At: "warned_80_at", warned90At: "warned_90_at", warned95At: "warned_95_at", limitReachedAt: "limit_reached_at" };
     if (decision.marks.length > 0) {

@@ -40,6 +40,57 @@ const TRIM_EVERY = 50;
 /** Attempts kept per webhook when trimming. */
 const LOG_KEEP = 100;
 
+interface WebhookTarget {
+  id: string;
+  events: string;
+  created_at: number;
+  n: number;
+}
+
+/** The columns of a usage_periods row, in the order `toUsageCounters` reads them. */
+const USAGE_COLUMNS = "account_id, period, used, reserved, warned_80_at, warned_90_at, warned_95_at, limit_reached_at, reset_emitted_at";
+
+interface UsageRow {
+  account_id: string;
+  period: string;
+  used: number;
+  reserved: number;
+  warned_80_at: number | null;
+  warned_90_at: number | null;
+  warned_95_at: number | null;
+  limit_reached_at: number | null;
+  reset_emitted_at: number | null;
+}
+
+const toUsageCounters = (row: UsageRow): UsageCounters => ({
+  accountId: row.account_id,
+  period: row.period,
+  used: row.used,
+  reserved: row.reserved,
+  warned80At: row.warned_80_at,
+  warned90At: row.warned_90_at,
+  warned95At: row.warned_95_at,
+  limitReachedAt: row.limit_reached_at,
+  resetEmittedAt: row.reset_emitted_at,
+});
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  key_prefix: string;
+}
+
+interface AccountRow {
+  id: string;
+  email: string;
+  plan: string;
+  status: string;
+  custom_quota: number | null;
+  custom_requests_per_second: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class SqliteStore implements Store {
@@ -52,7 +103,9 @@ export class SqliteStore implements Store {
   constructor(
     readonly db: Db,
     private readonly options: { lockWaitMs: number },
-  ) {}
+  ) {
+    this.inTransaction = db.$client.transaction((body: () => unknown) => body());
+  }
 
   /* ───────────── plumbing ───────────── */
 
@@ -106,8 +159,9 @@ export class SqliteStore implements Store {
    * got through. So a held lock costs the event loop one short probe per backoff step, however
    * many requests are waiting, and requests that only read keep being served.
    */
-  private async write<T>(body: () => T): Promise<T> {
-    const tx = () => this.db.$client.transaction(body).immediate();
+  private async write<T>(body: () => T, single = false): Promise<T> {
+    // One statement is atomic on its own: it skips the BEGIN/COMMIT pair (the hot reserve/release).
+    const tx = single ? body : () => this.inTransaction.immediate(body) as T;
     const deadline = performance.now() + this.options.lockWaitMs;
     let foundLocked = false;
     if (this.waitingWrites === 0) {
@@ -127,6 +181,9 @@ export class SqliteStore implements Store {
       this.waitingWrites--;
     }
   }
+
+  /** Runs a body in a transaction; built once (bun:sqlite builds a wrapper per `transaction()` call). */
+  private readonly inTransaction: ReturnType<Db["$client"]["transaction"]>;
 
   /** Writes waiting for a lock held by another connection, and the line they wait in. */
   private waitingWrites = 0;
@@ -195,15 +252,33 @@ export class SqliteStore implements Store {
   }
 
   findAccountByKeyHash(keyHash: string): Promise<KeyOwner | undefined> {
-    return this.run(
-      () =>
-        this.db
-          .select({ account: accounts, keyId: apiKeys.id, keyPrefix: apiKeys.keyPrefix })
-          .from(apiKeys)
-          .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-          .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
-          .get() ?? undefined,
-    );
+    // One read transaction: a consistent snapshot, and one lock round trip instead of two.
+    return this.run(() => this.inTransaction(() => this.keyOwner(keyHash)) as KeyOwner | undefined);
+  }
+
+  private keyOwner(keyHash: string): KeyOwner | undefined {
+    // On every authenticated request: cached statements, rows mapped by hand. Two indexed
+    // lookups measured about twice as fast as the equivalent join in bun:sqlite.
+    const key = this.sql("SELECT id, account_id, key_prefix FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL").get(keyHash) as KeyRow | null;
+    if (!key) return undefined;
+    const row = this.sql("SELECT id, email, plan, status, custom_quota, custom_requests_per_second, created_at, updated_at FROM accounts WHERE id = ?").get(
+      key.account_id,
+    ) as AccountRow | null;
+    if (!row) return undefined; // not reached: deleting an account deletes its keys
+    return {
+      account: {
+        id: row.id,
+        email: row.email,
+        plan: row.plan,
+        status: row.status,
+        customQuota: row.custom_quota,
+        customRequestsPerSecond: row.custom_requests_per_second,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      },
+      keyId: key.id,
+      keyPrefix: key.key_prefix,
+    };
   }
 
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
@@ -213,26 +288,22 @@ export class SqliteStore implements Store {
   /* ───────────── metering ───────────── */
 
   reserveUnit(input: { accountId: string; period: string; quota: number }): Promise<boolean> {
-    return this.write(() => {
-      this.db.insert(usagePeriods).values({ accountId: input.accountId, period: input.period }).onConflictDoNothing().run();
-      const reserved = this.db
-        .update(usagePeriods)
-        .set({ reserved: sql`${usagePeriods.reserved} + 1` })
-        .where(and(eq(usagePeriods.accountId, input.accountId), eq(usagePeriods.period, input.period), sql`${usagePeriods.used} + ${usagePeriods.reserved} < ${input.quota}`))
-        .returning({ used: usagePeriods.used })
-        .get();
-      return reserved !== undefined;
-    });
+    // One conditional upsert: the month's row is created with the unit reserved, or the unit is
+    // added while used + reserved stays under the quota. `changes` is 0 when it would not fit.
+    return this.write(
+      () =>
+        this.sql(
+          `INSERT INTO usage_periods (account_id, period, reserved) SELECT ?1, ?2, 1 WHERE ?3 > 0
+           ON CONFLICT (account_id, period) DO UPDATE SET reserved = reserved + 1 WHERE used + reserved < ?3`,
+        ).run(input.accountId, input.period, input.quota).changes > 0,
+      true,
+    );
   }
 
   releaseUnit(input: { accountId: string; period: string }): Promise<void> {
     return this.write(() => {
-      this.db
-        .update(usagePeriods)
-        .set({ reserved: sql`${usagePeriods.reserved} - 1` })
-        .where(and(eq(usagePeriods.accountId, input.accountId), eq(usagePeriods.period, input.period), gt(usagePeriods.reserved, 0)))
-        .run();
-    });
+      this.sql("UPDATE usage_periods SET reserved = reserved - 1 WHERE account_id = ? AND period = ? AND reserved > 0").run(input.accountId, input.period);
+    }, true);
   }
 
   confirmUnit(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters> {
@@ -261,30 +332,48 @@ export class SqliteStore implements Store {
     return this.run(() => this.sql("SELECT 1 AS x FROM counted_images WHERE account_id = ? AND period = ? AND content_address = ?").get(input.accountId, input.period, input.contentAddress) !== null);
   }
 
-  /** Inside the caller's transaction: see `confirmUnit`. */
+  countUnit(input: { accountId: string; period: string; quota: number; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters | undefined> {
+    return this.write(() => {
+      const row = this.sql(
+        `INSERT INTO usage_periods (account_id, period, used) SELECT ?1, ?2, 1 WHERE ?3 > 0
+         ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1 WHERE used + reserved < ?3
+         RETURNING ${USAGE_COLUMNS}`,
+      ).get(input.accountId, input.period, input.quota) as UsageRow | null;
+      return row ? this.afterIncrement(toUsageCounters(row), input) : undefined;
+    });
+  }
+
+  /** Inside the caller's transaction: see `confirmUnit`. Cached statements: this runs once per counted image. */
   private confirmInTx(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): UsageCounters {
+    // The reservation made the row; the upsert keeps a confirm without one (a direct confirm) working.
+    const row = toUsageCounters(
+      this.sql(
+        `INSERT INTO usage_periods (account_id, period, used, reserved) VALUES (?, ?, 1, 0)
+         ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1, reserved = max(reserved - 1, 0)
+         RETURNING ${USAGE_COLUMNS}`,
+      ).get(input.accountId, input.period) as UsageRow,
+    );
+    return this.afterIncrement(row, input);
+  }
+
+  /** Inside the caller's transaction, after `used` went up by one: the day's count, the marks and the events. */
+  private afterIncrement(row: UsageCounters, input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): UsageCounters {
     const { accountId, period, now } = input;
-    const where = and(eq(usagePeriods.accountId, accountId), eq(usagePeriods.period, period));
-    this.db.insert(usagePeriods).values({ accountId, period }).onConflictDoNothing().run();
-    const row = this.db
-      .update(usagePeriods)
-      .set({ used: sql`${usagePeriods.used} + 1`, reserved: sql`max(${usagePeriods.reserved} - 1, 0)` })
-      .where(where)
-      .returning()
-      .get()!;
-    this.db
-      .insert(usageDays)
-      .values({ accountId, day: input.day, count: 1 })
-      .onConflictDoUpdate({ target: [usageDays.accountId, usageDays.day], set: { count: sql`${usageDays.count} + 1` } })
-      .run();
+    this.sql("INSERT INTO usage_days (account_id, day, count) VALUES (?, ?, 1) ON CONFLICT (account_id, day) DO UPDATE SET count = count + 1").run(accountId, input.day);
     const decision = input.decide(row);
-    if (decision.marks.length > 0) this.db.update(usagePeriods).set(Object.fromEntries(decision.marks.map((mark) => [mark, now]))).where(where).run();
+    if (decision.marks.length > 0) {
+      const where = and(eq(usagePeriods.accountId, accountId), eq(usagePeriods.period, period));
+      this.db.update(usagePeriods).set(Object.fromEntries(decision.marks.map((mark) => [mark, now]))).where(where).run();
+    }
     for (const event of decision.events) this.recordEvent(accountId, event, now);
     return row;
   }
 
   usage(accountId: string, period: string): Promise<UsageCounters | undefined> {
-    return this.run(() => this.db.select().from(usagePeriods).where(and(eq(usagePeriods.accountId, accountId), eq(usagePeriods.period, period))).get() ?? undefined);
+    return this.run(() => {
+      const row = this.sql(`SELECT ${USAGE_COLUMNS} FROM usage_periods WHERE account_id = ? AND period = ?`).get(accountId, period) as UsageRow | null;
+      return row ? toUsageCounters(row) : undefined;
+    });
   }
 
   dailyUsage(accountId: string, period: string): Promise<{ day: string; count: number }[]> {
@@ -350,7 +439,11 @@ export class SqliteStore implements Store {
   private recordEvent(accountId: string, draft: EventDraft, now: number): EventRecord {
     const event: EventRecord = { id: newId("evt"), accountId, type: draft.type, data: draft.data, createdAt: now };
     this.sql("INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)").run(event.id, accountId, event.type, event.data, now);
-    const targets = this.sql("SELECT id, events FROM webhooks WHERE account_id = ? AND status = 'enabled' ORDER BY created_at, rowid").all(accountId) as { id: string; events: string }[];
+    // Sorted here, not by ORDER BY: SQLite builds a temporary b-tree for that on every event,
+    // even for an account with no webhooks (most of them), and that was most of this read.
+    const targets = (this.sql("SELECT id, events, created_at, rowid AS n FROM webhooks WHERE account_id = ? AND status = 'enabled'").all(accountId) as WebhookTarget[]).sort(
+      (a, b) => a.created_at - b.created_at || a.n - b.n,
+    );
     for (const target of targets) {
       if (!(JSON.parse(target.events) as string[]).includes(event.type)) continue;
       this.insertJob({ kind: WEBHOOK_DELIVERY_JOB, lane: target.id, accountId, webhookId: target.id, eventId: event.id, runAt: now, now });

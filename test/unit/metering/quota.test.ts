@@ -122,6 +122,38 @@ describe("exact under concurrency", () => {
   });
 });
 
+describe("countDone: work already done (a cache hit) counted in one step", () => {
+  test("counts into used directly, with the threshold events; units reserved in flight count against the quota; exhausted writes nothing", async () => {
+    const { store, metering, account, counters } = await setup(5);
+    await store.createWebhook(
+      { id: "wh_all", accountId: account.id, url: "https://example.com/h", events: ["image.generated", "usage.warning", "usage.limit_reached"], secret: "s".repeat(16), status: "enabled", disabledReason: null, createdAt: 0, updatedAt: 0 },
+      20,
+    );
+    const types = async () => Promise.all((await store.listJobs({ status: "pending" })).map(async (job) => (await store.getEvent(job.eventId!))!.type));
+    expect(await metering.countDone(account, facts)).toEqual({ quota: 5, used: 1, remaining: 4 });
+    expect(await counters()).toMatchObject({ used: 1, reserved: 0 });
+    await metering.reserve(account); // a render in flight holds one unit
+    for (let i = 0; i < 3; i++) await metering.countDone(account, facts);
+    expect(await counters()).toMatchObject({ used: 4, reserved: 1 });
+    // 4 of 5 = 80 %: the first warning, once.
+    expect((await types()).filter((t) => t !== "image.generated")).toEqual(["usage.warning"]);
+    const error = await metering.countDone(account, facts).catch((e) => e);
+    expect(error).toBeInstanceOf(QuotaExceededError);
+    expect(error).toMatchObject({ code: "QUOTA_EXCEEDED", quota: 5 });
+    expect(await counters()).toMatchObject({ used: 4, reserved: 1 });
+    expect((await types()).length).toBe(5);
+  });
+
+  test("200 concurrent counts against 10 units: exactly 10 succeed with distinct counters", async () => {
+    const { metering, account, counters } = await setup(10);
+    const results = await Promise.allSettled(Array.from({ length: 200 }, () => metering.countDone(account, facts)));
+    const ok = results.filter((r) => r.status === "fulfilled");
+    expect(ok.map((r) => (r as PromiseFulfilledResult<{ used: number }>).value.used).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason instanceof QuotaExceededError)).toBe(true);
+    expect(await counters()).toMatchObject({ used: 10, reserved: 0 });
+  });
+});
+
 describe("withUnit: no unit lost or double-counted whatever fails", () => {
   test("the work fails: the unit is released and the error passes through", async () => {
     const { metering, account, counters } = await setup(1);
