@@ -22,7 +22,7 @@
  * is killed after BENCH_DEADLINE_S (default 300) seconds.
  */
 import { Resvg } from "@resvg/resvg-js";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import satori from "satori";
@@ -31,24 +31,15 @@ import { loadAdditionalAsset } from "../src/render/emoji.ts";
 import { loadFonts } from "../src/render/fonts.ts";
 import { createTemplateRegistry } from "../src/templates/registry.ts";
 import type { SatoriNode } from "../src/templates/types.ts";
+import { CARD } from "./lib/phases.ts";
+import { createBenchAccount, RssSampler, rssMb, startOgsmith } from "./lib/server.ts";
 
 const BASELINE = Number(process.env.BENCH_BASELINE ?? 60);
 const DISTINCT = Number(process.env.BENCH_DISTINCT ?? 2_000);
 const HITS = Number(process.env.BENCH_HITS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const DEADLINE_S = Number(process.env.BENCH_DEADLINE_S ?? 300);
-const ADMIN_TOKEN = "bench-admin-token-0123456789";
-const REPO = new URL("..", import.meta.url).pathname;
 
-/** The card every row renders: every text field of the event template set. */
-const CARD = {
-  title: "Bun Meetup Berlin: rendering Open Graph images at scale",
-  subtitle: "Workers, caches and a PNG encoder that earns its keep",
-  date: "Thursday, March 14",
-  time: "18:30 CET",
-  location: "c-base, Berlin",
-  speaker_name: "Ada Lovelace",
-};
 const WIDTH = 1200;
 const HEIGHT = 630;
 
@@ -103,88 +94,6 @@ async function runBaselines(): Promise<Row[]> {
 
 // ---------------------------------------------------------------------------------------------
 // (b), (c) the service over HTTP
-
-interface Server {
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-async function startServer(dir: string): Promise<Server> {
-  const proc = Bun.spawn(["bun", join(REPO, "src/main.ts"), "serve"], {
-    cwd: dir,
-    env: {
-      ...process.env,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      OG_DB_PATH: join(dir, "bench.db"),
-      OG_ADMIN_TOKEN: ADMIN_TOKEN,
-      OG_BOOTSTRAP: "false",
-      // One JSON log line per request is part of the real cost; the reader below drains them.
-      OG_LOG_LEVEL: "info",
-    },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const { promise: listening, resolve, reject } = Promise.withResolvers<string>();
-  const timer = setTimeout(() => reject(new Error("server did not start within 20 s")), 20_000);
-  void (async () => {
-    const decoder = new TextDecoder();
-    let text = "";
-    let found = false;
-    for await (const chunk of proc.stdout) {
-      if (found) continue; // keep draining so the child never blocks on a full pipe
-      text += decoder.decode(chunk, { stream: true });
-      const match = /"msg":"listening","url":"([^"]+)"/.exec(text);
-      if (match) {
-        found = true;
-        text = "";
-        resolve(match[1]!);
-      }
-    }
-  })();
-  const url = await listening.finally(() => clearTimeout(timer));
-  return {
-    url,
-    pid: proc.pid,
-    async stop() {
-      proc.kill("SIGTERM");
-      await Promise.race([proc.exited, Bun.sleep(5_000).then(() => proc.kill("SIGKILL"))]);
-    },
-  };
-}
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
-}
-
-class RssSampler {
-  peak = 0;
-  private timer: ReturnType<typeof setInterval>;
-  constructor(private readonly pid: number) {
-    this.timer = setInterval(() => this.sample(), 50);
-  }
-  sample(): number {
-    const mb = rssMb(this.pid);
-    this.peak = Math.max(this.peak, mb);
-    return mb;
-  }
-  stop() {
-    clearInterval(this.timer);
-  }
-}
-
-async function createAccount(url: string): Promise<string> {
-  const res = await fetch(`${url}/admin/accounts`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ email: "bench@example.com", plan: "custom", quota: 100_000_000, requests_per_second: 10_000 }),
-  });
-  if (res.status !== 201) throw new Error(`account: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { api_key: string }).api_key;
-}
 
 /** `count` POSTs at `concurrency`, stopping early at `limitS` seconds. Every answer must be a 200 PNG. */
 async function load(name: string, url: string, key: string, count: number, body: (i: number) => unknown, limitS: number): Promise<Row> {
@@ -242,10 +151,10 @@ async function main() {
   const [stock, ours] = await runBaselines();
 
   const dir = mkdtempSync(join(tmpdir(), "ogsmith-bench-"));
-  const server = await startServer(dir);
+  const server = await startOgsmith(dir, { OG_LOG_LEVEL: "info" });
   let distinct: Row, hits: Row, rssAfterDistinct: number, rssIdle: number, sampler: RssSampler | undefined;
   try {
-    const key = await createAccount(server.url);
+    const key = await createBenchAccount(server.url);
     // Wait for the workers: the first request queues until they have warmed up.
     const warm = await load("warm-up", server.url, key, CONCURRENCY * 2, (i) => ({ ...CARD, title: `warm-up ${i}` }), 30);
     if (warm.count === 0) throw new Error(`warm-up failed: ${warm.note}`);

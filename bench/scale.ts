@@ -32,6 +32,7 @@ import { loadFonts } from "../src/render/fonts.ts";
 import { createTemplateRegistry } from "../src/templates/registry.ts";
 import type { SatoriNode } from "../src/templates/types.ts";
 import { markdownTable, measure, quantile, type Measured } from "./lib/load.ts";
+import { CARD } from "./lib/phases.ts";
 import { createBenchAccount, RssSampler, rssMb, startHelloWorld, startOgsmith, type ChildServer } from "./lib/server.ts";
 
 const cores = availableParallelism();
@@ -52,15 +53,6 @@ const WORKER_COUNTS = args.workers
   ? args.workers.split(",").map(Number)
   : [...new Set([...Array.from({ length: Math.floor(Math.log2(cores)) + 1 }, (_, i) => 2 ** i), cores])].sort((a, b) => a - b);
 
-/** The card every render row uses: every text field of the event template set. */
-const CARD = {
-  title: "Bun Meetup Berlin: rendering Open Graph images at scale",
-  subtitle: "Workers, caches and a PNG encoder that earns its keep",
-  date: "Thursday, March 14",
-  time: "18:30 CET",
-  location: "c-base, Berlin",
-  speaker_name: "Ada Lovelace",
-};
 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
