@@ -173,8 +173,8 @@ maybe("three instances on one PostgreSQL and one Redis", () => {
     }
   });
 
-  test("kill -9 of one instance in the middle of traffic: used equals the 200s, every image.generated of them arrives", async () => {
-    const { key } = await createAccount({ plan: "custom", quota: 100_000, requests_per_second: 10_000 });
+  test("kill -9 of one instance in the middle of traffic: used equals the 200s, every image.generated of them arrives, its reserved units come back", async () => {
+    const { accountId, key } = await createAccount({ plan: "custom", quota: 100_000, requests_per_second: 10_000 });
     receiver.respond({ status: 200 }, "/cluster");
     const hook = await api(instances[0]!.url, key, "/api/webhooks", { url: receiver.url("/cluster"), events: ["image.generated"], secret: SECRET });
     expect(hook.status).toBe(201);
@@ -185,7 +185,8 @@ maybe("three instances on one PostgreSQL and one Redis", () => {
     const fire = async (i: number) => {
       const target = instances[i % 3]!;
       try {
-        const res = await api(target.url, key, "/api/generate", eventBody({ title: `Cluster crash ${i % 7}` }));
+        // The victim's share is all distinct titles, so it dies with renders (and their reserved units) in flight.
+        const res = await api(target.url, key, "/api/generate", eventBody({ title: `Cluster crash ${i % 3 === 2 ? `distinct ${i}` : i % 7}` }));
         await res.arrayBuffer();
         if (res.status === 200) okRequestIds.push(res.headers.get("x-request-id")!);
         else otherOutcomes++;
@@ -193,9 +194,21 @@ maybe("three instances on one PostgreSQL and one Redis", () => {
         otherOutcomes++; // the killed instance's connections die with it
       }
     };
+    // The survivors' titles are rendered (and cached) before the wave, so during it only the
+    // victim renders: any unit held reserved at the kill is the victim's.
+    for (let t = 0; t < 7; t++) {
+      for (const survivor of [instances[0]!, instances[1]!]) {
+        const res = await api(survivor.url, key, "/api/generate", eventBody({ title: `Cluster crash ${t}` }));
+        await res.arrayBuffer();
+        if (res.status === 200) okRequestIds.push(res.headers.get("x-request-id")!);
+      }
+    }
+    const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+    const held = async () => Number((await sql`select coalesce(sum(count), 0)::int as n from unit_reservations where account_id = ${accountId}`)[0]!.n);
     const firstWave = Promise.all(Array.from({ length: 60 }, (_, i) => fire(i)));
-    // Kill once some of the wave has been answered, while the rest is in flight.
-    await until(async () => okRequestIds.length, (n) => n >= 15, "some generations answered", 30_000);
+    // Kill once some of the wave has been answered, while the victim holds reserved units for
+    // renders still in flight.
+    await until(async () => [okRequestIds.length, await held()] as const, ([n, units]) => n >= 15 && units > 0, "answers, and the victim rendering", 60_000);
     victim.proc.kill("SIGKILL");
     await victim.proc.exited;
     await firstWave;
@@ -207,6 +220,19 @@ maybe("three instances on one PostgreSQL and one Redis", () => {
     const delivered = () => new Set(receiver.events("/cluster").map((e) => e.data.request_id as string));
     await receiver.waitFor(() => okRequestIds.every((id) => delivered().has(id)), "every image.generated of the 200s delivered", 40_000);
     expect(okRequestIds.length).toBeGreaterThan(15);
+    // Units the victim had reserved for renders in flight are given back by a survivor once its
+    // liveness lock is gone: nothing stays reserved, so the account loses no quota.
+    try {
+      const reserved = await until(
+        async () => Number((await sql`select coalesce(sum(reserved), 0)::int as n from usage_periods where account_id = ${accountId}`)[0]!.n),
+        (n) => n === 0,
+        "the killed instance's reservations to be given back",
+      );
+      expect(reserved).toBe(0);
+      expect(await held()).toBe(0);
+    } finally {
+      await sql.end();
+    }
     instances.splice(2, 1); // the survivors carry on in the next tests
   }, 90_000);
 

@@ -8,12 +8,14 @@ import { createHash } from "node:crypto";
 import journal from "../../../migrations/postgres/meta/_journal.json";
 import m0000 from "../../../migrations/postgres/0000_init.sql" with { type: "text" };
 import m0001 from "../../../migrations/postgres/0001_signing_keys.sql" with { type: "text" };
+import m0002 from "../../../migrations/postgres/0002_unit_reservations.sql" with { type: "text" };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;
 
 export const migrationSql: Record<string, string> = {
   "0000_init": m0000,
   "0001_signing_keys": m0001,
+  "0002_unit_reservations": m0002,
 };
 
 export function embeddedMigrations() {

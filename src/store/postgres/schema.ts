@@ -59,6 +59,26 @@ export const usagePeriods = pgTable(
   (table) => [primaryKey({ columns: [table.accountId, table.period] })],
 );
 
+/**
+ * The reservations each instance holds (`reserved` in usage_periods is their sum over
+ * instances). When an instance dies with renders in flight (kill -9), a live instance sees its
+ * liveness lock gone and gives its units back, so a crash never costs an account quota.
+ */
+export const unitReservations = pgTable(
+  "unit_reservations",
+  {
+    /** The holding instance's liveness key (the second key of its advisory lock). */
+    instanceKey: integer("instance_key").notNull(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    period: text("period").notNull(),
+    /** Units this instance holds reserved for renders in flight. */
+    count: integer("count").notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.instanceKey, table.accountId, table.period] })],
+);
+
 export const usageDays = pgTable(
   "usage_days",
   {

@@ -2,7 +2,9 @@
  * The PostgreSQL implementation of the Store interface. Every method is one transaction (or one
  * statement); the rules that make several instances exact:
  * - a unit is reserved by ONE conditional upsert whose `WHERE used + reserved < quota` PostgreSQL
- *   re-checks after taking the row lock, so concurrent reservations never exceed the quota;
+ *   re-checks after taking the row lock, so concurrent reservations never exceed the quota; the
+ *   same statement records it as the reserving instance's, and a dead instance's units are given
+ *   back by a live one (unit_reservations);
  * - confirmations lock the month's row with their UPDATE, so each sees distinct counters and a
  *   threshold event is decided once;
  * - jobs are claimed with `FOR UPDATE SKIP LOCKED` plus a lease (`claimed_until`, real time,
@@ -207,6 +209,7 @@ export class PostgresStore implements Store {
       where status = 'pending' and claimed_by is not null and claimed_by <> ${this.instanceKey}
         and not exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.classid = ${LIVENESS_NS}
                           and l.objid = jobs.claimed_by and l.objsubid = 2 and l.granted)`;
+    await this.reclaimDeadReservations(tx);
     return released.count;
   }
 
@@ -355,21 +358,68 @@ export class PostgresStore implements Store {
     // ONE statement: create the month's row with this reservation, or take one more unit only
     // while used + reserved < quota. On conflict PostgreSQL locks the row and evaluates the
     // WHERE on its latest version, so concurrent reservations from every instance are exact.
+    // The same statement records the unit as this instance's (unit_reservations), so a live
+    // instance can give it back if this one dies with the render in flight.
     return this.run(async (sql) => {
       const rows = await sql`
-        insert into usage_periods (account_id, period, reserved)
-        select ${input.accountId}, ${input.period}, 1 where ${input.quota}::int > 0
-        on conflict (account_id, period) do update set reserved = usage_periods.reserved + 1
-          where usage_periods.used + usage_periods.reserved < ${input.quota}::int
+        with reserved as (
+          insert into usage_periods (account_id, period, reserved)
+          select ${input.accountId}, ${input.period}, 1 where ${input.quota}::int > 0
+          on conflict (account_id, period) do update set reserved = usage_periods.reserved + 1
+            where usage_periods.used + usage_periods.reserved < ${input.quota}::int
+          returning account_id, period)
+        insert into unit_reservations (instance_key, account_id, period, count)
+        select ${this.instanceKey}, account_id, period, 1 from reserved
+        on conflict (instance_key, account_id, period) do update set count = unit_reservations.count + 1
         returning 1`;
       return rows.length > 0;
     });
   }
 
   releaseUnit(input: { accountId: string; period: string }): Promise<void> {
-    return this.run(async (sql) => {
-      await sql`update usage_periods set reserved = reserved - 1 where account_id = ${input.accountId} and period = ${input.period} and reserved > 0`;
+    return this.write(async (tx) => {
+      await this.giveBackReservation(tx, input.accountId, input.period);
     });
+  }
+
+  /**
+   * Inside a transaction: gives one of this instance's reserved units back. Only a unit this
+   * instance still holds is taken off `reserved` (one already reclaimed after this instance was
+   * taken for dead is not given back twice). Returns whether it held one.
+   */
+  private async giveBackReservation(tx: Tx, accountId: string, period: string): Promise<boolean> {
+    // Locks in the order reserveUnit takes them (the month's row, then the reservation row),
+    // so a give-back and a reservation never wait on each other in a cycle.
+    await this.lockUsageRow(tx, accountId, period);
+    const held = await tx`update unit_reservations set count = count - 1
+      where instance_key = ${this.instanceKey} and account_id = ${accountId} and period = ${period} and count > 0 returning 1`;
+    if (held.length === 0) return false;
+    await tx`update usage_periods set reserved = greatest(reserved - 1, 0) where account_id = ${accountId} and period = ${period}`;
+    return true;
+  }
+
+  /** Inside a transaction: locks the month's usage row until commit. */
+  private async lockUsageRow(tx: Tx, accountId: string, period: string): Promise<void> {
+    await tx`select 1 from usage_periods where account_id = ${accountId} and period = ${period} for update`;
+  }
+
+  /**
+   * Inside a transaction: the units reserved by instances whose liveness lock is gone (killed
+   * with renders in flight) go back to their accounts. Returns how many units came back.
+   */
+  private async reclaimDeadReservations(tx: Tx): Promise<number> {
+    const rows = await tx`
+      with dead as (
+        delete from unit_reservations r
+        where r.instance_key <> ${this.instanceKey}
+          and not exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.classid = ${LIVENESS_NS}
+                            and l.objid = r.instance_key and l.objsubid = 2 and l.granted)
+        returning account_id, period, count),
+      totals as (select account_id, period, sum(count)::int as n from dead group by account_id, period)
+      update usage_periods u set reserved = greatest(u.reserved - t.n, 0)
+      from totals t where u.account_id = t.account_id and u.period = t.period
+      returning t.n`;
+    return rows.reduce((sum, row) => sum + Number(row.n), 0);
   }
 
   confirmUnit(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters> {
@@ -384,7 +434,7 @@ export class PostgresStore implements Store {
       const inserted = await tx`insert into counted_images (account_id, period, content_address, created_at)
         values (${accountId}, ${period}, ${contentAddress}, ${now}) on conflict do nothing returning 1`;
       if (inserted.length === 0) {
-        await tx`update usage_periods set reserved = reserved - 1 where account_id = ${accountId} and period = ${period} and reserved > 0`;
+        await this.giveBackReservation(tx, accountId, period);
         return undefined;
       }
       return this.confirmInTx(tx, input);
@@ -414,10 +464,16 @@ export class PostgresStore implements Store {
   private async confirmInTx(tx: Tx, input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters> {
     const { accountId, period } = input;
     await tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
+    // The unit moves from this instance's reservations into `used` (if it was reclaimed after
+    // this instance was taken for dead, `reserved` already gave it back). The month's row is
+    // locked first, in reserveUnit's order.
+    await this.lockUsageRow(tx, accountId, period);
+    const held = await tx`update unit_reservations set count = count - 1
+      where instance_key = ${this.instanceKey} and account_id = ${accountId} and period = ${period} and count > 0 returning 1`;
     // The UPDATE holds the row lock until commit: concurrent confirmations see distinct counters.
     const [row] = await tx.unsafe(
-      `update usage_periods set used = used + 1, reserved = greatest(reserved - 1, 0) where account_id = $1 and period = $2 returning ${USAGE_COLS}`,
-      [accountId, period],
+      `update usage_periods set used = used + 1, reserved = greatest(reserved - $3, 0) where account_id = $1 and period = $2 returning ${USAGE_COLS}`,
+      [accountId, period, held.length > 0 ? 1 : 0],
     );
     return this.afterIncrement(tx, row!, input);
   }
@@ -452,12 +508,14 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Several instances share the counters and a reservation belongs to a render in flight on
-   * some live instance, so nothing is cleared here. A reservation leaked by a killed instance
-   * holds one unit until the month ends (a refusal, never an over-admission).
+   * Start-up: units reserved by instances that are gone (a previous run of this one included)
+   * go back to their accounts; live instances' reservations are left alone. The same happens
+   * whenever dead leases are released (claimJobs' liveness check).
    */
   clearStaleReservations(): Promise<void> {
-    return Promise.resolve();
+    return this.write(async (tx) => {
+      await this.reclaimDeadReservations(tx);
+    });
   }
 
   /* ───────────── monthly reset ───────────── */
