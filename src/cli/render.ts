@@ -104,7 +104,7 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
 
 async function setUp(config: Config): Promise<{ templates: TemplateRegistry; renderer: Renderer }> {
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: cliLogger() });
-  return { templates, renderer: createInProcessRenderer(templates, { loadImage: imageLoader(config) }) };
+  return { templates, renderer: createInProcessRenderer({ loadImage: imageLoader(config) }) };
 }
 
 /** Removes `filename` (a batch-only key) so validation sees exactly an API body. */

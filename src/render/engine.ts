@@ -17,7 +17,6 @@
 import satori, { type Font } from "satori";
 import { Resvg } from "@resvg/resvg-js";
 import { ApiError } from "../errors.ts";
-import type { TemplateRegistry } from "../templates/registry.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
 import { emojiDataUri } from "./emoji.ts";
 import { fontsForSegment, hanPreference, loadFonts, type HanPreference } from "./fonts.ts";
@@ -27,8 +26,6 @@ import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 export const DESIGN_WIDTH = 1200;
 export const DESIGN_HEIGHT = 630;
-export const MIN_SIZE = 200;
-export const MAX_SIZE = 2400;
 
 /** Turns one image field's URL into something satori can draw (a data: URI). */
 export type ImageLoader = (url: string, field: string) => Promise<string>;
@@ -203,7 +200,7 @@ export interface InProcessRendererOptions {
   loadImage?: ImageLoader;
 }
 
-export function createInProcessRenderer(registry: TemplateRegistry, options: InProcessRendererOptions = {}): Renderer {
+export function createInProcessRenderer(options: InProcessRendererOptions = {}): Renderer {
   const loadImage = options.loadImage ?? dataUriOnlyLoader;
   // Start reading fonts now so the first request doesn't pay for it.
   void loadFonts();
@@ -211,12 +208,8 @@ export function createInProcessRenderer(registry: TemplateRegistry, options: InP
   return {
     async render(request: RenderRequest): Promise<RenderResult> {
       const started = performance.now();
-      const template = registry.get(request.template);
-      if (!template) throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template: ${request.template}.`);
+      const template = request.definition;
       const { width, height } = request;
-      if (!isValidSize(width) || !isValidSize(height)) {
-        throw new RangeError(`width and height must be integers in ${MIN_SIZE}–${MAX_SIZE}, got ${width}×${height}`);
-      }
       const images = await resolveImages(request.fields, template, loadImage);
       const { bytes, missingGlyphs } = await renderTemplate(template, request.fields, {
         width,
@@ -238,8 +231,4 @@ export function createInProcessRenderer(registry: TemplateRegistry, options: InP
     },
     async close() {},
   };
-}
-
-function isValidSize(n: number): boolean {
-  return Number.isInteger(n) && n >= MIN_SIZE && n <= MAX_SIZE;
 }

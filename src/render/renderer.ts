@@ -16,20 +16,16 @@
  * The route meters every success, cached or not, so a cache hit still counts as a generation.
  */
 import { ConfigError, type Config } from "../config.ts";
-import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { TemplateDefinition } from "../templates/types.ts";
 import { CONTENT_TYPES } from "./encode.ts";
 import type { RenderedImage } from "./engine.ts";
 import { DiskCache } from "./disk-cache.ts";
 import { createImageCache, fetchImage, type FetchedImage, type FetchImageOptions } from "./fetch-image.ts";
 import { createPngCache, DEFAULT_PNG_CACHE_BYTES, renderCacheKey, type PngCache } from "./png-cache.ts";
 import { RenderPool, type RenderPoolOptions } from "./pool.ts";
-import { MAX_SIZE, MIN_SIZE } from "./request.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 export interface ServiceRendererOptions {
-  templates: { get(id: string): TemplateDefinition | undefined };
   config: Pick<Config, "renderWorkers" | "allowPrivateNetworks" | "templatesDir" | "fontsDir"> & Partial<Pick<Config, "cacheDir" | "cacheMaxBytes">>;
   logger: Logger;
   /** Pool knobs beyond the config (queue length, GC cadence, job timeout); tests set these. */
@@ -57,7 +53,7 @@ export interface ServiceRenderer extends Renderer {
 }
 
 export function createServiceRenderer(options: ServiceRendererOptions): ServiceRenderer {
-  const { templates, config, logger } = options;
+  const { config, logger } = options;
   const pool = new RenderPool({
     workers: config.renderWorkers,
     templatesDir: config.templatesDir,
@@ -99,22 +95,16 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     if (missingByKey.size > 4096) missingByKey.delete(missingByKey.keys().next().value!);
   };
 
-  async function loadImages(request: RenderRequest, template: TemplateDefinition): Promise<Record<string, FetchedImage>> {
-    const names = template.fields.filter((f) => f.type === "image_url" && request.fields[f.name]).map((f) => f.name);
+  async function loadImages(request: RenderRequest): Promise<Record<string, FetchedImage>> {
+    const names = request.definition.fields.filter((f) => f.type === "image_url" && request.fields[f.name]).map((f) => f.name);
     const fetched = await Promise.all(names.map((name) => fetchImage(name, request.fields[name]!, fetchOptions)));
     return Object.fromEntries(names.map((name, i) => [name, fetched[i]!]));
   }
 
   async function prepare(request: RenderRequest): Promise<PreparedRender> {
     const started = performance.now();
-    const template = templates.get(request.template);
-    if (!template) throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template: ${request.template}.`);
     const { width, height } = request;
-    if (!isValidSize(width) || !isValidSize(height)) {
-      throw new RangeError(`width and height must be integers in ${MIN_SIZE}–${MAX_SIZE}, got ${width}×${height}`);
-    }
-
-    const images = await loadImages(request, template);
+    const images = await loadImages(request);
     const key = renderCacheKey(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
     // The first render() includes the image fetching above; a prepared request rendered again
     // later (a public URL's repeat) times only itself.
@@ -187,9 +177,7 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     cached(request: RenderRequest): RenderResult | undefined {
       if (!pngCache) return undefined;
       const started = performance.now();
-      const template = templates.get(request.template);
-      if (!template || !isValidSize(request.width) || !isValidSize(request.height)) return undefined;
-      if (template.fields.some((f) => f.type === "image_url" && request.fields[f.name])) return undefined;
+      if (request.definition.fields.some((f) => f.type === "image_url" && request.fields[f.name])) return undefined;
       const key = renderCacheKey(request, {});
       const hit = pngCache.get(key);
       if (!hit) return undefined;
@@ -219,8 +207,4 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
 /** "U+0FFF U+1F8FF" — how missing glyphs are named in logs and the CLI's warning. */
 export function formatCodePoints(codePoints: number[]): string {
   return codePoints.map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`).join(" ");
-}
-
-function isValidSize(n: number): boolean {
-  return Number.isInteger(n) && n >= MIN_SIZE && n <= MAX_SIZE;
 }

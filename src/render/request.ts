@@ -139,5 +139,5 @@ export function parseRenderRequest(body: unknown, templates: TemplateLookup): Re
 
   if (problems.length) throw validationError(problems);
   // PNG is lossless: a quality sent with it is accepted and ignored, so it cannot split the cache.
-  return { template: template.id, theme, fields, width, height, format, quality: effectiveQuality(format, quality) };
+  return { template: template.id, definition: template, theme, fields, width, height, format, quality: effectiveQuality(format, quality) };
 }

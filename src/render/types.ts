@@ -2,13 +2,20 @@
  * The render interface the HTTP face and the CLI call: in-process for the CLI (engine.ts), a
  * worker pool with caches and image fetching for the service (renderer.ts).
  */
-import type { Theme } from "../templates/types.ts";
+import type { TemplateDefinition, Theme } from "../templates/types.ts";
 import type { ImageContentType, ImageFormat } from "./encode.ts";
 
 export type { ImageFormat } from "./encode.ts";
 
+/** A validated generation request: only `parseRenderRequest` (request.ts) makes one. */
 export interface RenderRequest {
+  /** The template's id: what cache keys, logs and the render worker (which has its own registry) use. */
   template: string;
+  /**
+   * The template itself, found when the request was validated, so a renderer never looks it up
+   * again. Not part of the cache key and never sent to a worker thread (functions cannot cross).
+   */
+  definition: TemplateDefinition;
   theme: Theme;
   /** Validated template fields (text and image URLs), already trimmed of unknown names. */
   fields: Record<string, string | undefined>;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/logger.ts";
 import { createServiceRenderer } from "../../src/render/renderer.ts";
 import { createTemplateRegistry } from "../../src/templates/registry.ts";
+import { renderRequest } from "../support/render-request.ts";
 import { startRenderService, type RenderTestService } from "../support/render-service.ts";
 
 describe("X-Missing-Glyphs", () => {
@@ -37,13 +38,12 @@ describe("X-Missing-Glyphs", () => {
 test("the server log names the missing code points", async () => {
   const lines: string[] = [];
   const renderer = createServiceRenderer({
-    templates: createTemplateRegistry(),
     config: { renderWorkers: 1, allowPrivateNetworks: false, templatesDir: undefined, fontsDir: undefined },
     logger: createLogger("info", (line) => lines.push(line)),
     pool: { warmUp: false },
   });
   try {
-    const result = await renderer.render({ template: "event", theme: "dark", fields: { title: "ᚠ and 𓀀" }, width: 1200, height: 630, format: "png" });
+    const result = await renderer.render(renderRequest(createTemplateRegistry(), { template: "event", theme: "dark", fields: { title: "ᚠ and 𓀀" }, width: 1200, height: 630, format: "png" }));
     expect(result.missingGlyphs).toEqual([0x16a0, 0x13000]);
     const warning = lines.find((line) => line.includes("no font has these characters"));
     expect(warning).toBeDefined();

@@ -34,7 +34,7 @@ beforeAll(async () => {
   });
   services = await createServices(config, { logger: silentLogger });
   const { templates } = await prepareRendering({ logger: silentLogger });
-  app = createApp({ services, renderer: createInProcessRenderer(templates), templates });
+  app = createApp({ services, renderer: createInProcessRenderer(), templates });
 });
 afterAll(async () => {
   await services.close();

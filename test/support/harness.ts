@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/logger.ts";
+import type { ServiceRendererOptions } from "../../src/render/renderer.ts";
 import { startService, type RunningService } from "../../src/serve.ts";
 import { startReceiver, type TestReceiver } from "./receiver.ts";
 
@@ -112,6 +113,8 @@ export interface TestServiceOptions {
    * nominal delay, so tests can assert "nothing a second early, the retry on the dot".
    */
   retryRandom?: () => number;
+  /** Renderer knobs that are not configuration (queue length, cache size, the image fetcher's transport). */
+  renderer?: Pick<ServiceRendererOptions, "pool" | "pngCacheBytes" | "fetch">;
 }
 
 export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
@@ -128,7 +131,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     ...env,
     ...store,
   });
-  const service = await startService(config, { logger: silentLogger, print: () => {}, retryRandom: options.retryRandom ?? (() => 0.5) });
+  const service = await startService(config, { logger: silentLogger, print: () => {}, retryRandom: options.retryRandom ?? (() => 0.5), renderer: options.renderer });
   const url = service.url;
 
   const api: TestService["api"] = (path, init = {}) => fetch(apiRequest(url + path, init));

@@ -1,20 +1,15 @@
 /**
- * The real service (startService on port 0, temp SQLite file) with renderer knobs that are not
- * configuration — queue length, fetch timeout, an injected loopback-only transport — for the
- * end-to-end tests of the render path. Otherwise like harness.ts.
+ * The end-to-end harness (harness.ts) set up for the render-path tests: one custom-plan account
+ * with room to spare, a `generate` call with its key, and its usage count. The render knobs that
+ * are not configuration (queue length, fetch timeout, an injected loopback-only transport) go
+ * through `startTestService`'s `renderer` option; warm-up is off so a test's first render is its own.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/logger.ts";
 import type { ServiceRenderer, ServiceRendererOptions } from "../../src/render/renderer.ts";
-import { startService, type RunningService } from "../../src/serve.ts";
-import { ADMIN_TOKEN } from "./harness.ts";
+import { startTestService, type TestService } from "./harness.ts";
 
 export interface RenderTestService {
   url: string;
-  service: RunningService;
+  service: TestService["service"];
   renderer: ServiceRenderer;
   /** A custom-plan account with room to spare. */
   key: string;
@@ -27,40 +22,19 @@ export async function startRenderService(
   env: Record<string, string> = {},
   renderer: Pick<ServiceRendererOptions, "pool" | "pngCacheBytes" | "fetch"> = {},
 ): Promise<RenderTestService> {
-  const dir = mkdtempSync(join(tmpdir(), "ogsmith-render-test-"));
-  const config = loadConfig({
-    OG_DB_PATH: join(dir, "ogsmith.db"),
-    PORT: "0",
-    HOST: "127.0.0.1",
-    OG_ADMIN_TOKEN: ADMIN_TOKEN,
-    OG_BOOTSTRAP: "false",
-    OG_LOG_LEVEL: "silent",
-    OG_RENDER_WORKERS: "2",
-    ...env,
-  });
-  const service = await startService(config, { logger: silentLogger, print: () => {}, renderer: { pool: { warmUp: false }, ...renderer } });
-  const url = service.url;
-  const res = await fetch(`${url}/admin/accounts`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ email: "render@example.com", plan: "custom", quota: 1_000_000, requests_per_second: 10_000 }),
-  });
-  if (res.status !== 201) throw new Error(`account: ${res.status} ${await res.text()}`);
-  const key = ((await res.json()) as { api_key: string }).api_key;
-
+  // The real clock: nothing here waits on scheduled jobs, and rendering is timed on the wall clock anyway.
+  const s = await startTestService({ OG_TEST_CLOCK: "0", ...env }, { renderer: { pool: { warmUp: false }, ...renderer } });
+  const { apiKey: key } = await s.createAccount({ email: "render@example.com", plan: "custom", quota: 1_000_000, requests_per_second: 10_000 });
   return {
-    url,
-    service,
-    renderer: service.renderer,
+    url: s.url,
+    service: s.service,
+    renderer: s.service.renderer,
     key,
-    generate: (body) => fetch(`${url}/api/generate`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) }),
+    generate: (body) => s.api("/api/generate", { key, json: body }),
     async used() {
-      const usage = await fetch(`${url}/api/user/usage`, { headers: { "x-api-key": key } });
+      const usage = await s.api("/api/user/usage", { key });
       return ((await usage.json()) as { used: number }).used;
     },
-    async stop() {
-      await service.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => s.stop(),
   };
 }

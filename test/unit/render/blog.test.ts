@@ -6,14 +6,14 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createInProcessRenderer } from "../../../src/render/engine.ts";
-import type { RenderRequest } from "../../../src/render/types.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { readingTimeLabel } from "../../../templates/blog.tsx";
+import { renderRequest, type RenderRequestInput } from "../../support/render-request.ts";
 import { averageColour, decodePng, fractionNear, solidPngDataUri, type DecodedPng } from "../../support/png.ts";
 import { countInk, luminance, maxDiff } from "./regions.ts";
 
 const registry = createTemplateRegistry();
-const renderer = createInProcessRenderer(registry);
+const renderer = createInProcessRenderer();
 
 const MAGENTA: [number, number, number] = [255, 0, 255];
 const GREEN: [number, number, number] = [0, 200, 120];
@@ -36,8 +36,8 @@ const LONG_TITLE = (
   "Hands-on Labs, Keynotes, Panels and an Evening Reception for all Attendees 2025! in Berlin"
 ).slice(0, 200);
 
-async function render(fields: Record<string, string | undefined>, over: Partial<RenderRequest> = {}): Promise<DecodedPng> {
-  const result = await renderer.render({ template: "blog", theme: "dark", fields, width: 1200, height: 630, format: "png", ...over });
+async function render(fields: Record<string, string | undefined>, over: Partial<RenderRequestInput> = {}): Promise<DecodedPng> {
+  const result = await renderer.render(renderRequest(registry, { template: "blog", theme: "dark", fields, width: 1200, height: 630, format: "png", ...over }));
   expect(result.contentType).toBe("image/png");
   return decodePng(result.bytes);
 }

@@ -6,12 +6,13 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../../src/errors.ts";
 import { createInProcessRenderer } from "../../../src/render/engine.ts";
-import type { RenderRequest } from "../../../src/render/types.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
+import { renderRequest, type RenderRequestInput } from "../../support/render-request.ts";
 import { averageColour, decodePng, fractionNear, solidPngDataUri, type DecodedPng } from "../../support/png.ts";
 import { luminance, maxDiff } from "./regions.ts";
 
-const renderer = createInProcessRenderer(createTemplateRegistry());
+const registry = createTemplateRegistry();
+const renderer = createInProcessRenderer();
 
 const MAGENTA: [number, number, number] = [255, 0, 255];
 const GREEN: [number, number, number] = [0, 200, 120];
@@ -27,8 +28,8 @@ const FULL = {
   speaker_name: "Jarred Sumner",
 };
 
-async function render(fields: Record<string, string | undefined>, over: Partial<RenderRequest> = {}): Promise<DecodedPng> {
-  const result = await renderer.render({ template: "event", theme: "dark", fields, width: 1200, height: 630, format: "png", ...over });
+async function render(fields: Record<string, string | undefined>, over: Partial<RenderRequestInput> = {}): Promise<DecodedPng> {
+  const result = await renderer.render(renderRequest(registry, { template: "event", theme: "dark", fields, width: 1200, height: 630, format: "png", ...over }));
   expect(result.contentType).toBe("image/png");
   return decodePng(result.bytes);
 }
@@ -118,11 +119,11 @@ describe("event template", () => {
   });
 
   test("unknown template and non-data image URLs are refused with their error codes", async () => {
-    await expect(renderer.render({ template: "nope", theme: "dark", fields: { title: "x" }, width: 1200, height: 630, format: "png" })).rejects.toMatchObject({
-      code: "UNKNOWN_TEMPLATE",
-    });
+    expect(() => renderRequest(registry, { template: "nope", theme: "dark", fields: { title: "x" }, width: 1200, height: 630, format: "png" })).toThrow(
+      expect.objectContaining({ code: "UNKNOWN_TEMPLATE" }),
+    );
     const err = await renderer
-      .render({ template: "event", theme: "dark", fields: { title: "x", logo_url: "https://example.com/a.png" }, width: 1200, height: 630, format: "png" })
+      .render(renderRequest(registry, { template: "event", theme: "dark", fields: { title: "x", logo_url: "https://example.com/a.png" }, width: 1200, height: 630, format: "png" }))
       .catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe("IMAGE_FETCH_FAILED");

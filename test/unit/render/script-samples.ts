@@ -6,6 +6,7 @@ import { Resvg } from "@resvg/resvg-js";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createInProcessRenderer } from "../../../src/render/engine.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
+import { renderRequest } from "../../support/render-request.ts";
 
 export const SAMPLES: Record<string, { title: string; subtitle?: string }> = {
   "zh-CN": { title: "开源的社交图片生成服务", subtitle: "简体中文：自托管，无需网络" },
@@ -24,7 +25,8 @@ export const SAMPLES: Record<string, { title: string; subtitle?: string }> = {
 if (import.meta.main) {
   const dir = process.argv[2] ?? "/tmp/ogsmith-scripts";
   mkdirSync(dir, { recursive: true });
-  const renderer = createInProcessRenderer(createTemplateRegistry());
+  const registry = createTemplateRegistry();
+  const renderer = createInProcessRenderer();
   const W = 600;
   const H = 315;
   for (const template of ["event", "blog"]) {
@@ -32,7 +34,7 @@ if (import.meta.main) {
       const tiles: string[] = [];
       let i = 0;
       for (const [name, fields] of Object.entries(SAMPLES)) {
-        const result = await renderer.render({ template, theme, fields, width: 1200, height: 630, format: "png" });
+        const result = await renderer.render(renderRequest(registry, { template, theme, fields, width: 1200, height: 630, format: "png" }));
         const x = (i % 3) * W;
         const y = Math.floor(i / 3) * H;
         tiles.push(`<image x="${x}" y="${y}" width="${W}" height="${H}" href="data:image/png;base64,${Buffer.from(result.bytes).toString("base64")}"/>`);

@@ -11,14 +11,16 @@ import { emojiDataUri, emojiKey, loadAdditionalAsset } from "../../../src/render
 import { createInProcessRenderer } from "../../../src/render/engine.ts";
 import { describeFontFile, useExtraFonts } from "../../../src/render/fonts.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
+import { renderRequest } from "../../support/render-request.ts";
 import { decodePng, type DecodedPng } from "../../support/png.ts";
 import { countInk, countSaturated, maxDiff } from "./regions.ts";
 
-const renderer = createInProcessRenderer(createTemplateRegistry());
+const registry = createTemplateRegistry();
+const renderer = createInProcessRenderer();
 const PAPER: [number, number, number] = [252, 252, 250];
 
 async function render(template: string, title: string): Promise<DecodedPng> {
-  const result = await renderer.render({ template, theme: "light", fields: { title }, width: 1200, height: 630, format: "png" });
+  const result = await renderer.render(renderRequest(registry, { template, theme: "light", fields: { title }, width: 1200, height: 630, format: "png" }));
   return decodePng(result.bytes);
 }
 

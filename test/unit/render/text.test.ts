@@ -13,16 +13,18 @@ import { firstFontOfCollection, fontsForSegment, hanPreference, useExtraFonts } 
 import { textDirectionStyle } from "../../../src/templates/kit.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import type { TemplateDefinition } from "../../../src/templates/types.ts";
+import { renderRequest } from "../../support/render-request.ts";
 import { decodePng, pixelAt, type DecodedPng } from "../../support/png.ts";
 import { countInk, maxDiff } from "./regions.ts";
 
-const renderer = createInProcessRenderer(createTemplateRegistry());
+const registry = createTemplateRegistry();
+const renderer = createInProcessRenderer();
 const PAPER: [number, number, number] = [252, 252, 250];
 /** The title area of a title-only light card (as in scripts.test.ts). */
 const TITLE = [72, 150, 1056, 330] as const;
 
 async function render(template: string, title: string, theme: "light" | "dark" = "light") {
-  const result = await renderer.render({ template, theme, fields: { title }, width: 1200, height: 630, format: "png" });
+  const result = await renderer.render(renderRequest(registry, { template, theme, fields: { title }, width: 1200, height: 630, format: "png" }));
   return { png: decodePng(result.bytes), missing: result.missingGlyphs ?? [] };
 }
 

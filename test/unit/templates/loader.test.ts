@@ -11,6 +11,7 @@ import { createLogger } from "../../../src/logger.ts";
 import { createInProcessRenderer } from "../../../src/render/engine.ts";
 import { prepareRendering } from "../../../src/render/setup.ts";
 import { checkTemplateShape, loadTemplatesFromDir } from "../../../src/templates/loader.ts";
+import { renderRequest } from "../../support/render-request.ts";
 import { decodePng, fractionNear } from "../../support/png.ts";
 
 const dirs: string[] = [];
@@ -144,13 +145,13 @@ describe("loadTemplatesFromDir", () => {
     const { templates, templateErrors } = await prepareRendering({ templatesDir: dir, logger: createLogger("silent") });
     expect(templateErrors).toEqual([]);
     expect(templates.list().map((t) => t.id)).toEqual(["event", "blog", "hyper", "plain", "quote"]);
-    const renderer = createInProcessRenderer(templates);
+    const renderer = createInProcessRenderer();
     for (const [template, fields, colour] of [
       ["quote", { title: "Simplicity is prerequisite for reliability", attribution: "Dijkstra" }, [255, 102, 0]],
       ["plain", { title: "Plain" }, [0, 170, 0]],
       ["hyper", { headline: "Hyper" }, [0, 0, 255]],
     ] as const) {
-      const png = decodePng((await renderer.render({ template, theme: "dark", fields, width: 600, height: 315, format: "png" })).bytes);
+      const png = decodePng((await renderer.render(renderRequest(templates, { template, theme: "dark", fields, width: 600, height: 315, format: "png" }))).bytes);
       expect([png.width, png.height]).toEqual([600, 315]);
       // The corners are the template's own background.
       expect(fractionNear(png, 0, 275, 40, 40, colour as unknown as [number, number, number], 4)).toBe(1);
