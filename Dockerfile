@@ -3,7 +3,9 @@
 FROM oven/bun:1.4.5-debian AS build
 WORKDIR /src
 # Dependencies first, so source edits don't invalidate the install layer.
+# patches/ too: `bun install` applies the patchedDependencies (satori's glyph-offset fix) from it.
 COPY package.json bun.lock bunfig.toml ./
+COPY patches ./patches
 RUN bun install --frozen-lockfile
 COPY tsconfig.json ./
 COPY src ./src

@@ -84,3 +84,17 @@ test("README: the X-OG-Signature snippet verifies a good signature and answers f
   expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": "sha256=short" } })).toBe(false);
   expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": good.replace(/.$/, (c) => (c === "0" ? "1" : "0")) } })).toBe(false);
 });
+
+test("Dockerfile: the build stage copies every path `bun install` reads before it runs (the patched dependencies' patches too)", () => {
+  const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
+  const build = dockerfile.slice(0, dockerfile.indexOf("AS runtime"));
+  const beforeInstall = build.slice(0, build.indexOf("RUN bun install"));
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { patchedDependencies?: Record<string, string> };
+  const patches = Object.values(pkg.patchedDependencies ?? {});
+  expect(patches.length).toBeGreaterThan(0);
+  for (const patch of patches) {
+    const dir = patch.split("/")[0]!;
+    expect({ patch, copiedBeforeInstall: new RegExp(`^COPY ${dir} `, "m").test(beforeInstall) }).toEqual({ patch, copiedBeforeInstall: true });
+  }
+  for (const file of ["package.json", "bun.lock", "bunfig.toml"]) expect(beforeInstall).toContain(file);
+});
