@@ -4,13 +4,13 @@
  * advisory lock so instances starting at once migrate once (the others wait, then find nothing
  * to do). When a migration is generated, add its file here.
  */
-import { createHash } from "node:crypto";
 import journal from "../../../migrations/postgres/meta/_journal.json";
 import m0000 from "../../../migrations/postgres/0000_init.sql" with { type: "text" };
 import m0001 from "../../../migrations/postgres/0001_signing_keys.sql" with { type: "text" };
 import m0002 from "../../../migrations/postgres/0002_unit_reservations.sql" with { type: "text" };
+import { toDrizzleMigrations, type MigrationJournal } from "../embedded-migrations.ts";
 
-export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;
+export const migrationJournal: MigrationJournal = journal;
 
 export const migrationSql: Record<string, string> = {
   "0000_init": m0000,
@@ -19,14 +19,5 @@ export const migrationSql: Record<string, string> = {
 };
 
 export function embeddedMigrations() {
-  return migrationJournal.entries.map((entry) => {
-    const sql = migrationSql[entry.tag];
-    if (sql === undefined) throw new Error(`migration ${entry.tag} is in the journal but not embedded (src/store/postgres/migrations.ts)`);
-    return {
-      sql: sql.split("--> statement-breakpoint"),
-      bps: entry.breakpoints,
-      folderMillis: entry.when,
-      hash: createHash("sha256").update(sql).digest("hex"),
-    };
-  });
+  return toDrizzleMigrations(migrationJournal, migrationSql, "src/store/postgres/migrations.ts");
 }

@@ -8,12 +8,12 @@
  * (see ./index.ts). Migrations run with a longer timeout, once, before the server listens.
  */
 import { Database } from "bun:sqlite";
-import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema/index.ts";
 import { migrationJournal, migrationSql } from "./migrations.ts";
+import { toDrizzleMigrations } from "../embedded-migrations.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -36,16 +36,7 @@ export function openDatabase(path: string): Db {
 }
 
 export function embeddedMigrations() {
-  return migrationJournal.entries.map((entry) => {
-    const sql = migrationSql[entry.tag];
-    if (sql === undefined) throw new Error(`migration ${entry.tag} is in the journal but not embedded (src/store/sqlite/migrations.ts)`);
-    return {
-      sql: sql.split("--> statement-breakpoint"),
-      bps: entry.breakpoints,
-      folderMillis: entry.when,
-      hash: createHash("sha256").update(sql).digest("hex"),
-    };
-  });
+  return toDrizzleMigrations(migrationJournal, migrationSql, "src/store/sqlite/migrations.ts");
 }
 
 function migrate(db: Db): void {

@@ -10,8 +10,9 @@ import m0001 from "../../../migrations/sqlite/0001_webhooks_jobs.sql" with { typ
 import m0002 from "../../../migrations/sqlite/0002_email_alerts_sessions.sql" with { type: "text" };
 import m0003 from "../../../migrations/sqlite/0003_store_probe.sql" with { type: "text" };
 import m0004 from "../../../migrations/sqlite/0004_signing_keys.sql" with { type: "text" };
+import type { MigrationJournal } from "../embedded-migrations.ts";
 
-export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;
+export const migrationJournal: MigrationJournal = journal;
 
 export const migrationSql: Record<string, string> = {
   "0000_init": m0000,
