@@ -5,22 +5,15 @@
  * (the URL answers 401 at once).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { browserAvailability, launchBrowser, screenshotPath, type TestBrowser } from "../support/browser.ts";
+import { browserTestsCanRun, launchBrowser, screenshotPath, type TestBrowser } from "../support/browser.ts";
 import { startTestService, type TestService } from "../support/harness.ts";
 import { decodePng } from "../support/png.ts";
 
-const availability = browserAvailability();
+const browserReady = browserTestsCanRun("dashboard signing-keys browser test");
 const BROWSER_TEST_TIMEOUT = 60_000;
 
-if (!availability.ok && availability.mustFail) {
-  test("chromium is installed (required under CI=true)", () => {
-    throw new Error(`dashboard browser tests cannot run: ${availability.reason}`);
-  });
-} else if (!availability.ok) {
-  console.log(`dashboard signing-keys browser test skipped: ${availability.reason}`);
-}
 
-describe.skipIf(!availability.ok)("dashboard: signing keys", () => {
+describe.skipIf(!browserReady)("dashboard: signing keys", () => {
   let s: TestService;
   let browser: TestBrowser;
   beforeAll(async () => {

@@ -6,21 +6,14 @@
  */
 import { beforeEach, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { browserAvailability, screenshotPath, useBrowserWithService } from "../support/browser.ts";
+import { browserTestsCanRun, screenshotPath, useBrowserWithService } from "../support/browser.ts";
 
-const availability = browserAvailability();
+const browserReady = browserTestsCanRun("dashboard browser tests");
 /** A browser test drives several page loads and renders; bun's default 5 s is too tight. */
 const BROWSER_TEST_TIMEOUT = 60_000;
 
-if (!availability.ok && availability.mustFail) {
-  test("chromium is installed (required under CI=true)", () => {
-    throw new Error(`dashboard browser tests cannot run: ${availability.reason}`);
-  }, BROWSER_TEST_TIMEOUT);
-} else if (!availability.ok) {
-  console.log(`dashboard browser tests skipped: ${availability.reason}`);
-}
 
-describe.skipIf(!availability.ok)("dashboard in a browser", () => {
+describe.skipIf(!browserReady)("dashboard in a browser", () => {
   const fx = useBrowserWithService(BROWSER_TEST_TIMEOUT);
   beforeEach(async () => {
     // Tests share one browser profile; each starts signed out.

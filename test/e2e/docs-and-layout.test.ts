@@ -7,20 +7,13 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { browserAvailability, screenshotPath, useBrowserWithService } from "../support/browser.ts";
+import { browserTestsCanRun, screenshotPath, useBrowserWithService } from "../support/browser.ts";
 
-const availability = browserAvailability();
+const browserReady = browserTestsCanRun("docs/layout browser tests");
 const BROWSER_TEST_TIMEOUT = 60_000;
 
-if (!availability.ok && availability.mustFail) {
-  test("chromium is installed (required under CI=true)", () => {
-    throw new Error(`browser tests cannot run: ${availability.reason}`);
-  });
-} else if (!availability.ok) {
-  console.log(`docs/layout browser tests skipped: ${availability.reason}`);
-}
 
-describe.skipIf(!availability.ok)("docs and layout in a browser", () => {
+describe.skipIf(!browserReady)("docs and layout in a browser", () => {
   const fx = useBrowserWithService(BROWSER_TEST_TIMEOUT);
 
   async function signIn(apiKey: string, width?: number): Promise<Page> {

@@ -6,7 +6,7 @@
  * Works under `bun test` as is: `launchPersistentContext` talks to Chromium over its pipe
  * transport (--remote-debugging-pipe) and Bun's child-process pipes carry it fine.
  */
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, beforeAll, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,6 +36,23 @@ export function browserAvailability(): BrowserAvailability {
     reason: `no chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set OG_CHROMIUM_PATH)`,
     mustFail: (process.env.CI ?? "").toLowerCase() === "true" || process.env.CI === "1",
   };
+}
+
+/**
+ * The guard every browser test file starts with: true when Chromium is here. Otherwise, under CI,
+ * it registers a test that fails with the reason; locally it prints one line saying what skips.
+ */
+export function browserTestsCanRun(what: string): boolean {
+  const availability = browserAvailability();
+  if (availability.ok) return true;
+  if (availability.mustFail) {
+    test("chromium is installed (required under CI=true)", () => {
+      throw new Error(`${what} cannot run: ${availability.reason}`);
+    });
+  } else {
+    console.log(`${what} skipped: ${availability.reason}`);
+  }
+  return false;
 }
 
 export interface TestBrowser {
