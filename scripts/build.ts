@@ -13,6 +13,7 @@ const result = await Bun.build({
   root: "./src",
   compile: { outfile: "./dist/ogsmith" },
   minify: true,
+  bytecode: true,
   sourcemap: "linked",
   target: "bun",
 });

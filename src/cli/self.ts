@@ -4,10 +4,10 @@
  * (package.json's `ogsmith` script, which works wherever `bun run start` does).
  */
 import { basename, dirname, relative } from "node:path";
+import { isCompiledBinary } from "../compiled.ts";
 
 export function selfCommand(): string {
-  const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.includes("~BUN");
-  if (!compiled) return "bun run ogsmith";
+  if (!isCompiledBinary) return "bun run ogsmith";
   const executable = process.execPath;
   const onPath = (process.env.PATH ?? "").split(":").includes(dirname(executable));
   if (onPath) return basename(executable);

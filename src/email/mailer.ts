@@ -7,7 +7,7 @@
  * the same message would be refused again) or transient (connection refused, timeout, 4xx).
  */
 import { readFileSync } from "node:fs";
-import { rootCertificates } from "node:tls";
+import type { rootCertificates } from "node:tls";
 import type nodemailer from "nodemailer";
 import type { Logger } from "../logger.ts";
 import type { EmailMessage } from "./messages.ts";
@@ -45,9 +45,10 @@ export class SmtpMailer implements Mailer {
   constructor(private readonly options: SmtpOptions) {
     const extraCa = options.caFile ? readFileSync(options.caFile, "utf8") : undefined;
     const connectionTimeout = options.connectionTimeoutMs ?? 10_000;
-    // Required here, not imported at the top: without SMTP_URL it is never needed, and loading
-    // it is a large share of `serve`'s start-up time.
+    // Required here, not imported at the top: without SMTP_URL neither is needed, and loading
+    // them is a large share of `serve`'s start-up time.
     const { createTransport } = require("nodemailer") as typeof nodemailer;
+    const roots = extraCa ? (require("node:tls") as { rootCertificates: typeof rootCertificates }).rootCertificates : [];
     this.transport = createTransport({
       url: options.url,
       connectionTimeout,
@@ -57,7 +58,7 @@ export class SmtpMailer implements Mailer {
       disableFileAccess: true,
       disableUrlAccess: true,
       // `ca` replaces Node's roots; add to them instead, like NODE_EXTRA_CA_CERTS.
-      tls: extraCa ? { ca: [...rootCertificates, extraCa] } : undefined,
+      tls: extraCa ? { ca: [...roots, extraCa] } : undefined,
     });
   }
 

@@ -13,6 +13,7 @@
  *   queue carries on with the replacement. If workers keep dying before they finish starting
  *   (a broken build), the pool stops respawning and fails jobs instead of looping.
  */
+import { isCompiledBinary } from "../compiled.ts";
 import { ApiError, type ErrorCode, type FieldProblem } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Theme } from "../templates/types.ts";
@@ -100,11 +101,11 @@ const MAX_STARTUP_FAILURES = 3;
  * Where the worker script is. From source it sits next to this file. In a `bun build
  * --compile` binary every entrypoint lands in the embedded filesystem relative to the common
  * root of the entrypoints (src/), and a relative specifier resolves from there; a URL built
- * from this (bundled) module's import.meta.url would point at the binary itself.
+ * from this (bundled) module's import.meta.url would point at the binary itself, or with
+ * `--bytecode` at the build machine's source tree.
  */
 export function defaultWorkerUrl(): string | URL {
-  const compiled = import.meta.url.includes("$bunfs") || import.meta.url.includes("~BUN");
-  return compiled ? "./render/render-worker.ts" : new URL("./render-worker.ts", import.meta.url);
+  return isCompiledBinary ? "./render/render-worker.ts" : new URL("./render-worker.ts", import.meta.url);
 }
 
 export class RenderPool {
