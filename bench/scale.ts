@@ -2,6 +2,7 @@
  * Scaling benchmark: how the service's throughput, latency and memory grow with cores.
  *
  *   bun run bench:scale [--seconds 10] [--workers 1,2,4,8,16] [--connections 64] [--clients N]
+ *                       [--sections paths,baseline,renders,startup]   (default: all four)
  *   BUN_BE_BUN=1 ./ogsmith run bench/scale.ts        (with the compiled binary, no Bun installed)
  *
  * One run prints, each beside a baseline measured in the same run with the same load client:
@@ -43,8 +44,10 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "64" },
     clients: { type: "string" },
     baseline: { type: "string", default: "40" },
+    sections: { type: "string", default: "paths,baseline,renders,startup" },
   },
 });
+const SECTIONS = new Set(args.sections.split(","));
 const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
 const CLIENTS = Number(args.clients ?? Math.max(1, Math.floor(cores / 4)));
@@ -175,7 +178,22 @@ async function main() {
   const what = process.env.OG_BENCH_BINARY ? `binary ${process.env.OG_BENCH_BINARY}` : "bun src/main.ts";
   console.log(`bench:scale — ${new Date().toISOString().slice(0, 10)}, ${cores} cores, bun ${Bun.version}, ${what}; ${SECONDS} s per row, ${CLIENTS} client process(es)\n`);
 
-  const paths = await requestPaths();
+  const paths = SECTIONS.has("paths") ? await requestPaths() : undefined;
+  if (paths) printPaths(paths);
+  const base = SECTIONS.has("baseline") ? await inProcessBaselines() : undefined;
+  if (base) printBaselines(base);
+  const rows: WorkerRow[] = [];
+  if (SECTIONS.has("renders")) for (const workers of WORKER_COUNTS) rows.push(await coldRenders(workers));
+  if (rows.length) printRenders(rows);
+  const starts = SECTIONS.has("startup") ? await startUp() : [];
+  if (starts.length) console.log(`\n4. Start-up to the first 200 (5 starts): median ${fmt(quantile(starts, 0.5), 0)} ms, min ${fmt(starts[0]!, 0)} ms, max ${fmt(starts.at(-1)!, 0)} ms`);
+  printTargets(paths, base, rows, starts);
+}
+
+type Paths = Awaited<ReturnType<typeof requestPaths>>;
+type Baselines = Awaited<ReturnType<typeof inProcessBaselines>>;
+
+function printPaths(paths: Paths) {
   const pct = (m: Measured) => `${fmt((100 * m.perSecond) / paths.hello.perSecond)} %`;
   console.log(`1. Request paths, ${CONNECTIONS} connections\n`);
   console.log(
@@ -189,8 +207,9 @@ async function main() {
       ],
     ),
   );
+}
 
-  const base = await inProcessBaselines();
+function printBaselines(base: Baselines) {
   console.log(`\n2. In-process, single thread, same card (${BASELINE_RENDERS} renders each)\n`);
   console.log(
     markdownTable(
@@ -201,9 +220,9 @@ async function main() {
       ],
     ),
   );
+}
 
-  const rows: WorkerRow[] = [];
-  for (const workers of WORKER_COUNTS) rows.push(await coldRenders(workers));
+function printRenders(rows: WorkerRow[]) {
   const one = rows.find((r) => r.workers === 1) ?? rows[0]!;
   console.log(`\n3. Cold renders over HTTP (distinct titles), in flight = 3 × workers\n`);
   console.log(
@@ -224,24 +243,33 @@ async function main() {
       ]),
     ),
   );
+}
 
-  const starts = await startUp();
-  console.log(`\n4. Start-up to the first 200 (5 starts): median ${fmt(quantile(starts, 0.5), 0)} ms, min ${fmt(starts[0]!, 0)} ms, max ${fmt(starts.at(-1)!, 0)} ms`);
-
-  const top = rows.at(-1)!;
-  const usageShare = paths.usage.perSecond / paths.hello.perSecond;
-  const perWorkerTop = top.cold.perSecond / top.workers;
-  const perWorkerMb = top.workers > 1 ? (top.peakRss - one.peakRss) / (top.workers - 1) : top.peakRss;
-  console.log(`
-targets:
-  authenticated usage ≥ 40 % of hello-world:    ${fmt(100 * usageShare)} %  ${verdict(usageShare >= 0.4)}
-  authenticated usage p99 ≤ 5 ms:                ${fmt(paths.usage.p99, 2)} ms  ${verdict(paths.usage.p99 <= 5)}
-  cached POST ≥ 5,000 img/s (16-core machine):   ${fmt(paths.cached.perSecond, 0)} img/s  ${cores >= 16 ? verdict(paths.cached.perSecond >= 5000) : `(${cores} cores: not judged)`}
-  per worker ≥ stock in-process rate:            ${fmt(perWorkerTop)} vs ${fmt(base.stock.perSecond)} img/s at ${top.workers} workers  ${verdict(perWorkerTop >= base.stock.perSecond)}
-  ${top.workers} workers ≥ ${top.workers >= 16 ? "12×" : `${fmt(top.workers * 0.75, 1)}× (75 %)`} one worker:            ${fmt(top.cold.perSecond / one.cold.perSecond, 2)}×  ${verdict(top.cold.perSecond / one.cold.perSecond >= top.workers * 0.75)}
-  p95 ≤ 2× median at saturation:                 ${fmt(top.cold.p95 / top.cold.median, 2)}  ${verdict(top.cold.p95 <= 2 * top.cold.median)}
-  ≤ 60 MB RSS per render worker:                 ${fmt(perWorkerMb, 0)} MB  ${verdict(perWorkerMb <= 60)}
-  start-up to first 200 ≤ 150 ms:                ${fmt(quantile(starts, 0.5), 0)} ms  ${verdict(quantile(starts, 0.5) <= 150)}`);
+/** Each target with its verdict, for the sections that ran. */
+function printTargets(paths: Paths | undefined, base: Baselines | undefined, rows: WorkerRow[], starts: number[]) {
+  const lines: string[] = [];
+  if (paths) {
+    const usageShare = paths.usage.perSecond / paths.hello.perSecond;
+    lines.push(
+      `authenticated usage ≥ 40 % of hello-world:    ${fmt(100 * usageShare)} %  ${verdict(usageShare >= 0.4)}`,
+      `authenticated usage p99 ≤ 5 ms:                ${fmt(paths.usage.p99, 2)} ms  ${verdict(paths.usage.p99 <= 5)}`,
+      `cached POST ≥ 5,000 img/s (16-core machine):   ${fmt(paths.cached.perSecond, 0)} img/s  ${cores >= 16 ? verdict(paths.cached.perSecond >= 5000) : `(${cores} cores: not judged)`}`,
+    );
+  }
+  if (rows.length) {
+    const one = rows.find((r) => r.workers === 1) ?? rows[0]!;
+    const top = rows.at(-1)!;
+    const perWorkerTop = top.cold.perSecond / top.workers;
+    const perWorkerMb = top.workers > 1 ? (top.peakRss - one.peakRss) / (top.workers - 1) : top.peakRss;
+    if (base) lines.push(`per worker ≥ stock in-process rate:            ${fmt(perWorkerTop)} vs ${fmt(base.stock.perSecond)} img/s at ${top.workers} workers  ${verdict(perWorkerTop >= base.stock.perSecond)}`);
+    lines.push(
+      `${top.workers} workers ≥ ${top.workers >= 16 ? "12×" : `${fmt(top.workers * 0.75, 1)}× (75 %)`} one worker:            ${fmt(top.cold.perSecond / one.cold.perSecond, 2)}×  ${verdict(top.cold.perSecond / one.cold.perSecond >= top.workers * 0.75)}`,
+      `p95 ≤ 2× median at saturation:                 ${fmt(top.cold.p95 / top.cold.median, 2)}  ${verdict(top.cold.p95 <= 2 * top.cold.median)}`,
+      `≤ 60 MB RSS per render worker:                 ${fmt(perWorkerMb, 0)} MB  ${verdict(perWorkerMb <= 60)}`,
+    );
+  }
+  if (starts.length) lines.push(`start-up to first 200 ≤ 150 ms:                ${fmt(quantile(starts, 0.5), 0)} ms  ${verdict(quantile(starts, 0.5) <= 150)}`);
+  console.log(`\ntargets:\n${lines.map((l) => `  ${l}`).join("\n")}`);
 }
 
 await main();

@@ -439,7 +439,14 @@ export interface Store {
   emitMonthlyReset(input: { accountId: string; period: string; previousPeriod: string; now: number; decide: (previousUsed: number) => EventDraft }): Promise<boolean>;
 
   /* events and jobs */
-  /** Records events outside any other change (their fan-out included), in one transaction. */
+  /**
+   * Records events outside any other change (their fan-out included), in one transaction.
+   * Here and inside the metering writes, an event is stored only when at least one enabled
+   * webhook of the account takes its type: nothing reads an event except its deliveries, and
+   * storing every `image.generated` made the events table the largest part of counting an image
+   * (three more b-tree pages in each commit) and grow by one row per image. Its email alert, if
+   * any, is raised either way. The returned records carry ids even when not stored.
+   */
   recordEvents(accountId: string, events: EventDraft[], now: number): Promise<EventRecord[]>;
   getEvent(id: string): Promise<EventRecord | undefined>;
   /** Inserts a pending job; returns its id. */

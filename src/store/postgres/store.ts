@@ -556,12 +556,14 @@ export class PostgresStore implements Store {
 
   private async recordEvent(tx: Tx, accountId: string, draft: EventDraft, now: number): Promise<EventRecord> {
     const event: EventRecord = { id: newId("evt"), accountId, type: draft.type, data: draft.data, createdAt: now };
-    await tx`insert into events (id, account_id, type, data, created_at) values (${event.id}, ${accountId}, ${event.type}, ${event.data}, ${now})`;
-    const targets = await tx`select id, events from webhooks where account_id = ${accountId} and status = 'enabled' order by created_at, seq`;
+    const targets = (await tx`select id, events from webhooks where account_id = ${accountId} and status = 'enabled' order by created_at, seq`).filter((target) =>
+      (JSON.parse(target.events) as string[]).includes(event.type),
+    );
+    // Written only when a webhook takes it (see Store.recordEvents).
     let queued = false;
-    for (const target of targets) {
-      if (!(JSON.parse(target.events) as string[]).includes(event.type)) continue;
-      await this.insertJob(tx, { kind: WEBHOOK_DELIVERY_JOB, lane: target.id, accountId, webhookId: target.id, eventId: event.id, runAt: now, now });
+    if (targets.length > 0) {
+      await tx`insert into events (id, account_id, type, data, created_at) values (${event.id}, ${accountId}, ${event.type}, ${event.data}, ${now})`;
+      for (const target of targets) await this.insertJob(tx, { kind: WEBHOOK_DELIVERY_JOB, lane: target.id, accountId, webhookId: target.id, eventId: event.id, runAt: now, now });
       queued = true;
     }
     if (draft.alert) queued = (await this.raiseAlert(tx, accountId, draft.alert, now)) || queued;

@@ -435,18 +435,20 @@ export class SqliteStore implements Store {
     return this.write(() => drafts.map((draft) => this.recordEvent(accountId, draft, now)));
   }
 
-  /** Inside the caller's transaction: the event, its delivery jobs and its alert (see EventDraft). */
+  /**
+   * Inside the caller's transaction: the event, its delivery jobs and its alert (see EventDraft).
+   * The event row is written only when a webhook takes it (see Store.recordEvents).
+   */
   private recordEvent(accountId: string, draft: EventDraft, now: number): EventRecord {
     const event: EventRecord = { id: newId("evt"), accountId, type: draft.type, data: draft.data, createdAt: now };
-    this.sql("INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)").run(event.id, accountId, event.type, event.data, now);
     // Sorted here, not by ORDER BY: SQLite builds a temporary b-tree for that on every event,
     // even for an account with no webhooks (most of them), and that was most of this read.
-    const targets = (this.sql("SELECT id, events, created_at, rowid AS n FROM webhooks WHERE account_id = ? AND status = 'enabled'").all(accountId) as WebhookTarget[]).sort(
-      (a, b) => a.created_at - b.created_at || a.n - b.n,
-    );
-    for (const target of targets) {
-      if (!(JSON.parse(target.events) as string[]).includes(event.type)) continue;
-      this.insertJob({ kind: WEBHOOK_DELIVERY_JOB, lane: target.id, accountId, webhookId: target.id, eventId: event.id, runAt: now, now });
+    const targets = (this.sql("SELECT id, events, created_at, rowid AS n FROM webhooks WHERE account_id = ? AND status = 'enabled'").all(accountId) as WebhookTarget[])
+      .filter((target) => (JSON.parse(target.events) as string[]).includes(event.type))
+      .sort((a, b) => a.created_at - b.created_at || a.n - b.n);
+    if (targets.length > 0) {
+      this.sql("INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)").run(event.id, accountId, event.type, event.data, now);
+      for (const target of targets) this.insertJob({ kind: WEBHOOK_DELIVERY_JOB, lane: target.id, accountId, webhookId: target.id, eventId: event.id, runAt: now, now });
     }
     if (draft.alert) this.raiseAlert(accountId, draft.alert, now);
     return event;
