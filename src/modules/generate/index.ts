@@ -1,4 +1,5 @@
 /** POST /api/generate: validate → render as one counted unit (metering.withUnit; a cache hit: metering.countDone) → PNG. */
+import { imageBody } from "../../http/image-body.ts";
 import { Elysia, t } from "elysia";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer, RenderResult } from "../../render/types.ts";
@@ -36,7 +37,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
             const result = await renderer.render(renderRequest);
             return { result, facts: factsOf(result) };
           });
-      return new Response(result.bytes as Uint8Array<ArrayBuffer>, {
+      return new Response(imageBody(result.bytes), {
         headers: {
           "content-type": result.contentType,
           "cache-control": "no-store",
