@@ -52,10 +52,12 @@ export function freePort(): number {
   return port;
 }
 
-/** `ogsmith serve` with its own temp database; extra env (OG_RENDER_WORKERS, …) on top. */
-export function startOgsmith(dir: string, env: Record<string, string> = {}): Promise<ChildServer> {
+/**
+ * `ogsmith serve` with its own temp database; extra env (OG_RENDER_WORKERS, …) on top. From
+ * source, or the compiled binary at `binary` (default OG_BENCH_BINARY).
+ */
+export function startOgsmith(dir: string, env: Record<string, string> = {}, binary = process.env.OG_BENCH_BINARY): Promise<ChildServer> {
   const port = freePort();
-  const binary = process.env.OG_BENCH_BINARY;
   const cmd = binary ? [binary, "serve"] : ["bun", join(REPO, "src/main.ts"), "serve"];
   return spawnServer(
     cmd,
