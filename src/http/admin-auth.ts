@@ -2,6 +2,7 @@
 import { timingSafeEqual, createHash } from "node:crypto";
 import { Elysia } from "elysia";
 import { ApiError } from "../errors.ts";
+import { pathnameOf } from "./request-context.ts";
 
 export const isAdminPath = (pathname: string) => pathname === "/admin" || pathname.startsWith("/admin/");
 
@@ -11,7 +12,7 @@ const sameSecret = (a: string, b: string) =>
 
 export function adminAuth(adminToken: string | undefined) {
   return new Elysia({ name: "admin-auth" }).onRequest(({ request }) => {
-    if (!isAdminPath(new URL(request.url).pathname)) return;
+    if (!isAdminPath(pathnameOf(request))) return;
     if (!adminToken) throw new ApiError("NOT_FOUND", "Not found.");
     const header = request.headers.get("authorization") ?? "";
     const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";

@@ -99,7 +99,8 @@ function literalsToEnum(schema: Json): Json {
   return { ...rest, type: branches[0].type, enum: branches.map((b: Json) => b.const) };
 }
 
-const DROPPED_KEYS = new Set(["error", MEDIA_TYPES, "$id"]);
+// `noValidate` is a runtime flag of the framework (see skipResponseChecks in app.ts), not JSON Schema.
+const DROPPED_KEYS = new Set(["error", MEDIA_TYPES, "$id", "noValidate"]);
 
 class SchemaRegistry {
   readonly components: Record<string, Json> = {};

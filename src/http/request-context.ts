@@ -45,7 +45,8 @@ export function pathnameOf(request: Request): string {
   const state = requestState(request);
   if (state.pathname !== undefined) return state.pathname;
   const url = request.url;
-  if (URL.canParse(url)) return (state.pathname = new URL(url).pathname);
+  const parsed = URL.parse(url);
+  if (parsed) return (state.pathname = parsed.pathname);
   const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1) return "/";
   const end = url.slice(start).search(/[?#]/);

@@ -16,7 +16,7 @@ import { enforceRateLimit } from "../../http/rate-limit.ts";
 import type { DashboardSession, SessionService } from "../../sessions/sessions.ts";
 import { ApiError } from "../../errors.ts";
 import type { RateLimiter } from "../../metering/rate-limit.ts";
-import { requestState } from "../../http/request-context.ts";
+import { pathnameOf, requestState } from "../../http/request-context.ts";
 
 export const SESSION_COOKIE = "ogsmith_session";
 export const SIGN_IN_PATH = "/dashboard/api/session";
@@ -54,7 +54,7 @@ export function ownOrigins(request: Request, config: Pick<Config, "baseUrl">): S
 
 export function dashboardGate(deps: { config: Pick<Config, "baseUrl">; sessions: SessionService; limiter: RateLimiter }) {
   return new Elysia({ name: "dashboard-gate" }).onRequest(async ({ request, set }) => {
-    const { pathname } = new URL(request.url);
+    const pathname = pathnameOf(request);
     if (!isDashboardPath(pathname)) return;
     const unsafe = !SAFE_METHODS.has(request.method);
     if (unsafe) {

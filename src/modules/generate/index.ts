@@ -1,6 +1,6 @@
 /** POST /api/generate: validate → render as one counted unit (metering.withUnit; a cache hit: metering.countDone) → PNG. */
+import { Elysia } from "elysia";
 import { imageBody } from "../../http/image-body.ts";
-import { Elysia, t } from "elysia";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer, RenderResult } from "../../render/types.ts";
 import type { Services } from "../../services.ts";

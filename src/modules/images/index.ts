@@ -6,8 +6,8 @@
  * yet counted this month → render. A distinct image (its content address) counts once per
  * account per calendar month; the store decides that in the transaction that confirms the unit.
  */
-import { imageBody } from "../../http/image-body.ts";
 import { Elysia, t } from "elysia";
+import { imageBody } from "../../http/image-body.ts";
 import { subscriptionBlock } from "../../accounts/access.ts";
 import { ApiError, validationError } from "../../errors.ts";
 import { API_AUTH_ERRORS, errorResponses, mediaBody, ResourceId } from "../../http/error-schema.ts";
