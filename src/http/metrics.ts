@@ -1,21 +1,13 @@
-/** Prometheus metrics (prom-client), one registry per app so tests and servers don't share counters. */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+/**
+ * Prometheus metrics, one registry per app so tests and servers don't share counters: prom-client
+ * for everything but the two per-request families, which are kept by hand (request-metrics.ts).
+ */
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { RequestMetrics } from "./request-metrics.ts";
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: "ogsmith_http_requests_total",
-    help: "HTTP requests by method, route and status",
-    labelNames: ["method", "route", "status"] as const,
-    registers: [this.registry],
-  });
-  readonly duration = new Histogram({
-    name: "ogsmith_http_request_duration_seconds",
-    help: "HTTP request duration",
-    labelNames: ["route"] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.registry],
-  });
+  private readonly requests = new RequestMetrics();
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: "ogsmith_" });
@@ -47,21 +39,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Label children by method, route and status: prom-client hashes the label object on every call otherwise. */
-  private readonly children = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
-
+  /** One answered request: counted by method, route and status, timed by route. */
   observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    let child = this.children.get(key);
-    if (!child) {
-      child = { requests: this.requests.labels(method, route, String(status)), duration: this.duration.labels(route) };
-      this.children.set(key, child);
-    }
-    child.requests.inc();
-    child.duration.observe(seconds);
+    this.requests.observe(method, route, status, seconds);
   }
 
-  render(): Promise<string> {
-    return this.registry.metrics();
+  async render(): Promise<string> {
+    return `${this.requests.render()}\n${await this.registry.metrics()}`;
   }
 }
