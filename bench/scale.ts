@@ -22,7 +22,7 @@
  * Set OG_BENCH_BINARY=dist/ogsmith to measure the compiled binary instead of `bun src/main.ts`.
  */
 import { Resvg } from "@resvg/resvg-js";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -77,6 +77,23 @@ async function withServer<T>(env: Record<string, string>, run: (server: ChildSer
 
 async function keysFor(url: string, count: number): Promise<string[]> {
   return Promise.all(Array.from({ length: count }, () => createBenchAccount(url)));
+}
+
+/**
+ * The processor and whether its logical CPUs are hardware threads sharing cores: per-worker
+ * render rates fall once workers outnumber physical cores, so the tables need this beside them.
+ */
+function cpuTopology(): string {
+  try {
+    const info = readFileSync("/proc/cpuinfo", "utf8");
+    const field = (name: string) => new RegExp(`^${name}\\s*:\\s*(.+)$`, "m").exec(info)?.[1]?.trim();
+    const siblings = Number(field("siblings"));
+    const coresPerSocket = Number(field("cpu cores"));
+    const threads = siblings && coresPerSocket ? `${siblings / coresPerSocket} hardware thread(s) per core` : "threads per core unknown";
+    return `${field("model name") ?? "unknown model"}, ${cores} logical CPUs, ${threads}`;
+  } catch {
+    return `${cores} logical CPUs (no /proc/cpuinfo)`;
+  }
 }
 
 // 1. ----------------------------------------------------------------------------------------------
@@ -179,7 +196,8 @@ async function startUp(): Promise<number[]> {
 
 async function main() {
   const what = process.env.OG_BENCH_BINARY ? `binary ${process.env.OG_BENCH_BINARY}` : "bun src/main.ts";
-  console.log(`bench:scale — ${new Date().toISOString().slice(0, 10)}, ${cores} cores, bun ${Bun.version}, ${what}; ${SECONDS} s per row, ${CLIENTS} client process(es)\n`);
+  console.log(`bench:scale — ${new Date().toISOString().slice(0, 10)}, ${cores} cores, bun ${Bun.version}, ${what}; ${SECONDS} s per row, ${CLIENTS} client process(es)`);
+  console.log(`CPU: ${cpuTopology()}\n`);
 
   const paths = SECTIONS.has("paths") ? await requestPaths() : undefined;
   if (paths) printPaths(paths);
