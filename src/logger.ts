@@ -9,6 +9,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Whether `level` is written at all: lets a hot path skip building fields nobody reads. */
+  enabled?(level: Level): boolean;
 }
 
 export function createLogger(level: Config["logLevel"] = "info", write: (line: string) => void = (line) => process.stdout.write(line + "\n")): Logger {
@@ -18,7 +20,7 @@ export function createLogger(level: Config["logLevel"] = "info", write: (line: s
     // Wall time on purpose: log timestamps say when something happened on this machine, not on the test clock.
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }));
   };
-  return { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
+  return { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error"), enabled: (lvl) => LEVELS[lvl] >= threshold };
 }
 
 export const silentLogger: Logger = createLogger("silent");

@@ -92,8 +92,11 @@ export function listen(app: App, options: { port: number; host: string; logger: 
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     async fetch(incoming) {
       const started = performance.now();
-      const target = routableUrl(incoming.url, ownOrigin);
+      // Parsed once here; the gates and the log read the path from the request state.
+      const parsed = URL.parse(incoming.url);
+      const target = parsed ? incoming.url : routableUrl(incoming.url, ownOrigin);
       const request = target === undefined || target === incoming.url ? incoming : withUrl(incoming, target);
+      if (parsed) requestState(request).pathname = parsed.pathname;
       let response: Response;
       if (target === undefined) {
         const id = requestState(request).id;
@@ -111,7 +114,8 @@ export function listen(app: App, options: { port: number; host: string; logger: 
       const pathname = target === undefined ? incoming.url.slice(0, 200) : (state?.pathname ?? pathOf(target));
       const route = (target !== undefined && app.routeOf(pathname)) || "unmatched";
       app.metrics.observe(request.method, route, response.status, seconds);
-      logger.info("request", {
+      // Every request, so its fields are built only when the line is written (not below info).
+      if (logger.enabled?.("info") !== false) logger.info("request", {
         request_id: state?.id ?? response.headers.get("x-request-id"),
         method: request.method,
         path: pathname,
