@@ -66,7 +66,8 @@ export function createApp(deps: AppDeps) {
       // Responses are JSON, PNG or our own pages: never let a browser guess another type.
       set.headers["x-content-type-options"] = "nosniff";
       // The request target (path and query) after the origin; signed image URLs carry their fields in it.
-      if (request.url.length - request.url.indexOf("/", request.url.indexOf("//") + 2) > MAX_URL_BYTES) {
+      const url = request.url;
+      if (url.length - url.indexOf("/", url.indexOf("//") + 2) > MAX_URL_BYTES) {
         throw new ApiError("URI_TOO_LONG", `The URL is longer than ${MAX_URL_BYTES} bytes.`);
       }
     })
