@@ -22,7 +22,7 @@
  * Set OG_BENCH_BINARY=dist/ogsmith to measure the compiled binary instead of `bun src/main.ts`.
  */
 import { Resvg } from "@resvg/resvg-js";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -34,7 +34,7 @@ import { createTemplateRegistry } from "../src/templates/registry.ts";
 import type { SatoriNode } from "../src/templates/types.ts";
 import { markdownTable, measure, quantile, type Measured } from "./lib/load.ts";
 import { CARD } from "./lib/phases.ts";
-import { createBenchAccount, RssSampler, rssMb, startHelloWorld, startOgsmith, type ChildServer } from "./lib/server.ts";
+import { builtBinary, createBenchAccount, RssSampler, rssMb, startHelloWorld, startOgsmith, type ChildServer } from "./lib/server.ts";
 
 const cores = availableParallelism();
 const { values: args } = parseArgs({
@@ -186,7 +186,7 @@ async function coldRenders(workers: number): Promise<WorkerRow> {
 
 // 4. ----------------------------------------------------------------------------------------------
 /** What ships is the compiled binary: start-up is measured on it when it has been built. */
-const STARTUP_BINARY = process.env.OG_BENCH_BINARY ?? (existsSync("dist/ogsmith") ? "dist/ogsmith" : undefined);
+const STARTUP_BINARY = builtBinary();
 
 async function startUp(): Promise<number[]> {
   const times: number[] = [];

@@ -5,16 +5,16 @@
  * Measures `bun src/main.ts serve` and, when it has been built (`bun run build`), the compiled
  * binary dist/ogsmith (or OG_BENCH_BINARY): what is shipped, with its modules as bytecode.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { quantile } from "./lib/load.ts";
-import { startHelloWorld, startOgsmith } from "./lib/server.ts";
+import { builtBinary, startHelloWorld, startOgsmith } from "./lib/server.ts";
 
 const { values: args } = parseArgs({ options: { runs: { type: "string", default: "7" }, workers: { type: "string", default: "1" } } });
 const RUNS = Number(args.runs);
-const binary = process.env.OG_BENCH_BINARY ?? (existsSync("dist/ogsmith") ? "dist/ogsmith" : undefined);
+const binary = builtBinary();
 const hello: number[] = [];
 const source: number[] = [];
 const compiled: number[] = [];

@@ -3,7 +3,7 @@
  * compiled binary with OG_BENCH_BINARY), a bare Bun.serve hello-world as the ceiling, and RSS
  * readings from /proc (worker threads share the process, so they are included).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const ADMIN_TOKEN = "bench-admin-token-0123456789";
@@ -74,6 +74,12 @@ export function startOgsmith(dir: string, env: Record<string, string> = {}, bina
     port,
     "/healthz",
   );
+}
+
+/** The compiled binary to measure: OG_BENCH_BINARY, else dist/ogsmith once `bun run build` wrote it. */
+export function builtBinary(): string | undefined {
+  const path = join(REPO, "dist/ogsmith");
+  return process.env.OG_BENCH_BINARY ?? (existsSync(path) ? path : undefined);
 }
 
 /** The ceiling for the load client: Bun.serve answering "ok" with nothing else. */
