@@ -40,8 +40,43 @@ export interface RateLimiter {
   close?(): Promise<void>;
 }
 
+/**
+ * One key's admissions, oldest first. Expired entries are skipped by moving `head` and dropped in
+ * one copy once they are the larger half: `Array.shift` moves every entry on each call, which at
+ * a few thousand requests per second per key cost about a microsecond a request.
+ */
+class AdmissionLog {
+  private times: number[] = [];
+  private head = 0;
+
+  get count(): number {
+    return this.times.length - this.head;
+  }
+
+  get oldest(): number | undefined {
+    return this.times[this.head];
+  }
+
+  get newest(): number | undefined {
+    return this.count > 0 ? this.times[this.times.length - 1] : undefined;
+  }
+
+  /** Forgets admissions at or before `cutoff`. */
+  expire(cutoff: number): void {
+    while (this.head < this.times.length && this.times[this.head]! <= cutoff) this.head++;
+    if (this.head > 64 && this.head * 2 > this.times.length) {
+      this.times = this.times.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  push(at: number): void {
+    this.times.push(at);
+  }
+}
+
 export class SlidingWindowLimiter implements RateLimiter {
-  private readonly admitted = new Map<string, number[]>();
+  private readonly admitted = new Map<string, AdmissionLog>();
   private lastSweep = 0;
 
   constructor(private readonly clock: Clock) {}
@@ -53,13 +88,13 @@ export class SlidingWindowLimiter implements RateLimiter {
   check(key: string, limit: number): RateDecision {
     const now = this.clock.now();
     this.sweep(now);
-    const log = this.admitted.get(key) ?? [];
+    let log = this.admitted.get(key);
+    if (!log) this.admitted.set(key, (log = new AdmissionLog()));
     // Keep only admissions strictly inside (now - 1 s, now].
-    while (log.length > 0 && log[0]! <= now - WINDOW_MS) log.shift();
-    const allowed = log.length < limit;
+    log.expire(now - WINDOW_MS);
+    const allowed = log.count < limit;
     if (allowed) log.push(now);
-    if (log.length > 0) this.admitted.set(key, log);
-    return decision(allowed, limit, log.length, log[0], now);
+    return decision(allowed, limit, log.count, log.oldest, now);
   }
 
   /** Drops logs of keys idle for a whole window, so memory follows active keys only. */
@@ -67,7 +102,8 @@ export class SlidingWindowLimiter implements RateLimiter {
     if (now - this.lastSweep < 10 * WINDOW_MS) return;
     this.lastSweep = now;
     for (const [key, log] of this.admitted) {
-      if (log.length === 0 || log[log.length - 1]! <= now - WINDOW_MS) this.admitted.delete(key);
+      const newest = log.newest;
+      if (newest === undefined || newest <= now - WINDOW_MS) this.admitted.delete(key);
     }
   }
 }
