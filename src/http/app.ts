@@ -18,8 +18,7 @@ import { opsModule } from "../modules/ops/index.ts";
 import { templatesModule } from "../modules/templates/index.ts";
 import { usageModule } from "../modules/usage/index.ts";
 import { webhooksModule } from "../modules/webhooks/index.ts";
-import { adminAuth } from "./admin-auth.ts";
-import { apiAuth } from "./api-auth.ts";
+import { requestGates } from "./gates.ts";
 import { parseJsonBody } from "./body.ts";
 import { isStoreUnavailable } from "../store/errors.ts";
 import { jsonError, unavailableError, unexpectedError, validationProblems, type HeaderBag } from "./error-mapper.ts";
@@ -71,8 +70,7 @@ export function createApp(deps: AppDeps) {
         throw new ApiError("URI_TOO_LONG", `The URL is longer than ${MAX_URL_BYTES} bytes.`);
       }
     })
-    .use(apiAuth(services))
-    .use(adminAuth(services.config.adminToken))
+    .use(requestGates(services))
     .onParse(async ({ request }) => (await parseJsonBody(request)) ?? {})
     .onError(({ code, error, set, request }) => {
       const headers = set.headers as HeaderBag;

@@ -1,6 +1,6 @@
 /**
- * The dashboard's gate, run in `onRequest` like the /api gate (so a bad session is reported
- * before a body is read). In order:
+ * The dashboard's gate, run in the request hook like the /api gate (`src/http/gates.ts`, so a
+ * bad session is reported before a body is read). In order:
  *   1. every state-changing request under /dashboard carries an Origin equal to this server's
  *      own origin (403 FORBIDDEN otherwise, also when it is missing): the cookie is
  *      SameSite=Strict already, and this closes what SameSite leaves open (sibling subdomains,
@@ -9,7 +9,6 @@
  *   3. API-like actions (anything state-changing but signing out) are refused for canceled and
  *      past-due accounts with the API's codes, then pass the account's shared rate limit.
  */
-import { Elysia } from "elysia";
 import type { Config } from "../../config.ts";
 import { subscriptionBlock } from "../../accounts/access.ts";
 import { enforceRateLimit } from "../../http/rate-limit.ts";
@@ -52,10 +51,10 @@ export function ownOrigins(request: Request, config: Pick<Config, "baseUrl">): S
   return origins;
 }
 
+/** Accepts or refuses a request under /dashboard; `headers` receives the RateLimit-* fields. */
 export function dashboardGate(deps: { config: Pick<Config, "baseUrl">; sessions: SessionService; limiter: RateLimiter }) {
-  return new Elysia({ name: "dashboard-gate" }).onRequest(async ({ request, set }) => {
+  return async (request: Request, headers: Record<string, unknown>): Promise<void> => {
     const pathname = pathnameOf(request);
-    if (!isDashboardPath(pathname)) return;
     const unsafe = !SAFE_METHODS.has(request.method);
     if (unsafe) {
       const origin = request.headers.get("origin");
@@ -74,6 +73,6 @@ export function dashboardGate(deps: { config: Pick<Config, "baseUrl">; sessions:
     const blocked = subscriptionBlock(session.account);
     if (blocked) throw blocked;
     // The key's own window: previews and API calls together never exceed the plan's rate.
-    await enforceRateLimit(deps.limiter, session.keyId, session.account, set.headers);
-  });
+    await enforceRateLimit(deps.limiter, session.keyId, session.account, headers);
+  };
 }

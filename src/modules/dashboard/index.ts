@@ -16,7 +16,7 @@ import type { Services } from "../../services.ts";
 import { templateCatalog } from "../templates/index.ts";
 import type { WebhookInput } from "../../webhooks/input.ts";
 import { signImageUrl } from "../../signing/image-urls.ts";
-import { dashboardGate, readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
+import { readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
 import { dashboardAssets } from "./assets.ts";
 import { dashboardRules } from "./rules.ts";
 
@@ -79,7 +79,6 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
   const accountId = (request: Request) => sessionOf(request).account.id;
 
   return new Elysia({ name: "module.dashboard", prefix: "/dashboard" })
-    .use(dashboardGate({ config: services.config, sessions, limiter: services.limiter }))
     .get("", html, hide)
     .get("/", html, hide)
     .get("/assets/:name", ({ params }) => asset(params.name), hide)
