@@ -2,7 +2,8 @@
  * Scaling benchmark: how the service's throughput, latency and memory grow with cores.
  *
  *   bun run bench:scale [--seconds 10] [--workers 1,2,4,8,16] [--connections 64] [--clients N]
- *                       [--sections paths,baseline,renders,startup]   (default: all four)
+ *                       [--sections paths,baseline,renders,startup,endurance]   (default: the first four)
+ *                       [--endurance-renders 10000] [--endurance-workers N]
  *   BUN_BE_BUN=1 ./ogsmith run bench/scale.ts        (with the compiled binary, no Bun installed)
  *
  * One run prints, each beside a baseline measured in the same run with the same load client:
@@ -14,7 +15,11 @@
  *   3. cold renders over HTTP (every title distinct) with 1, 2, 4, … render workers up to the
  *      core count: images/s, per worker, scaling against one worker, median and p95 latency,
  *      peak RSS and RSS per worker;
- *   4. start-up: spawn to the first 200 from /healthz.
+ *   4. start-up: spawn to the first 200 from /healthz;
+ *   5. (only with `--sections …,endurance`: it takes minutes) memory over many distinct renders:
+ *      one server with `--endurance-workers` workers (default: the core count, at most 16)
+ *      renders `--endurance-renders` distinct cards; RSS is printed every tenth of the run, with
+ *      the peak, and projected to 16 workers where fewer ran.
  * and then each target with its verdict. The load client runs in `--clients` separate processes
  * (default: a quarter of the cores, at least 1) so that it is not the bottleneck; each client
  * process uses its own API key, so no key's rate limit caps a path.
@@ -45,6 +50,8 @@ const { values: args } = parseArgs({
     clients: { type: "string" },
     baseline: { type: "string", default: "40" },
     sections: { type: "string", default: "paths,baseline,renders,startup" },
+    "endurance-renders": { type: "string", default: "10000" },
+    "endurance-workers": { type: "string" },
   },
 });
 const SECTIONS = new Set(args.sections.split(","));
@@ -52,6 +59,8 @@ const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
 const CLIENTS = Number(args.clients ?? Math.max(1, Math.floor(cores / 4)));
 const BASELINE_RENDERS = Number(args.baseline);
+const ENDURANCE_RENDERS = Number(args["endurance-renders"]);
+const ENDURANCE_WORKERS = Number(args["endurance-workers"] ?? Math.min(cores, 16));
 const WORKER_COUNTS = args.workers
   ? args.workers.split(",").map(Number)
   : [...new Set([...Array.from({ length: Math.floor(Math.log2(cores)) + 1 }, (_, i) => 2 ** i), cores])].sort((a, b) => a - b);
@@ -194,6 +203,79 @@ async function startUp(): Promise<number[]> {
   return times.sort((a, b) => a - b);
 }
 
+// 5. ----------------------------------------------------------------------------------------------
+interface Endurance {
+  workers: number;
+  renders: number;
+  seconds: number;
+  failures: number;
+  /** RSS (MB) after the warm-up, then after each tenth of the renders. */
+  samples: { done: number; rssMb: number }[];
+  peakRss: number;
+  /** Peak RSS of the same server with one worker under the same load (200 renders). */
+  oneWorkerRss: number;
+}
+
+async function endurance(): Promise<Endurance> {
+  // The server's cost without its extra workers: the peak of one worker under the same load.
+  const one = await rendersWithMemory(1, 200);
+  const many = await rendersWithMemory(ENDURANCE_WORKERS, ENDURANCE_RENDERS);
+  return { ...many, oneWorkerRss: one.peakRss };
+}
+
+/** `renders` distinct cold renders on a server with `workers` workers, 3 × workers in flight, RSS sampled. */
+async function rendersWithMemory(workers: number, renders: number): Promise<Omit<Endurance, "oneWorkerRss">> {
+  return withServer({ OG_RENDER_WORKERS: String(workers) }, async (server) => {
+    const key = await createBenchAccount(server.url);
+    const inFlight = workers * 3;
+    let failures = 0;
+    const run = async (count: number, tag: string, onDone?: (done: number) => void) => {
+      let issued = 0;
+      let done = 0;
+      await Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          while (issued < count) {
+            if (!(await renderDistinct(server.url, key, `${tag}-${issued++}`))) failures++;
+            onDone?.(++done);
+          }
+        }),
+      );
+    };
+    await run(workers * 10, "warm");
+    const samples = [{ done: 0, rssMb: rssMb(server.pid) }];
+    const sampler = new RssSampler(server.pid, 200);
+    const started = performance.now();
+    const tenth = Math.max(1, Math.floor(renders / 10));
+    await run(renders, "run", (done) => {
+      if (done % tenth === 0) samples.push({ done, rssMb: sampler.sample() });
+    });
+    const seconds = (performance.now() - started) / 1000;
+    sampler.stop();
+    return { workers, renders, seconds, failures, samples, peakRss: sampler.peak };
+  });
+}
+
+/** One cold render of a card no earlier request drew; true when it came back as a PNG. */
+async function renderDistinct(url: string, key: string, tag: string): Promise<boolean> {
+  const res = await fetch(`${url}/api/generate`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ ...CARD, title: `${CARD.title} ${tag}` }) });
+  const bytes = await res.arrayBuffer();
+  return res.status === 200 && bytes.byteLength > 0;
+}
+
+function printEndurance(e: Endurance) {
+  console.log(`\n5. Memory over ${e.renders} distinct renders, ${e.workers} workers (${fmt(e.renders / e.seconds)} img/s, ${e.failures} failed)\n`);
+  console.log(markdownTable(["renders done", "RSS MB"], e.samples.map((s) => [s.done === 0 ? "after warm-up" : s.done, fmt(s.rssMb, 0)])));
+  const perWorker = (e.peakRss - e.oneWorkerRss) / Math.max(1, e.workers - 1);
+  console.log(`peak ${fmt(e.peakRss, 0)} MB; one worker's peak ${fmt(e.oneWorkerRss, 0)} MB; ${fmt(perWorker, 0)} MB per further worker at the peak`);
+}
+
+/** The 16-worker figure: measured when 16 ran, else the server with one worker plus 15 × the per-worker peak. */
+function enduranceAt16(e: Endurance): { mb: number; measured: boolean } {
+  if (e.workers >= 16) return { mb: e.peakRss, measured: true };
+  const perWorker = (e.peakRss - e.oneWorkerRss) / Math.max(1, e.workers - 1);
+  return { mb: e.oneWorkerRss + 15 * perWorker, measured: false };
+}
+
 async function main() {
   const what = process.env.OG_BENCH_BINARY ? `binary ${process.env.OG_BENCH_BINARY}` : "bun src/main.ts";
   console.log(`bench:scale — ${new Date().toISOString().slice(0, 10)}, ${cores} cores, bun ${Bun.version}, ${what}; ${SECONDS} s per row, ${CLIENTS} client process(es)`);
@@ -207,8 +289,10 @@ async function main() {
   if (SECTIONS.has("renders")) for (const workers of WORKER_COUNTS) rows.push(await coldRenders(workers));
   if (rows.length) printRenders(rows);
   const starts = SECTIONS.has("startup") ? await startUp() : [];
+  const lasting = SECTIONS.has("endurance") ? await endurance() : undefined;
   if (starts.length) console.log(`\n4. Start-up to the first 200 (5 starts, ${STARTUP_BINARY ?? "from source: \`bun run build\` to measure the binary"}): median ${fmt(quantile(starts, 0.5), 0)} ms, min ${fmt(starts[0]!, 0)} ms, max ${fmt(starts.at(-1)!, 0)} ms`);
-  printTargets(paths, base, rows, starts);
+  if (lasting) printEndurance(lasting);
+  printTargets(paths, base, rows, starts, lasting);
 }
 
 type Paths = Awaited<ReturnType<typeof requestPaths>>;
@@ -267,7 +351,7 @@ function printRenders(rows: WorkerRow[]) {
 }
 
 /** Each target with its verdict, for the sections that ran. */
-function printTargets(paths: Paths | undefined, base: Baselines | undefined, rows: WorkerRow[], starts: number[]) {
+function printTargets(paths: Paths | undefined, base: Baselines | undefined, rows: WorkerRow[], starts: number[], lasting?: Endurance) {
   const lines: string[] = [];
   if (paths) {
     const usageShare = paths.usage.perSecond / paths.hello.perSecond;
@@ -287,6 +371,14 @@ function printTargets(paths: Paths | undefined, base: Baselines | undefined, row
       `${top.workers} workers ≥ ${top.workers >= 16 ? "12×" : `${fmt(top.workers * 0.75, 1)}× (75 %)`} one worker:            ${fmt(top.cold.perSecond / one.cold.perSecond, 2)}×  ${verdict(top.cold.perSecond / one.cold.perSecond >= top.workers * 0.75)}`,
       `p95 ≤ 2× median at saturation:                 ${fmt(top.cold.p95 / top.cold.median, 2)}  ${verdict(top.cold.p95 <= 2 * top.cold.median)}`,
       `≤ 60 MB RSS per render worker:                 ${fmt(perWorkerMb, 0)} MB  ${verdict(perWorkerMb <= 60)}`,
+    );
+  }
+  if (lasting) {
+    const at16 = enduranceAt16(lasting);
+    const flat = lasting.samples.length > 2 && lasting.samples.at(-1)!.rssMb <= 1.1 * lasting.samples[1]!.rssMb;
+    lines.push(
+      `≤ 1.2 GB, 16 workers, ${lasting.renders} renders:       ${fmt(at16.mb, 0)} MB ${at16.measured ? "" : `(projected from ${lasting.workers} workers) `} ${verdict(at16.mb <= 1200)}`,
+      `RSS flat over the renders (last ≤ 1.1 × first tenth): ${fmt(lasting.samples.at(-1)?.rssMb ?? Number.NaN, 0)} vs ${fmt(lasting.samples[1]?.rssMb ?? Number.NaN, 0)} MB  ${verdict(flat)}`,
     );
   }
   if (starts.length) lines.push(`start-up to first 200 ≤ 150 ms:                ${fmt(quantile(starts, 0.5), 0)} ms  ${verdict(quantile(starts, 0.5) <= 150)}`);
