@@ -31,5 +31,5 @@ export async function openSqliteStore(path: string, options: StoreOptions = {}):
     if (fault) throw new StoreUnavailableError(`cannot open the SQLite database at ${path}: ${(error as Error).message}`, fault, 1, { cause: error });
     throw error;
   }
-  return new SqliteStore(db, { lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS });
+  return new SqliteStore(db, { lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, path });
 }
