@@ -212,13 +212,14 @@ interface Endurance {
   /** RSS (MB) after the warm-up, then after each tenth of the renders. */
   samples: { done: number; rssMb: number }[];
   peakRss: number;
-  /** Peak RSS of the same server with one worker under the same load (200 renders). */
+  /** Peak RSS of the same server with one worker under the same load (up to 1,000 renders). */
   oneWorkerRss: number;
 }
 
 async function endurance(): Promise<Endurance> {
-  // The server's cost without its extra workers: the peak of one worker under the same load.
-  const one = await rendersWithMemory(1, 200);
+  // The server's cost without its extra workers: the peak of one worker under the same load,
+  // long enough to fill the in-memory PNG cache (24 MiB ≈ 400 cards) as the long run does.
+  const one = await rendersWithMemory(1, Math.min(ENDURANCE_RENDERS, 1000));
   const many = await rendersWithMemory(ENDURANCE_WORKERS, ENDURANCE_RENDERS);
   return { ...many, oneWorkerRss: one.peakRss };
 }
