@@ -1,10 +1,11 @@
 /**
  * What an operator changes while the server runs applies on the very next request, whether it
  * was changed through this server (the admin API) or by another process on the same store (the
- * CLI). The server remembers key owners between requests (SQLite), so these are the cases
- * where a remembered answer would be wrong.
+ * CLI). The server remembers the owners of API keys and signing keys between requests (SQLite),
+ * so these are the cases where a remembered answer would be wrong.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { buildSignedUrl } from "../../src/signing/index.ts";
 import { runCli } from "../support/process.ts";
 import { startTestService, type TestService } from "../support/harness.ts";
 
@@ -57,4 +58,24 @@ test("a plan changed through the admin API applies on the next request", async (
   expect(next.status).toBe(200);
   expect(next.headers.get("ratelimit-limit")).not.toBe("5");
   expect(((await next.json()) as { plan: string }).plan).toBe("pro");
+});
+
+test("a signed image URL follows the account's status changed with the CLI, and its key's deletion", async () => {
+  const { accountId, apiKey } = await svc.createAccount({ plan: "starter" });
+  const created = await svc.api("/api/signing-keys", { key: apiKey, method: "POST" });
+  expect(created.status).toBe(201);
+  const key = (await created.json()) as { id: string; secret: string };
+  const url = buildSignedUrl({ baseUrl: svc.url, keyId: key.id, secret: key.secret, template: "event", ext: "png", params: { title: "Operator changes" } });
+  for (let i = 0; i < 2; i++) expect((await fetch(url)).status).toBe(200);
+
+  expect((await runCli(["accounts", "update", accountId, "--status", "canceled"], svc.storeEnv)).code).toBe(0);
+  const refused = await fetch(url);
+  expect(refused.status).toBe(403);
+  expect(await errorCode(refused)).toBe("SUBSCRIPTION_CANCELED");
+
+  expect((await runCli(["accounts", "update", accountId, "--status", "active"], svc.storeEnv)).code).toBe(0);
+  expect((await fetch(url)).status).toBe(200);
+  expect((await svc.api(`/api/signing-keys/${key.id}`, { key: apiKey, method: "DELETE" })).status).toBe(200);
+  const gone = await fetch(url);
+  expect(gone.status).toBe(401);
 });
