@@ -38,6 +38,8 @@ import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, ev
 
 /** Trim a webhook's delivery log once every this many attempts (not a DELETE per attempt). */
 const TRIM_EVERY = 50;
+/** Attempts kept per webhook when trimming. */
+const LOG_KEEP = 100;
 
 interface WriteOptions {
   /** The body is one statement, atomic on its own: no BEGIN/COMMIT around it. */
@@ -50,8 +52,6 @@ const LEAVES_KEYS: WriteOptions = { leavesKeys: true };
 
 /** Owners remembered at most, of each kind: a bound for a server with very many active keys. */
 const REMEMBERED_PER_KIND = 10_000;
-/** Attempts kept per webhook when trimming. */
-const LOG_KEEP = 100;
 
 interface WebhookTarget {
   id: string;
@@ -338,7 +338,6 @@ export class SqliteStore implements Store {
       keyPrefix: row.key_prefix,
     });
   }
-
 
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
     return this.run(() => this.db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt, sql`rowid`).all());
