@@ -18,7 +18,6 @@
 import { ConfigError, type Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { CONTENT_TYPES } from "./encode.ts";
-import type { RenderedImage } from "./engine.ts";
 import { DiskCache } from "./disk-cache.ts";
 import { createImageCache, fetchImage, type FetchedImage, type FetchImageOptions } from "./fetch-image.ts";
 import { createPngCache, DEFAULT_PNG_CACHE_BYTES, renderCacheKey, type PngCache } from "./png-cache.ts";

@@ -28,9 +28,8 @@ export class CommitWatch {
 
   private constructor(
     client: Database,
+    /** A view of the shared mapping (which lives as long as this view does). */
     private readonly header: Uint32Array,
-    // The mapping lives as long as this view of it; kept so the header view never outlives it.
-    private readonly mapping: Uint8Array,
   ) {
     this.version = client.query("PRAGMA data_version");
   }
@@ -50,7 +49,7 @@ export class CommitWatch {
     try {
       if (statSync(shm).size < HEADER_WORDS * 4) return undefined;
       const mapping = Bun.mmap(shm, { shared: true });
-      return new CommitWatch(client, new Uint32Array(mapping.buffer, mapping.byteOffset, HEADER_WORDS), mapping);
+      return new CommitWatch(client, new Uint32Array(mapping.buffer, mapping.byteOffset, HEADER_WORDS));
     } catch {
       return undefined;
     }
