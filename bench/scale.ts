@@ -291,7 +291,7 @@ async function main() {
   if (rows.length) printRenders(rows);
   const starts = SECTIONS.has("startup") ? await startUp() : [];
   const lasting = SECTIONS.has("endurance") ? await endurance() : undefined;
-  if (starts.length) console.log(`\n4. Start-up to the first 200 (5 starts, ${STARTUP_BINARY ?? "from source: \`bun run build\` to measure the binary"}): median ${fmt(quantile(starts, 0.5), 0)} ms, min ${fmt(starts[0]!, 0)} ms, max ${fmt(starts.at(-1)!, 0)} ms`);
+  if (starts.length) console.log(`\n4. Start-up to the first 200 (5 starts, ${STARTUP_BINARY ?? "from source: `bun run build` to measure the binary"}): median ${fmt(quantile(starts, 0.5), 0)} ms, min ${fmt(starts[0]!, 0)} ms, max ${fmt(starts.at(-1)!, 0)} ms`);
   if (lasting) printEndurance(lasting);
   printTargets(paths, base, rows, starts, lasting);
 }

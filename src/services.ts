@@ -69,7 +69,7 @@ export async function createServices(config: Config, options: ServicesOptions = 
   // PostgreSQL: jobs committed by any instance (LISTEN/NOTIFY) may be due here too.
   (store as Partial<{ onJobsAvailable(listener: () => void): () => void }>).onJobsAvailable?.(() => jobs.notify());
   const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
-  const { alerts: email, mailer } = createEmailAlerts({ store, clock, config, outbox, jobs, delivery, logger });
+  const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);
   const metering = new Metering(store, clock, outbox, logger);
   const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);

@@ -9,7 +9,6 @@
  * shared job table — in that same transaction. The job runner sends it; failures retry on EMAIL_RETRY_SCHEDULE, a 5xx reply
  * fails at once, and the alert row follows every attempt.
  */
-import type { Clock } from "../clock.ts";
 import type { Bookkeeping, JobKind, JobOutcome, PlannedSettlement } from "../events/jobs.ts";
 import type { DraftedEvent } from "../events/outbox.ts";
 import type { EventData } from "../events/types.ts";
@@ -54,7 +53,6 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export class EmailAlerts {
   constructor(
     private readonly store: Store,
-    private readonly clock: Clock,
     private readonly mailer: Mailer,
     private readonly logger: Logger,
     private readonly options: { baseUrl: string },

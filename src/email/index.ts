@@ -1,5 +1,4 @@
 /** Wires email alerts into the core: the mailer from config, the job kind, the outbox alert rule and the webhook-disabled alert. */
-import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { JobQueue } from "../events/jobs.ts";
 import type { Outbox } from "../events/outbox.ts";
@@ -16,7 +15,6 @@ function createMailer(config: Config, logger: Logger): Mailer {
 
 export function createEmailAlerts(deps: {
   store: Store;
-  clock: Clock;
   config: Config;
   outbox: Outbox;
   jobs: JobQueue;
@@ -25,7 +23,7 @@ export function createEmailAlerts(deps: {
   mailer?: Mailer;
 }): { alerts: EmailAlerts; mailer: Mailer } {
   const mailer = deps.mailer ?? createMailer(deps.config, deps.logger);
-  const alerts = new EmailAlerts(deps.store, deps.clock, mailer, deps.logger, { baseUrl: deps.config.baseUrl });
+  const alerts = new EmailAlerts(deps.store, mailer, deps.logger, { baseUrl: deps.config.baseUrl });
   deps.jobs.register(alerts.jobKind());
   deps.outbox.addAlertRule((event) => alerts.alertFor(event));
   deps.delivery.onDisabled((webhook, reason) => alerts.webhookDisabled(webhook, reason));

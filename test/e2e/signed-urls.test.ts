@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 import { startService, type RunningService } from "../../src/serve.ts";
-import { buildSignedUrl, sign } from "../../src/signing/index.ts";
+import { buildSignedUrl } from "../../src/signing/index.ts";
 import { ADMIN_TOKEN, storeEnv } from "../support/harness.ts";
 import { decodePng } from "../support/png.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";

@@ -10,7 +10,7 @@ import { Outbox } from "../../../src/events/outbox.ts";
 import { Metering, QuotaExceededError, type GenerationFacts } from "../../../src/metering/quota.ts";
 import { periodOf } from "../../../src/metering/period.ts";
 import { StoreUnavailableError } from "../../../src/store/errors.ts";
-import type { AccountRecord, Store } from "../../../src/store/types.ts";
+import type { Store } from "../../../src/store/types.ts";
 import { waitFor } from "../../support/wait.ts";
 import { openTestStore } from "../../support/stores.ts";
 

@@ -10,7 +10,6 @@ import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import {
   bodyFromSignedUrl,
   buildSignedUrl,
-  canonicalQuery,
   canonicalString,
   checkExpiry,
   newSigningKeyId,

@@ -1,7 +1,7 @@
 // The Usage page: plan, quota bar, reset date, images per day, rate limit.
 import { call } from "./api.js";
 import { state } from "./state.js";
-import { $, capitalize, dateFormat, dayFormat, fmt, h, monthFormat, pill, s, setMain } from "./dom.js";
+import { capitalize, dateFormat, dayFormat, fmt, h, monthFormat, pill, s, setMain } from "./dom.js";
 
 // ---------------------------------------------------------------------------------------------
 // Usage
