@@ -114,7 +114,10 @@ async function startServer(dir: string): Promise<Child> {
     logWarnings: 0,
     async stop() {
       proc.kill("SIGTERM");
-      return Promise.race([proc.exited, Bun.sleep(15_000).then(() => (proc.kill("SIGKILL"), -9))]);
+      return Promise.race([proc.exited, Bun.sleep(15_000).then(() => {
+        proc.kill("SIGKILL");
+        return -9;
+      })]);
     },
   };
   const { promise: listening, resolve, reject } = Promise.withResolvers<string>();
