@@ -15,6 +15,7 @@ import type { PostgresStore } from "../../src/store/postgres/store.ts";
 import type { Store } from "../../src/store/types.ts";
 import { postgresAvailable, testDatabaseUrl } from "../support/postgres.ts";
 import { REPO_ROOT } from "../support/process.ts";
+import { waitFor } from "../support/wait.ts";
 
 const maybe = postgresAvailable() || process.env.CI === "true" ? describe : describe.skip;
 
@@ -89,5 +90,75 @@ maybe("PostgreSQL store", () => {
     expect(await c.releaseLeases()).toBe(fromA.jobs.length);
     const again = await claim(c);
     expect(again.jobs.map((j) => j.id).sort()).toEqual(fromA.jobs.map((j) => j.id).sort());
+  });
+
+  test("deleting a webhook while a delivery of it is being settled: both finish, no deadlock to break", async () => {
+    const store = await open();
+    const now = Date.now();
+    await store.createAccount(
+      { id: "acc_del", email: "d@example.com", plan: "starter", status: "active", customQuota: null, customRequestsPerSecond: null, createdAt: now, updatedAt: now },
+      { id: "key_del", accountId: "acc_del", keyHash: "h_del", keyPrefix: "og_dele", createdAt: now, revokedAt: null },
+    );
+    const hook = { id: "wh_del", accountId: "acc_del", url: "https://example.com/h", events: ["image.generated"], secret: "s", status: "enabled" as const, disabledReason: null, createdAt: now, updatedAt: now };
+    expect(await store.createWebhook(hook, 20)).toMatchObject({ id: "wh_del" });
+    const jobId = await store.enqueueJob({ kind: "webhook_delivery", lane: "wh_del", accountId: "acc_del", webhookId: "wh_del", runAt: now, now });
+
+    // Another instance settling that delivery: it holds the job, then logs the attempt (whose
+    // foreign key needs the webhook row).
+    const settler = postgres(url, { max: 1, onnotice: () => {} });
+    const watcher = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      let deleting: Promise<boolean> | undefined;
+      await settler.begin(async (tx) => {
+        await tx`select id from jobs where id = ${jobId} for update`;
+        deleting = store.deleteWebhook("acc_del", "wh_del");
+        await waitFor(async () => (await watcher`select count(*)::int as n from pg_locks where not granted`)[0]!.n > 0, "the delete to wait for the job");
+        await tx`insert into delivery_attempts (id, webhook_id, account_id, job_id, event_id, event_type, attempt, status_code, error, delivered, duration_ms, next_attempt_at, created_at)
+          values ('dlv_del', 'wh_del', 'acc_del', ${jobId}, 'evt_del', 'image.generated', 1, 500, null, false, 3, null, ${now})`;
+      });
+      expect(await deleting!).toBe(true);
+      // The lock order, not a retry, let both through.
+      expect(store.conflictRetries).toBe(0);
+      expect(await store.getWebhookById("wh_del")).toBeUndefined();
+    } finally {
+      await settler.end();
+      await watcher.end();
+    }
+  });
+
+  test("a transaction PostgreSQL aborts to break a deadlock is run again: disabling a webhook while its delivery settles", async () => {
+    const store = await open();
+    const now = Date.now();
+    await store.createAccount(
+      { id: "acc_dl", email: "l@example.com", plan: "starter", status: "active", customQuota: null, customRequestsPerSecond: null, createdAt: now, updatedAt: now },
+      { id: "key_dl", accountId: "acc_dl", keyHash: "h_dl", keyPrefix: "og_dlxx", createdAt: now, revokedAt: null },
+    );
+    const hook = { id: "wh_dl", accountId: "acc_dl", url: "https://example.com/h", events: ["image.generated"], secret: "s", status: "enabled" as const, disabledReason: null, createdAt: now, updatedAt: now };
+    await store.createWebhook(hook, 20);
+    const jobId = await store.enqueueJob({ kind: "webhook_delivery", lane: "wh_dl", accountId: "acc_dl", webhookId: "wh_dl", runAt: now + 60_000, now });
+    const before = store.conflictRetries;
+
+    // Disabling locks the webhook, then its pending jobs; the settlement holds the job, then
+    // needs the webhook for its attempt's foreign key: a real deadlock, which PostgreSQL breaks
+    // by aborting the disabling (it waited first).
+    const settler = postgres(url, { max: 1, onnotice: () => {} });
+    const watcher = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      let disabling: Promise<unknown> | undefined;
+      await settler.begin(async (tx) => {
+        await tx`select id from jobs where id = ${jobId} for update`;
+        disabling = store.updateWebhook("acc_dl", "wh_dl", { url: hook.url, events: hook.events, enabled: false, disableReason: "by the test", now });
+        await waitFor(async () => (await watcher`select count(*)::int as n from pg_locks where not granted`)[0]!.n > 0, "the disabling to wait for the job");
+        await tx`insert into delivery_attempts (id, webhook_id, account_id, job_id, event_id, event_type, attempt, status_code, error, delivered, duration_ms, next_attempt_at, created_at)
+          values ('dlv_dl', 'wh_dl', 'acc_dl', ${jobId}, 'evt_dl', 'image.generated', 1, 500, null, false, 3, null, ${now})`;
+      });
+      expect(await disabling!).toMatchObject({ id: "wh_dl", status: "disabled", disabledReason: "by the test" });
+      expect(store.conflictRetries).toBe(before + 1);
+      expect((await store.getJob(jobId))!.status).toBe("canceled");
+      expect((await store.listDeliveryAttempts("wh_dl", 10)).map((a) => a.id)).toEqual(["dlv_dl"]);
+    } finally {
+      await settler.end();
+      await watcher.end();
+    }
   });
 });

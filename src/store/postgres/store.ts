@@ -59,6 +59,8 @@ const LIVENESS_NS = 0x6f67;
 const LIVENESS_CHECK_MS = 2_000;
 const TRIM_EVERY = 50;
 const LOG_KEEP = 100;
+/** Tries of a transaction PostgreSQL aborted to break a deadlock or a serialization conflict. */
+const TX_TRIES = 5;
 
 type Tx = Sql; // a transaction handle takes the same tagged-template calls
 type Row = Record<string, any>;
@@ -77,6 +79,15 @@ const prefixed = (cols: string, alias: string) =>
     .split(", ")
     .map((c) => `${alias}.${c}`)
     .join(", ");
+
+/**
+ * A transaction PostgreSQL aborted for another's sake (40P01 deadlock detected, 40001
+ * serialization failure): it left nothing behind, and the same transaction run again succeeds.
+ */
+export function isRetryableConflict(error: unknown): boolean {
+  const code = typeof error === "object" && error !== null ? String((error as { code?: unknown }).code ?? "") : "";
+  return code === "40P01" || code === "40001";
+}
 
 /** Connection-level faults (server down, restarting, too many clients) are operational; others are bugs. */
 export function classifyPostgresError(error: unknown): "unreachable" | undefined {
@@ -225,9 +236,26 @@ export class PostgresStore implements Store {
     }
   }
 
-  private write<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.run((sql) => sql.begin((tx) => body(tx as unknown as Tx)) as Promise<T>);
+  /**
+   * Runs `body` in one transaction. Instances lock the same rows from different ends (settling a
+   * delivery locks its job, then its webhook; changing a webhook locks it, then its jobs), so
+   * PostgreSQL may abort one of two such transactions to break a deadlock: the aborted one is
+   * run again, whole, rather than surfacing as a 500.
+   */
+  private async write<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.run((sql) => sql.begin((tx) => body(tx as unknown as Tx)) as Promise<T>);
+      } catch (error) {
+        if (tries >= TX_TRIES || !isRetryableConflict(error)) throw error;
+        this.conflictRetries++;
+        await Bun.sleep(Math.random() * 10 * tries);
+      }
+    }
   }
+
+  /** Transactions run again after PostgreSQL aborted them for a deadlock or a serialization conflict. */
+  conflictRetries = 0;
 
   /** Subscribes to job notifications from every instance (LISTEN; the driver re-listens after a reconnect). */
   async startListening(): Promise<void> {
@@ -801,9 +829,12 @@ export class PostgresStore implements Store {
   }
 
   deleteWebhook(accountId: string, id: string): Promise<boolean> {
-    // Its jobs and its log go by foreign-key cascade, in this statement.
-    return this.run(async (sql) => {
-      const deleted = (await sql`delete from webhooks where id = ${id} and account_id = ${accountId} returning id`).length > 0;
+    // Its jobs and its log go by foreign-key cascade. The jobs are locked first, in the order
+    // settling a delivery locks them (job, then webhook): deleting the webhook row first would
+    // hold it while waiting for a job that a settlement holds while waiting for the webhook.
+    return this.write(async (tx) => {
+      await tx`select id from jobs where webhook_id = ${id} order by id for update`;
+      const deleted = (await tx`delete from webhooks where id = ${id} and account_id = ${accountId} returning id`).length > 0;
       if (deleted) this.attemptsSinceTrim.delete(id);
       return deleted;
     });
