@@ -92,73 +92,66 @@ maybe("PostgreSQL store", () => {
     expect(again.jobs.map((j) => j.id).sort()).toEqual(fromA.jobs.map((j) => j.id).sort());
   });
 
-  test("deleting a webhook while a delivery of it is being settled: both finish, no deadlock to break", async () => {
-    const store = await open();
+  /** An account with one webhook and one pending delivery job of it. */
+  async function webhookWithDelivery(store: PostgresStore, tag: string, runAt: number) {
     const now = Date.now();
+    const accountId = `acc_${tag}`;
     await store.createAccount(
-      { id: "acc_del", email: "d@example.com", plan: "starter", status: "active", customQuota: null, customRequestsPerSecond: null, createdAt: now, updatedAt: now },
-      { id: "key_del", accountId: "acc_del", keyHash: "h_del", keyPrefix: "og_dele", createdAt: now, revokedAt: null },
+      { id: accountId, email: `${tag}@example.com`, plan: "starter", status: "active", customQuota: null, customRequestsPerSecond: null, createdAt: now, updatedAt: now },
+      { id: `key_${tag}`, accountId, keyHash: `h_${tag}`, keyPrefix: "og_abcd", createdAt: now, revokedAt: null },
     );
-    const hook = { id: "wh_del", accountId: "acc_del", url: "https://example.com/h", events: ["image.generated"], secret: "s", status: "enabled" as const, disabledReason: null, createdAt: now, updatedAt: now };
-    expect(await store.createWebhook(hook, 20)).toMatchObject({ id: "wh_del" });
-    const jobId = await store.enqueueJob({ kind: "webhook_delivery", lane: "wh_del", accountId: "acc_del", webhookId: "wh_del", runAt: now, now });
+    const hook = { id: `wh_${tag}`, accountId, url: "https://example.com/h", events: ["image.generated"], secret: "s", status: "enabled" as const, disabledReason: null, createdAt: now, updatedAt: now };
+    expect(await store.createWebhook(hook, 20)).toMatchObject({ id: hook.id });
+    const jobId = await store.enqueueJob({ kind: "webhook_delivery", lane: hook.id, accountId, webhookId: hook.id, runAt, now });
+    return { accountId, hook, jobId, now };
+  }
 
-    // Another instance settling that delivery: it holds the job, then logs the attempt (whose
-    // foreign key needs the webhook row).
+  /**
+   * Another instance settling that delivery, from its own connection: it holds the job, lets
+   * `act` start and come to wait for a lock, then logs the attempt, whose foreign key needs the
+   * webhook row, and commits. Resolves with what `act` resolved with.
+   */
+  async function whileSettling<T>(delivery: { accountId: string; hook: { id: string }; jobId: string; now: number }, act: () => Promise<T>): Promise<T> {
     const settler = postgres(url, { max: 1, onnotice: () => {} });
     const watcher = postgres(url, { max: 1, onnotice: () => {} });
     try {
-      let deleting: Promise<boolean> | undefined;
+      let acting: Promise<T> | undefined;
       await settler.begin(async (tx) => {
-        await tx`select id from jobs where id = ${jobId} for update`;
-        deleting = store.deleteWebhook("acc_del", "wh_del");
-        await waitFor(async () => (await watcher`select count(*)::int as n from pg_locks where not granted`)[0]!.n > 0, "the delete to wait for the job");
+        await tx`select id from jobs where id = ${delivery.jobId} for update`;
+        acting = act();
+        await waitFor(async () => (await watcher`select count(*)::int as n from pg_locks where not granted`)[0]!.n > 0, "the store's transaction to wait for a lock");
         await tx`insert into delivery_attempts (id, webhook_id, account_id, job_id, event_id, event_type, attempt, status_code, error, delivered, duration_ms, next_attempt_at, created_at)
-          values ('dlv_del', 'wh_del', 'acc_del', ${jobId}, 'evt_del', 'image.generated', 1, 500, null, false, 3, null, ${now})`;
+          values (${`dlv_${delivery.hook.id}`}, ${delivery.hook.id}, ${delivery.accountId}, ${delivery.jobId}, 'evt_x', 'image.generated', 1, 500, null, false, 3, null, ${delivery.now})`;
       });
-      expect(await deleting!).toBe(true);
-      // The lock order, not a retry, let both through.
-      expect(store.conflictRetries).toBe(0);
-      expect(await store.getWebhookById("wh_del")).toBeUndefined();
+      return await acting!;
     } finally {
       await settler.end();
       await watcher.end();
     }
+  }
+
+  test("deleting a webhook while a delivery of it is being settled: both finish, no deadlock to break", async () => {
+    const store = await open();
+    const delivery = await webhookWithDelivery(store, "del", Date.now());
+    expect(await whileSettling(delivery, () => store.deleteWebhook(delivery.accountId, delivery.hook.id))).toBe(true);
+    // The lock order (the webhook's jobs first), not a retry, let both through.
+    expect(store.conflictRetries).toBe(0);
+    expect(await store.getWebhookById(delivery.hook.id)).toBeUndefined();
   });
 
   test("a transaction PostgreSQL aborts to break a deadlock is run again: disabling a webhook while its delivery settles", async () => {
     const store = await open();
-    const now = Date.now();
-    await store.createAccount(
-      { id: "acc_dl", email: "l@example.com", plan: "starter", status: "active", customQuota: null, customRequestsPerSecond: null, createdAt: now, updatedAt: now },
-      { id: "key_dl", accountId: "acc_dl", keyHash: "h_dl", keyPrefix: "og_dlxx", createdAt: now, revokedAt: null },
-    );
-    const hook = { id: "wh_dl", accountId: "acc_dl", url: "https://example.com/h", events: ["image.generated"], secret: "s", status: "enabled" as const, disabledReason: null, createdAt: now, updatedAt: now };
-    await store.createWebhook(hook, 20);
-    const jobId = await store.enqueueJob({ kind: "webhook_delivery", lane: "wh_dl", accountId: "acc_dl", webhookId: "wh_dl", runAt: now + 60_000, now });
-    const before = store.conflictRetries;
-
+    const delivery = await webhookWithDelivery(store, "dl", Date.now() + 60_000);
+    const { hook } = delivery;
     // Disabling locks the webhook, then its pending jobs; the settlement holds the job, then
-    // needs the webhook for its attempt's foreign key: a real deadlock, which PostgreSQL breaks
-    // by aborting the disabling (it waited first).
-    const settler = postgres(url, { max: 1, onnotice: () => {} });
-    const watcher = postgres(url, { max: 1, onnotice: () => {} });
-    try {
-      let disabling: Promise<unknown> | undefined;
-      await settler.begin(async (tx) => {
-        await tx`select id from jobs where id = ${jobId} for update`;
-        disabling = store.updateWebhook("acc_dl", "wh_dl", { url: hook.url, events: hook.events, enabled: false, disableReason: "by the test", now });
-        await waitFor(async () => (await watcher`select count(*)::int as n from pg_locks where not granted`)[0]!.n > 0, "the disabling to wait for the job");
-        await tx`insert into delivery_attempts (id, webhook_id, account_id, job_id, event_id, event_type, attempt, status_code, error, delivered, duration_ms, next_attempt_at, created_at)
-          values ('dlv_dl', 'wh_dl', 'acc_dl', ${jobId}, 'evt_dl', 'image.generated', 1, 500, null, false, 3, null, ${now})`;
-      });
-      expect(await disabling!).toMatchObject({ id: "wh_dl", status: "disabled", disabledReason: "by the test" });
-      expect(store.conflictRetries).toBe(before + 1);
-      expect((await store.getJob(jobId))!.status).toBe("canceled");
-      expect((await store.listDeliveryAttempts("wh_dl", 10)).map((a) => a.id)).toEqual(["dlv_dl"]);
-    } finally {
-      await settler.end();
-      await watcher.end();
-    }
+    // needs the webhook: a real deadlock, which PostgreSQL breaks by aborting the disabling (it
+    // waited first).
+    const disabled = await whileSettling(delivery, () =>
+      store.updateWebhook(delivery.accountId, hook.id, { url: hook.url, events: hook.events, enabled: false, disableReason: "by the test", now: delivery.now }),
+    );
+    expect(disabled).toMatchObject({ id: hook.id, status: "disabled", disabledReason: "by the test" });
+    expect(store.conflictRetries).toBe(1);
+    expect((await store.getJob(delivery.jobId))!.status).toBe("canceled");
+    expect((await store.listDeliveryAttempts(hook.id, 10)).map((a) => a.id)).toEqual([`dlv_${hook.id}`]);
   });
 });
