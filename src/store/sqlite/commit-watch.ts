@@ -1,8 +1,8 @@
 /**
  * Tells whether another connection (the operator CLI in another process, a backup tool, a second
  * connection in this process) committed to the database since the last look, at almost no cost
- * while nobody committed at all. The store keeps what it reads on every request (API key owners)
- * only as long as this says nothing else changed the file.
+ * while nobody committed at all. The store keeps what it reads on every request (the owners of
+ * API keys and signing keys) only as long as this says nothing else changed the file.
  *
  * How: in WAL mode every commit, by any connection, rewrites the WAL-index header at the start of
  * the `-shm` file that all connections map. Its frame count, salts and checksums change with each
@@ -44,7 +44,7 @@ export class CommitWatch {
     const mode = (client.query("PRAGMA journal_mode").get() as { journal_mode: string } | null)?.journal_mode;
     if (mode !== "wal") return undefined;
     // The index file exists once a connection has read the database in WAL mode.
-    client.query("SELECT 1").get();
+    client.query("SELECT count(*) FROM sqlite_master").get();
     const shm = `${path}-shm`;
     try {
       if (statSync(shm).size < HEADER_WORDS * 4) return undefined;
