@@ -21,3 +21,7 @@ export class StoreUnavailableError extends Error {
 }
 
 export const isStoreUnavailable = (error: unknown): error is StoreUnavailableError => error instanceof StoreUnavailableError;
+
+/** The driver's error code (`SQLITE_BUSY`, `40P01`, `ECONNREFUSED`, …), or "" when there is none. */
+export const driverErrorCode = (error: unknown): string =>
+  typeof error === "object" && error !== null ? String((error as { code?: unknown }).code ?? "") : "";

@@ -19,7 +19,7 @@
  * - nothing is cached: keys, subscriptions and webhooks are read on every request.
  */
 import { newId } from "../../ids.ts";
-import { StoreUnavailableError } from "../errors.ts";
+import { driverErrorCode, StoreUnavailableError } from "../errors.ts";
 import {
   EMAIL_JOB,
   EMAIL_LANE,
@@ -85,13 +85,12 @@ const prefixed = (cols: string, alias: string) =>
  * serialization failure): it left nothing behind, and the same transaction run again succeeds.
  */
 export function isRetryableConflict(error: unknown): boolean {
-  const code = typeof error === "object" && error !== null ? String((error as { code?: unknown }).code ?? "") : "";
-  return code === "40P01" || code === "40001";
+  return ["40P01", "40001"].includes(driverErrorCode(error));
 }
 
 /** Connection-level faults (server down, restarting, too many clients) are operational; others are bugs. */
 export function classifyPostgresError(error: unknown): "unreachable" | undefined {
-  const code = typeof error === "object" && error !== null ? String((error as { code?: unknown }).code ?? "") : "";
+  const code = driverErrorCode(error);
   if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|CONNECTION_|CONNECT_TIMEOUT)/.test(code)) return "unreachable";
   // 08: connection exception; 57P0x: shutting down / cannot connect now; 53300: too many connections.
   if (/^(08|57P0|53300|53400)/.test(code)) return "unreachable";
