@@ -1,0 +1,62 @@
+/**
+ * A worker for bench/worker-memory.ts: it goes as far into a render worker's life as it is told
+ * (see STAGES there), then reports its own JS heap and, when it rendered, the median time per
+ * render. The render loop does what the pool's worker does between renders (worker-memory.ts).
+ */
+import { heapStats } from "bun:jsc";
+
+declare const self: Worker;
+
+export interface StageRequest {
+  stage: number;
+  renders: number;
+}
+
+export interface StageReply {
+  heapMb: number;
+  msPerRender?: number;
+}
+
+const CONTEXT = { width: 1200, height: 630, theme: "dark" as const, images: {} };
+
+self.onmessage = async (event: MessageEvent<StageRequest>) => {
+  const { stage, renders } = event.data;
+  if (stage >= 1) await import("satori");
+  if (stage >= 2) await import("@resvg/resvg-js");
+  let setup: import("../../src/render/setup.ts").RenderSetup | undefined;
+  if (stage >= 3) {
+    const { prepareRendering } = await import("../../src/render/setup.ts");
+    const { loadFonts } = await import("../../src/render/fonts.ts");
+    const { silentLogger } = await import("../../src/logger.ts");
+    setup = await prepareRendering({ templatesDir: undefined, fontsDir: undefined, logger: silentLogger });
+    await loadFonts();
+  }
+  const template = setup?.templates.get("event");
+  const times: number[] = [];
+  if (stage >= 4 && template) {
+    const { renderTemplate } = await import("../../src/render/engine.ts");
+    await renderTemplate(template, { title: "warm-up" }, CONTEXT);
+    Bun.gc(true);
+    if (stage >= 5) {
+      const { createMemoryUpkeep } = await import("../../src/render/worker-memory.ts");
+      const satori = (await import("satori")).default;
+      const { Resvg } = await import("@resvg/resvg-js");
+      const { loadFonts } = await import("../../src/render/fonts.ts");
+      const fonts = await loadFonts();
+      const svg = await satori(template.render({ title: "one card" }, CONTEXT) as Parameters<typeof satori>[0], { width: 1200, height: 630, fonts });
+      const upkeep = createMemoryUpkeep({ fullEvery: 32 });
+      for (let i = 0; i < renders; i++) {
+        const started = performance.now();
+        if (stage === 5) await renderTemplate(template, { title: `A distinct card, number ${i}` }, CONTEXT);
+        else if (stage === 6) await satori(template.render({ title: `A distinct card, number ${i}` }, CONTEXT) as Parameters<typeof satori>[0], { width: 1200, height: 630, fonts });
+        else void new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: "original" } }).render().pixels;
+        times.push(performance.now() - started);
+        await upkeep();
+      }
+    }
+  }
+  Bun.gc(true);
+  times.sort((a, b) => a - b);
+  const reply: StageReply = { heapMb: heapStats().heapSize / 1e6, msPerRender: times.length ? times[times.length >> 1] : undefined };
+  self.postMessage(reply);
+};
