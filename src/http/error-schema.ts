@@ -1,6 +1,7 @@
 /** The error envelope and the small schema building blocks every route's OpenAPI entry uses. */
 import { t, type TSchema } from "elysia";
 import type { SchemaOptions, TLiteral, TUnion } from "@sinclair/typebox";
+import type { OpenAPIV3 } from "openapi-types";
 import { errorStatus, type ErrorCode } from "../errors.ts";
 import { MEDIA_TYPES } from "./openapi.ts";
 
@@ -72,3 +73,13 @@ export const API_AUTH_ERRORS: ErrorCode[] = [
   // The key is looked up in the store, which may be unable to answer (disk, lock, network).
   "SERVICE_UNAVAILABLE",
 ];
+
+/**
+ * `detail.requestBody` of a route that checks its body itself (so one answer lists every bad
+ * field, a URL's DNS lookup included) and only documents the schema; the OpenAPI builder
+ * (openapi.ts) converts it like any route's `body`.
+ */
+export function documentedBody(schema: TSchema): OpenAPIV3.RequestBodyObject {
+  // A TypeBox schema is JSON Schema; the OpenAPI type only lacks TypeBox's own marker keys.
+  return { required: true, content: { "application/json": { schema: schema as unknown as OpenAPIV3.SchemaObject } } };
+}

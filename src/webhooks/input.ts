@@ -18,9 +18,20 @@ export interface WebhookInput {
 const CREATE_FIELDS = ["url", "events", "secret"];
 const UPDATE_FIELDS = ["url", "events", "secret", "enabled"];
 
-/** Shape checks every face shares (the API's TypeBox schema says the same, for the docs). */
-export function checkWebhookInput(input: WebhookInput, mode: "create" | "update"): FieldProblem[] {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return [{ field: "body", message: "must be a JSON object" }];
+const isObject = (body: unknown): body is WebhookInput => typeof body === "object" && body !== null && !Array.isArray(body);
+
+/** The fields of a request body as sent; none when the body is not a JSON object (checkWebhookInput says so). */
+export function webhookFields(body: unknown): WebhookInput {
+  return isObject(body) ? body : {};
+}
+
+/**
+ * Shape checks every face shares (the API's TypeBox schema says the same, for the docs). Takes the
+ * body as sent, whatever it is, so one answer lists every bad field.
+ */
+export function checkWebhookInput(body: unknown, mode: "create" | "update"): FieldProblem[] {
+  if (!isObject(body)) return [{ field: "body", message: "must be a JSON object" }];
+  const input = body;
   const problems: FieldProblem[] = [];
   const known = mode === "create" ? CREATE_FIELDS : UPDATE_FIELDS;
   for (const [name, value] of Object.entries(input)) {

@@ -10,7 +10,7 @@ import { checkUrl, type Resolver } from "../net/resolve.ts";
 import { OutboundError } from "../net/outbound-error.ts";
 import type { DeliveryAttemptRecord, Store, WebhookRecord } from "../store/types.ts";
 import type { WebhookSender } from "./delivery.ts";
-import { checkWebhookInput, MAX_WEBHOOKS_PER_ACCOUNT, type WebhookInput } from "./input.ts";
+import { checkWebhookInput, MAX_WEBHOOKS_PER_ACCOUNT, webhookFields } from "./input.ts";
 import { sendTestEvents, type TestResult } from "./test-send.ts";
 
 /** Attempts shown per webhook in the delivery log. */
@@ -90,8 +90,10 @@ export class WebhookService {
     return toWebhookView(await this.row(accountId, id));
   }
 
-  async create(accountId: string, input: WebhookInput): Promise<WebhookView> {
-    const problems = checkWebhookInput(input, "create");
+  /** `body`: the request body as sent; checked here, every bad field in one answer. */
+  async create(accountId: string, body: unknown): Promise<WebhookView> {
+    const problems = checkWebhookInput(body, "create");
+    const input = webhookFields(body);
     problems.push(...(await this.checkAddress(input.url, problems)));
     if (problems.length > 0) throw validationError(problems);
     const now = this.clock.now();
@@ -113,9 +115,10 @@ export class WebhookService {
     return toWebhookView(created);
   }
 
-  async update(accountId: string, id: string, input: WebhookInput): Promise<WebhookView> {
+  async update(accountId: string, id: string, body: unknown): Promise<WebhookView> {
     await this.row(accountId, id); // 404 before validation details about a webhook the caller cannot see
-    const problems = checkWebhookInput(input, "update");
+    const problems = checkWebhookInput(body, "update");
+    const input = webhookFields(body);
     problems.push(...(await this.checkAddress(input.url, problems)));
     if (problems.length > 0) throw validationError(problems);
     const updated = await this.store.updateWebhook(accountId, id, {

@@ -14,7 +14,6 @@ import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts
 import type { Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { templateCatalog } from "../templates/index.ts";
-import type { WebhookInput } from "../../webhooks/input.ts";
 import { signImageUrl } from "../../signing/image-urls.ts";
 import { readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
 import { dashboardAssets } from "./assets.ts";
@@ -57,9 +56,6 @@ function meView(session: DashboardSession) {
     session: { id: session.id, expires_at: new Date(session.expiresAt).toISOString() },
   };
 }
-
-/** The webhooks service checks the whole body (unknown fields included), as for the API. */
-const webhookInput = (body: unknown) => body as WebhookInput;
 
 export function dashboardModule({ services, renderer, templates }: DashboardDeps) {
   const { sessions } = services;
@@ -134,13 +130,13 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     .post(
       "/api/webhooks",
       async ({ request, body, set }) => {
-        const created = await webhooks.create(accountId(request), webhookInput(body));
+        const created = await webhooks.create(accountId(request), body);
         set.status = 201;
         return created;
       },
       hide,
     )
-    .put("/api/webhooks/:id", ({ request, params, body }) => webhooks.update(accountId(request), params.id, webhookInput(body)), hide)
+    .put("/api/webhooks/:id", ({ request, params, body }) => webhooks.update(accountId(request), params.id, body), hide)
     .delete("/api/webhooks/:id", ({ request, params }) => webhooks.delete(accountId(request), params.id), hide)
     .post("/api/webhooks/:id/test", async ({ request, params }) => (await webhooks.sendTest(accountId(request), params.id))[0], hide)
     .get("/api/webhooks/:id/deliveries", async ({ request, params }) => ({ data: await webhooks.deliveries(accountId(request), params.id) }), hide)

@@ -4,7 +4,7 @@ import { imageBody } from "../../http/image-body.ts";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
 import type { Renderer, RenderResult } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
-import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
+import { API_AUTH_ERRORS, documentedBody, errorResponses } from "../../http/error-schema.ts";
 import { authOf, requestState } from "../../http/request-context.ts";
 import { generateBodySchema, ImageResponse } from "./model.ts";
 
@@ -74,7 +74,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
         summary: "Generate an image",
         description: "Renders the template with the given fields and returns the image (PNG, JPEG or WebP). Each success counts one image toward the monthly quota.",
         tags: ["Images"],
-        requestBody: { required: true, content: { "application/json": { schema: generateBodySchema(templates) as any } } },
+        requestBody: documentedBody(generateBodySchema(templates)),
       },
     },
   );

@@ -6,11 +6,11 @@
  * yet counted this month → render. A distinct image (its content address) counts once per
  * account per calendar month; the store decides that in the transaction that confirms the unit.
  */
-import { Elysia, t } from "elysia";
+import { type Context, Elysia, t } from "elysia";
 import { imageBody } from "../../http/image-body.ts";
 import { subscriptionBlock } from "../../accounts/access.ts";
 import { ApiError, validationError } from "../../errors.ts";
-import { API_AUTH_ERRORS, errorResponses, mediaBody, ResourceId } from "../../http/error-schema.ts";
+import { API_AUTH_ERRORS, documentedBody, errorResponses, mediaBody, ResourceId } from "../../http/error-schema.ts";
 import { enforceRateLimit } from "../../http/rate-limit.ts";
 import { authOf, requestState } from "../../http/request-context.ts";
 import type { PreparedRender } from "../../render/renderer.ts";
@@ -91,7 +91,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
    */
   const verified = new Map<string, { keyId: string; template: string; prepared: PreparedRender; /** `exp` in Unix seconds, when the URL has one. */ exp: number | undefined }>();
 
-  async function serveSigned(request: Request, set: { headers: Record<string, unknown> }): Promise<Response> {
+  async function serveSigned(request: Request, set: Context["set"]): Promise<Response> {
     const url = new URL(request.url);
     const path = parseSignedPath(url.pathname);
     if (!path) throw invalidSignature();
@@ -177,8 +177,8 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
   );
 
   return new Elysia({ name: "module.images" })
-    .get("/i/:key_id/:signature/:file", ({ request, set }) => serveSigned(request, set as any), { response: signedResponses, detail: signedDetail })
-    .head("/i/:key_id/:signature/:file", ({ request, set }) => serveSigned(request, set as any), {
+    .get("/i/:key_id/:signature/:file", ({ request, set }) => serveSigned(request, set), { response: signedResponses, detail: signedDetail })
+    .head("/i/:key_id/:signature/:file", ({ request, set }) => serveSigned(request, set), {
       response: signedResponses,
       detail: { ...signedDetail, summary: "Headers of an image by its signed URL", description: "The same checks and headers as GET, without a body." },
     })
@@ -195,7 +195,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
           description: "A generate body plus `signing_key_id` and optional `expires_in` (seconds) → the signed public URL. The body is validated as POST /api/generate would; nothing is rendered or counted.",
           tags: ["Public image URLs"],
           // Validated by signImageUrl itself (as POST /api/generate validates), documented here.
-          requestBody: { required: true, content: { "application/json": { schema: imageUrlBody as any } } },
+          requestBody: documentedBody(imageUrlBody),
         },
       },
     );

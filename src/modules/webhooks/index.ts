@@ -1,7 +1,7 @@
 /** Webhook endpoints: CRUD, the test send and the delivery log. Logic lives in src/webhooks. */
 import { Elysia, type Static } from "elysia";
 import type { Services } from "../../services.ts";
-import { API_AUTH_ERRORS, errorResponses } from "../../http/error-schema.ts";
+import { API_AUTH_ERRORS, documentedBody, errorResponses } from "../../http/error-schema.ts";
 import { authOf } from "../../http/request-context.ts";
 import { CreateWebhookBody, DeletedWebhook, DeliveryList, TestResults, TestWebhookBody, UpdateWebhookBody, WebhookList, WebhookRecord } from "./model.ts";
 
@@ -18,7 +18,7 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
     .post(
       "",
       async ({ request, body, set }) => {
-        const created = await webhooks.create(authOf(request).account.id, body as any);
+        const created = await webhooks.create(authOf(request).account.id, body);
         set.status = 201;
         return asRecord(created);
       },
@@ -30,7 +30,7 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
           summary: "Register a webhook",
           description: "At most 20 per account. A URL whose host resolves to a loopback, private, link-local or metadata address is refused.",
           tags,
-          requestBody: { required: true, content: { "application/json": { schema: CreateWebhookBody as any } } },
+          requestBody: documentedBody(CreateWebhookBody),
         },
       },
     )
@@ -57,13 +57,13 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
       response: { 200: WebhookRecord, ...errorResponses(...API_AUTH_ERRORS, "WEBHOOK_NOT_FOUND") },
       detail: { summary: "Show a webhook", description: "Another account's webhook is 404 WEBHOOK_NOT_FOUND.", tags },
     })
-    .put("/:id", async ({ request, params, body }) => asRecord(await webhooks.update(authOf(request).account.id, params.id, body as any)), {
+    .put("/:id", async ({ request, params, body }) => asRecord(await webhooks.update(authOf(request).account.id, params.id, body)), {
       response: { 200: WebhookRecord, ...errorResponses(...API_AUTH_ERRORS, ...BODY_ERRORS, "WEBHOOK_NOT_FOUND") },
       detail: {
         summary: "Update a webhook",
         description: "`url` and `events` are required; `secret` rotates the secret; `enabled: true` re-enables.",
         tags,
-        requestBody: { required: true, content: { "application/json": { schema: UpdateWebhookBody as any } } },
+        requestBody: documentedBody(UpdateWebhookBody),
       },
     })
     .delete("/:id", ({ request, params }) => webhooks.delete(authOf(request).account.id, params.id), {

@@ -92,6 +92,20 @@ describe("input checks", () => {
     expect(fields({})).toEqual(["url", "events", "secret"]);
   });
 
+  test("a body that is not a JSON object is one problem, and the service stores nothing", async () => {
+    for (const body of [null, [], 5, "x", true]) expect(checkWebhookInput(body, "create")).toEqual([{ field: "body", message: "must be a JSON object" }]);
+    const { webhooks, store } = await core({ allowPrivate: true });
+    for (const body of [null, [ok], 5]) {
+      const error = await webhooks.create("acc_1", body).catch((e) => e);
+      expect({ code: error.code, fields: error.details?.map((d: { field: string }) => d.field) }).toEqual({ code: "VALIDATION_ERROR", fields: ["body"] });
+    }
+    expect(await store.listWebhooks("acc_1")).toEqual([]);
+    const created = await webhooks.create("acc_1", ok);
+    const error = await webhooks.update("acc_1", created.id, null).catch((e) => e);
+    expect(error.code).toBe("VALIDATION_ERROR");
+    expect((await webhooks.get("acc_1", created.id)).url).toBe(ok.url);
+  });
+
   test("updates: secret optional, enabled boolean", () => {
     expect(fields({ url: ok.url, events: ok.events }, "update")).toEqual([]);
     expect(fields({ url: ok.url, events: ok.events, enabled: "true" }, "update")).toEqual(["enabled"]);
