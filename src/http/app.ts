@@ -2,7 +2,7 @@
  * Assembles the HTTP face: hooks first (request id, auth, body parsing, the error mapper), then
  * the feature modules. Every error leaves through `onError` as the one JSON envelope.
  */
-import { Elysia } from "elysia";
+import { Elysia, type ValidationError } from "elysia";
 // The package does not export its browser bundle, so it is imported by path (and embedded by `bun build --compile`).
 import scalarBundle from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 import { ApiError } from "../errors.ts";
@@ -83,8 +83,8 @@ export function createApp(deps: AppDeps) {
       if (code === "PARSE" && (error as Error).cause instanceof ApiError) return jsonError((error as Error).cause as ApiError, headers);
       switch (code) {
         case "VALIDATION": {
-          const issues = (error as any).all ?? [];
-          return jsonError(validationError(validationProblems(issues, (error as any).value)), headers);
+          const invalid = error as ValidationError;
+          return jsonError(validationError(validationProblems(invalid.all ?? [], invalid.value)), headers);
         }
         case "PARSE":
           return jsonError(new ApiError("INVALID_JSON", "Request body is not valid JSON."), headers);

@@ -31,7 +31,7 @@ function fieldOf(issue: { path: string; message: string; schema?: unknown; value
 }
 
 /** Elysia's (TypeBox's) validation issues → one problem per field, every bad field listed. */
-export function validationProblems(issues: { path: string; message: string; type?: number; value?: unknown; schema?: any }[], value: unknown): FieldProblem[] {
+export function validationProblems(issues: { path: string; message: string; type?: number; value?: unknown; schema?: { additionalProperties?: unknown; properties?: Record<string, unknown>; error?: unknown } }[], value: unknown): FieldProblem[] {
   const problems = new Map<string, string>();
   for (const issue of issues) {
     const field = fieldOf(issue);

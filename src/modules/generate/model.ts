@@ -5,7 +5,7 @@
  * field schema, because the template decides which fields exist — including templates loaded
  * from OG_TEMPLATES_DIR at run time.
  */
-import { t } from "elysia";
+import { t, type TSchema } from "elysia";
 import { mediaBody } from "../../http/error-schema.ts";
 import { DEFAULT_TEMPLATE, FORMATS, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE, THEMES, maxLengthOf, type TemplateLookup } from "../../render/request.ts";
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH } from "../../render/types.ts";
@@ -49,7 +49,7 @@ function parameterSchema(p: RequestParameter) {
 
 /** The body schema for OpenAPI: the common parameters plus every field of the templates known at start. */
 export function generateBodySchema(templates: TemplateLookup) {
-  const properties: Record<string, any> = {};
+  const properties: Record<string, TSchema> = {};
   for (const p of COMMON_PARAMETERS) properties[p.name] = t.Optional(parameterSchema(p));
   const all = templates.list();
   for (const template of all) {
