@@ -22,3 +22,21 @@ export function toDrizzleMigrations(journal: MigrationJournal, sqlByTag: Record<
     };
   });
 }
+
+export type DrizzleMigration = ReturnType<typeof toDrizzleMigrations>[number];
+
+/**
+ * The part of a drizzle database object its file migrators use (`dialect.migrate` with the
+ * database's session), which drizzle does not export. Embedded migrations have no folder for
+ * those migrators to read, so we call the routine they end in.
+ */
+interface MigratingDatabase {
+  dialect: { migrate(migrations: DrizzleMigration[], session: unknown, config: object): unknown };
+  session: unknown;
+}
+
+/** Runs `migrations` through the database's own dialect (sync for bun:sqlite, a promise for PostgreSQL). */
+export function runDrizzleMigrations(db: object, migrations: DrizzleMigration[], config: object = {}): unknown {
+  const { dialect, session } = db as MigratingDatabase;
+  return dialect.migrate(migrations, session, config);
+}

@@ -15,6 +15,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import type { StoreOptions } from "../index.ts";
 import { StoreUnavailableError } from "../errors.ts";
 import type { Store } from "../types.ts";
+import { runDrizzleMigrations } from "../embedded-migrations.ts";
 import { embeddedMigrations } from "./migrations.ts";
 import { classifyPostgresError, PostgresStore } from "./store.ts";
 
@@ -47,7 +48,7 @@ export async function migratePostgres(url: string): Promise<void> {
   try {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
     const db = drizzle(sql as unknown as postgres.Sql);
-    await (db as any).dialect.migrate(embeddedMigrations(), (db as any).session, { migrationsSchema: "drizzle", migrationsTable: "__drizzle_migrations" });
+    await runDrizzleMigrations(db, embeddedMigrations(), { migrationsSchema: "drizzle", migrationsTable: "__drizzle_migrations" });
     await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`;
   } finally {
     await sql.end({ timeout: 5 });

@@ -13,7 +13,7 @@ import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema/index.ts";
 import { migrationJournal, migrationSql } from "./migrations.ts";
-import { toDrizzleMigrations } from "../embedded-migrations.ts";
+import { runDrizzleMigrations, toDrizzleMigrations } from "../embedded-migrations.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -41,5 +41,5 @@ export function embeddedMigrations() {
 
 function migrate(db: Db): void {
   // Same bookkeeping table as drizzle's file migrator, so either can run against one database.
-  (db as any).dialect.migrate(embeddedMigrations(), (db as any).session, {});
+  runDrizzleMigrations(db, embeddedMigrations());
 }
