@@ -8,19 +8,24 @@
  * what a process pays once, such as the binary's code pages, stays out of the figure), then
  * `--workers` more do, side by side; the row is the RSS they added, per worker, 300 ms after the
  * last reported. The renders use the pool worker's memory upkeep (src/render/worker-memory.ts)
- * and a full collection before the report, so what remains is not JS garbage.
- * The variant rows set a JavaScriptCore option or a mimalloc option (resvg-js links its own
- * mimalloc) for the whole process, the only way either can be set.
+ * and a full collection before the report, so what remains is not JS garbage. The peak columns
+ * are the most those workers added while they worked (RSS sampled every 10 ms): over their
+ * whole life, and (rendering rows) once every one of them had finished its warm-up render.
+ * The variant rows set a JavaScriptCore option or a mimalloc option for the whole process, the
+ * only way either can be set (Bun and resvg-js each link their own mimalloc, and both read the
+ * MIMALLOC_ variables at start; `process.env` changed later reaches neither), or run the upkeep
+ * with a full collection more often.
  */
 import { parseArgs } from "node:util";
 import { markdownTable } from "./lib/load.ts";
-import type { StageReply, StageRequest } from "./lib/memory-stage-worker.ts";
+import type { StageReply, StageRequest, StageWarmed } from "./lib/memory-stage-worker.ts";
 
 const { values: args } = parseArgs({
   options: {
     workers: { type: "string", default: "2" },
     renders: { type: "string", default: "40" },
     child: { type: "string" },
+    "full-every": { type: "string", default: "32" },
   },
 });
 const WORKERS = Number(args.workers);
@@ -37,46 +42,67 @@ const STAGES = [
   `warm-up, then ${RENDERS} rasterizations only (resvg-js, one SVG)`,
 ];
 
-const VARIANTS: { label: string; env: Record<string, string> }[] = [
+const VARIANTS: { label: string; env?: Record<string, string>; fullEvery?: number }[] = [
   { label: "no optimizing JIT (BUN_JSC_useDFGJIT=0)", env: { BUN_JSC_useDFGJIT: "0" } },
   { label: "no JIT at all (BUN_JSC_useJIT=0)", env: { BUN_JSC_useJIT: "0" } },
   { label: "freed pages returned at once (MIMALLOC_PURGE_DELAY=0)", env: { MIMALLOC_PURGE_DELAY: "0" } },
+  { label: "a full collection every 4th render", fullEvery: 4 },
+  { label: "a full collection after every render", fullEvery: 1 },
 ];
 
 interface Row {
   perWorkerMb: number;
+  peakPerWorkerMb: number;
+  /** The peak after every worker's warm-up (rendering rows only). */
+  peakRenderingPerWorkerMb?: number;
   heapMb: number;
   msPerRender?: number;
 }
 
 const rssMb = () => process.memoryUsage().rss / 1e6;
 
-function runWorker(stage: number): { worker: Worker; reply: Promise<StageReply> } {
+function runWorker(stage: number, fullEvery: number, onWarmed = () => {}): { worker: Worker; reply: Promise<StageReply> } {
   const worker = new Worker(new URL("./lib/memory-stage-worker.ts", import.meta.url));
   const reply = new Promise<StageReply>((resolve, reject) => {
-    worker.onmessage = (event: MessageEvent<StageReply>) => resolve(event.data);
+    worker.onmessage = (event: MessageEvent<StageReply | StageWarmed>) => {
+      if ("warmed" in event.data) onWarmed();
+      else resolve(event.data);
+    };
     worker.onerror = (event) => reject(new Error(event.message));
   });
-  const request: StageRequest = { stage, renders: RENDERS };
+  const request: StageRequest = { stage, renders: RENDERS, fullEvery };
   worker.postMessage(request);
   return { worker, reply };
 }
 
 /** The child process: one row. */
-async function child(stage: number): Promise<Row> {
-  await runWorker(stage).reply;
+async function child(stage: number, fullEvery: number): Promise<Row> {
+  await runWorker(stage, fullEvery).reply;
   await Bun.sleep(300);
   const before = rssMb();
-  const replies = await Promise.all(Array.from({ length: WORKERS }, () => runWorker(stage).reply));
+  let peak = before;
+  let warmed = 0;
+  let peakRendering: number | undefined;
+  // This thread only waits while the workers run, so the sampler gets its turns.
+  const sampler = setInterval(() => {
+    const now = rssMb();
+    peak = Math.max(peak, now);
+    if (warmed === WORKERS) peakRendering = Math.max(peakRendering ?? 0, now);
+  }, 10);
+  const replies = await Promise.all(Array.from({ length: WORKERS }, () => runWorker(stage, fullEvery, () => warmed++).reply));
+  clearInterval(sampler);
   await Bun.sleep(300);
   const perWorkerMb = (rssMb() - before) / WORKERS;
+  const peakPerWorkerMb = (peak - before) / WORKERS;
+  const peakRenderingPerWorkerMb = peakRendering === undefined ? undefined : (peakRendering - before) / WORKERS;
   const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!;
   const times = replies.flatMap((r) => (r.msPerRender === undefined ? [] : [r.msPerRender]));
-  return { perWorkerMb, heapMb: median(replies.map((r) => r.heapMb)), msPerRender: times.length ? median(times) : undefined };
+  return { perWorkerMb, peakPerWorkerMb, peakRenderingPerWorkerMb, heapMb: median(replies.map((r) => r.heapMb)), msPerRender: times.length ? median(times) : undefined };
 }
 
-async function row(stage: number, env: Record<string, string> = {}): Promise<Row> {
-  const proc = Bun.spawn(["bun", import.meta.path, "--child", String(stage), "--workers", String(WORKERS), "--renders", String(RENDERS)], {
+async function row(stage: number, env: Record<string, string> = {}, fullEvery = 32): Promise<Row> {
+  const argv = ["--child", String(stage), "--workers", String(WORKERS), "--renders", String(RENDERS), "--full-every", String(fullEvery)];
+  const proc = Bun.spawn(["bun", import.meta.path, ...argv], {
     env: { ...process.env, ...env },
     stdout: "pipe",
     stderr: "inherit",
@@ -93,17 +119,18 @@ async function main() {
   const rows: (string | number)[][] = [];
   for (const [stage, label] of STAGES.entries()) {
     const r = await row(stage);
-    rows.push([label, fmt(r.perWorkerMb), fmt(r.heapMb), fmt(r.msPerRender)]);
+    rows.push([label, fmt(r.perWorkerMb), fmt(r.peakPerWorkerMb), fmt(r.peakRenderingPerWorkerMb), fmt(r.heapMb), fmt(r.msPerRender)]);
   }
   for (const variant of VARIANTS) {
-    const r = await row(5, variant.env);
-    rows.push([`${STAGES[5]}, ${variant.label}`, fmt(r.perWorkerMb), fmt(r.heapMb), fmt(r.msPerRender)]);
+    const r = await row(5, variant.env, variant.fullEvery);
+    rows.push([`${STAGES[5]}, ${variant.label}`, fmt(r.perWorkerMb), fmt(r.peakPerWorkerMb), fmt(r.peakRenderingPerWorkerMb), fmt(r.heapMb), fmt(r.msPerRender)]);
   }
-  console.log(markdownTable(["a further worker after…", "RSS MB per worker", "its JS heap MB", "ms per render (median)"], rows));
+  const columns = ["a further worker after…", "RSS MB per worker", "peak MB per worker", "peak after the warm-up", "its JS heap MB", "ms per render (median)"];
+  console.log(markdownTable(columns, rows));
 }
 
 if (args.child !== undefined) {
-  console.log(JSON.stringify(await child(Number(args.child))));
+  console.log(JSON.stringify(await child(Number(args.child), Number(args["full-every"]))));
   process.exit(0);
 } else {
   await main();

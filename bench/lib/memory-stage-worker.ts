@@ -10,6 +10,13 @@ declare const self: Worker;
 export interface StageRequest {
   stage: number;
   renders: number;
+  /** The upkeep's backstop: a full collection at least every this many renders (the pool's is 32). */
+  fullEvery: number;
+}
+
+/** Sent once before the renders of the rendering stages, so the parent can tell the warm-up's peak from theirs. */
+export interface StageWarmed {
+  warmed: true;
 }
 
 export interface StageReply {
@@ -20,7 +27,7 @@ export interface StageReply {
 const CONTEXT = { width: 1200, height: 630, theme: "dark" as const, images: {} };
 
 self.onmessage = async (event: MessageEvent<StageRequest>) => {
-  const { stage, renders } = event.data;
+  const { stage, renders, fullEvery } = event.data;
   if (stage >= 1) await import("satori");
   if (stage >= 2) await import("@resvg/resvg-js");
   let setup: import("../../src/render/setup.ts").RenderSetup | undefined;
@@ -38,6 +45,7 @@ self.onmessage = async (event: MessageEvent<StageRequest>) => {
     await renderTemplate(template, { title: "warm-up" }, CONTEXT);
     Bun.gc(true);
     if (stage >= 5) {
+      self.postMessage({ warmed: true } satisfies StageWarmed);
       const { createMemoryUpkeep } = await import("../../src/render/worker-memory.ts");
       const satori = (await import("satori")).default;
       const { Resvg } = await import("@resvg/resvg-js");
@@ -46,7 +54,7 @@ self.onmessage = async (event: MessageEvent<StageRequest>) => {
       const layout = (title: string) => satori(template.render({ title }, CONTEXT) as Parameters<typeof satori>[0], { width: 1200, height: 630, fonts });
       // Stage 7 rasterizes one card over and over; the others draw a new card each time.
       const svg = stage === 7 ? await layout("one card") : "";
-      const upkeep = createMemoryUpkeep({ fullEvery: 32 });
+      const upkeep = createMemoryUpkeep({ fullEvery });
       for (let i = 0; i < renders; i++) {
         const started = performance.now();
         if (stage === 5) await renderTemplate(template, { title: `A distinct card, number ${i}` }, CONTEXT);
