@@ -18,6 +18,7 @@
  */
 import { parseArgs } from "node:util";
 import { markdownTable } from "./lib/load.ts";
+import { layoutModule } from "../src/render/layout.ts";
 import type { StageReply, StageRequest, StageWarmed } from "./lib/memory-stage-worker.ts";
 
 const { values: args } = parseArgs({
@@ -33,7 +34,7 @@ const RENDERS = Number(args.renders);
 
 const STAGES = [
   "an empty worker",
-  "+ satori imported",
+  "+ satori imported (layout engine instantiated)",
   "+ resvg-js imported",
   "+ fonts and templates loaded",
   "+ one warm-up render (a pool worker when ready)",
@@ -70,7 +71,7 @@ function runWorker(stage: number, fullEvery: number, onWarmed = () => {}): { wor
     };
     worker.onerror = (event) => reject(new Error(event.message));
   });
-  const request: StageRequest = { stage, renders: RENDERS, fullEvery };
+  const request: StageRequest = { stage, renders: RENDERS, fullEvery, layout: layoutModule() };
   worker.postMessage(request);
   return { worker, reply };
 }

@@ -12,6 +12,8 @@ export interface StageRequest {
   renders: number;
   /** The upkeep's backstop: a full collection at least every this many renders (the pool's is 32). */
   fullEvery: number;
+  /** satori's layout engine, compiled by the parent as the pool's main thread compiles it. */
+  layout: WebAssembly.Module;
 }
 
 /** Sent once before the renders of the rendering stages, so the parent can tell the warm-up's peak from theirs. */
@@ -27,8 +29,8 @@ export interface StageReply {
 const CONTEXT = { width: 1200, height: 630, theme: "dark" as const, images: {} };
 
 self.onmessage = async (event: MessageEvent<StageRequest>) => {
-  const { stage, renders, fullEvery } = event.data;
-  if (stage >= 1) await import("satori");
+  const { stage, renders, fullEvery, layout } = event.data;
+  if (stage >= 1) await (await import("../../src/render/layout.ts")).initLayout(layout);
   if (stage >= 2) await import("@resvg/resvg-js");
   let setup: import("../../src/render/setup.ts").RenderSetup | undefined;
   if (stage >= 3) {
@@ -47,7 +49,7 @@ self.onmessage = async (event: MessageEvent<StageRequest>) => {
     if (stage >= 5) {
       self.postMessage({ warmed: true } satisfies StageWarmed);
       const { createMemoryUpkeep } = await import("../../src/render/worker-memory.ts");
-      const satori = (await import("satori")).default;
+      const { satori } = await import("../../src/render/layout.ts");
       const { Resvg } = await import("@resvg/resvg-js");
       const { loadFonts } = await import("../../src/render/fonts.ts");
       const fonts = await loadFonts();

@@ -14,12 +14,13 @@
  * layout drawn at 2×; a 1200×1200 one gets a taller canvas), and resvg draws the SVG at the
  * requested pixel size. Text and images stay sharp because scaling happens on vectors.
  */
-import satori, { type Font } from "satori";
+import type { Font } from "satori";
 import { Resvg } from "@resvg/resvg-js";
 import { ApiError } from "../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
 import { emojiDataUri } from "./emoji.ts";
 import { fontsForSegment, hanPreference, loadFonts, type HanPreference } from "./fonts.ts";
+import { initLayout, satori } from "./layout.ts";
 import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "./encode.ts";
 import { unpremultiply } from "./png.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
@@ -157,6 +158,7 @@ export async function renderTemplate(
   const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
   const han = hanPreference(template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]));
   const fonts = await loadFonts(han);
+  await initLayout();
 
   const t0 = performance.now();
   const draw = async (text: Record<string, string | undefined>) => {

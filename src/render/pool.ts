@@ -19,6 +19,7 @@ import type { Logger } from "../logger.ts";
 import type { Theme } from "../templates/types.ts";
 import type { ImageFormat } from "./encode.ts";
 import type { RenderedImage, RenderTimings } from "./engine.ts";
+import { layoutModule } from "./layout.ts";
 
 /** What a worker needs to draw one image: images are already data: URIs. */
 export interface RenderJob {
@@ -42,6 +43,8 @@ export interface WorkerInit {
   /** Force a full GC every this many renders (0: never). */
   gcEvery: number;
   warmUp: boolean;
+  /** satori's layout engine, compiled once by the main thread (layout.ts). */
+  layout: WebAssembly.Module;
 }
 export type WorkerRequest = WorkerInit | { type: "render"; id: number; job: RenderJob };
 export type WorkerReply =
@@ -203,6 +206,7 @@ export class RenderPool {
       fontsDir: this.options.fontsDir,
       gcEvery: this.options.gcEvery,
       warmUp: this.options.warmUp,
+      layout: layoutModule(),
     };
     worker.postMessage(init);
     return slot;

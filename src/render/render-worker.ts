@@ -11,6 +11,7 @@
 import { ApiError } from "../errors.ts";
 import { silentLogger } from "../logger.ts";
 import { renderTemplate, renderTemplateToPng } from "./engine.ts";
+import { initLayout } from "./layout.ts";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./pool.ts";
 import { prepareRendering, type RenderSetup } from "./setup.ts";
 import { createMemoryUpkeep } from "./worker-memory.ts";
@@ -23,6 +24,7 @@ const reply = (message: WorkerReply, transfer: Transferable[] = []) => self.post
 
 async function init(message: WorkerInit): Promise<RenderSetup> {
   releaseNativeMemory = createMemoryUpkeep({ fullEvery: message.gcEvery });
+  await initLayout(message.layout);
   // The main thread already logged what the directories held; repeating it per worker is noise.
   const ready = await prepareRendering({ templatesDir: message.templatesDir, fontsDir: message.fontsDir, logger: silentLogger });
   if (message.warmUp) {

@@ -1,0 +1,36 @@
+/**
+ * satori, with its layout engine (yoga, compiled to wasm) compiled once per process.
+ *
+ * satori's default entry embeds `layout.wasm` as base64 and compiles it on import, so every
+ * render worker paid for its own copy of the compiled code and of the 1.6 MB source that
+ * carries it. The standalone entry takes the wasm from us instead: the main thread compiles
+ * `layout.wasm` once and hands the `WebAssembly.Module` to each worker in its init message
+ * (a module passes between threads without a copy, and its compiled code is shared), so a
+ * worker only instantiates it. Measured with 3 workers, 30 layouts each: 38.3 MB per worker
+ * against 41.5 MB with the default entry.
+ *
+ * The wasm file is imported `with { type: "file" }`, which `bun build --compile` embeds.
+ */
+import { readFileSync } from "node:fs";
+import satori, { init } from "satori/standalone";
+import layoutWasmPath from "satori/layout.wasm" with { type: "file" };
+
+export { satori };
+
+let compiled: WebAssembly.Module | undefined;
+let initialized: Promise<void> | undefined;
+
+/** The compiled layout engine, compiled on first use; post it to a worker for `initLayout`. */
+export function layoutModule(): WebAssembly.Module {
+  compiled ??= new WebAssembly.Module(readFileSync(layoutWasmPath as string));
+  return compiled;
+}
+
+/**
+ * Makes `satori` usable in this thread, with a module compiled elsewhere when given (a worker
+ * gets the main thread's); later calls return the first call's promise.
+ */
+export function initLayout(module?: WebAssembly.Module): Promise<void> {
+  initialized ??= init(module ?? layoutModule());
+  return initialized;
+}
