@@ -17,7 +17,10 @@
  *      peak RSS and RSS per worker;
  *   4. start-up: spawn to the first 200 from /healthz;
  *   5. (only with `--sections …,endurance`: it takes minutes) memory over many distinct renders:
- *      one server with `--endurance-workers` workers (default: the core count, at most 16)
+ *      one server with `--endurance-workers` workers (default: the core count, at least 6 and at
+ *      most 16: what each further worker adds is projected from the difference to a one-worker
+ *      server, and over a single further worker that difference is mostly noise; more workers
+ *      than cores still each hold a render in flight, so their memory is real)
  *      renders `--endurance-renders` distinct cards; RSS is printed every tenth of the run, with
  *      the peak and the RSS at rest once the renders are over, both projected to 16 workers
  *      where fewer ran.
@@ -61,7 +64,7 @@ const CONNECTIONS = Number(args.connections);
 const CLIENTS = Number(args.clients ?? Math.max(1, Math.floor(cores / 4)));
 const BASELINE_RENDERS = Number(args.baseline);
 const ENDURANCE_RENDERS = Number(args["endurance-renders"]);
-const ENDURANCE_WORKERS = Number(args["endurance-workers"] ?? Math.min(cores, 16));
+const ENDURANCE_WORKERS = Number(args["endurance-workers"] ?? Math.min(Math.max(cores, 6), 16));
 const WORKER_COUNTS = args.workers
   ? args.workers.split(",").map(Number)
   : [...new Set([...Array.from({ length: Math.floor(Math.log2(cores)) + 1 }, (_, i) => 2 ** i), cores])].sort((a, b) => a - b);
