@@ -71,8 +71,7 @@ function runWorker(stage: number, fullEvery: number, onWarmed = () => {}): { wor
     };
     worker.onerror = (event) => reject(new Error(event.message));
   });
-  const request: StageRequest = { stage, renders: RENDERS, fullEvery, layout: layoutModule() };
-  worker.postMessage(request);
+  void layoutModule().then((layout) => worker.postMessage({ stage, renders: RENDERS, fullEvery, layout } satisfies StageRequest));
   return { worker, reply };
 }
 

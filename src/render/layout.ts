@@ -11,18 +11,23 @@
  *
  * The wasm file is imported `with { type: "file" }`, which `bun build --compile` embeds.
  */
-import { readFileSync } from "node:fs";
 import satori, { init } from "satori/standalone";
 import layoutWasmPath from "satori/layout.wasm" with { type: "file" };
 
 export { satori };
 
-let compiled: WebAssembly.Module | undefined;
+let compiled: Promise<WebAssembly.Module> | undefined;
 let initialized: Promise<void> | undefined;
 
-/** The compiled layout engine, compiled on first use; post it to a worker for `initLayout`. */
-export function layoutModule(): WebAssembly.Module {
-  compiled ??= new WebAssembly.Module(readFileSync(layoutWasmPath as string));
+/**
+ * The compiled layout engine, compiled on first use; post it to a worker for `initLayout`.
+ * Compiled asynchronously (≈ 15 ms here), off the thread that asks, so creating the render
+ * pool does not hold up the server's start.
+ */
+export function layoutModule(): Promise<WebAssembly.Module> {
+  compiled ??= Bun.file(layoutWasmPath as string)
+    .arrayBuffer()
+    .then((bytes) => WebAssembly.compile(bytes));
   return compiled;
 }
 

@@ -200,15 +200,21 @@ export class RenderPool {
       this.onDeath(slot, `uncaught error: ${event.message}`);
     });
     worker.addEventListener("close", (event: Event) => this.onDeath(slot, `exited with code ${(event as CloseEvent).code}`));
-    const init: WorkerInit = {
+    const init: Omit<WorkerInit, "layout"> = {
       type: "init",
       templatesDir: this.options.templatesDir,
       fontsDir: this.options.fontsDir,
       gcEvery: this.options.gcEvery,
       warmUp: this.options.warmUp,
-      layout: layoutModule(),
     };
-    worker.postMessage(init);
+    // Jobs go to a slot only once it is ready, so the init may follow when the module is compiled.
+    layoutModule().then(
+      (layout) => {
+        if (!slot.dead) worker.postMessage({ ...init, layout } satisfies WorkerInit);
+      },
+      // Cannot happen with the embedded file short of a broken build; count it as a failed start.
+      (error: unknown) => this.onDeath(slot, `layout engine failed to compile: ${error instanceof Error ? error.message : String(error)}`),
+    );
     return slot;
   }
 
@@ -283,6 +289,7 @@ export class RenderPool {
       current.pending.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer failed while drawing this image."));
     }
     if (this.closing) return;
+    slot.worker.terminate();
     this.replaced++;
     if (!slot.ready && ++this.startupFailures >= MAX_STARTUP_FAILURES) {
       this.broken = `render workers cannot start (${why})`;
@@ -291,7 +298,6 @@ export class RenderPool {
       for (const waiter of this.readyWaiters.splice(0)) waiter.reject(new Error(this.broken));
       return;
     }
-    slot.worker.terminate();
     const replacement = this.spawn(slot.index);
     this.slots[slot.index] = replacement;
   }
