@@ -18,7 +18,7 @@
  */
 import { parseArgs } from "node:util";
 import { markdownTable } from "./lib/load.ts";
-import { layoutModule } from "../src/render/layout.ts";
+import { layoutModule } from "../src/render/layout-wasm.ts";
 import type { StageReply, StageRequest, StageWarmed } from "./lib/memory-stage-worker.ts";
 
 const { values: args } = parseArgs({

@@ -8,32 +8,17 @@
  * (a module passes between threads without a copy, and its compiled code is shared), so a
  * worker only instantiates it. Measured with 3 workers, 30 layouts each: 38.3 MB per worker
  * against 41.5 MB with the default entry.
- *
- * The wasm file is imported `with { type: "file" }`, which `bun build --compile` embeds.
  */
 import satori, { init } from "satori/standalone";
-import layoutWasmPath from "satori/layout.wasm" with { type: "file" };
+import { layoutModule } from "./layout-wasm.ts";
 
 export { satori };
 
-let compiled: Promise<WebAssembly.Module> | undefined;
 let initialized: Promise<void> | undefined;
 
 /**
- * The compiled layout engine, compiled on first use; post it to a worker for `initLayout`.
- * Compiled asynchronously (≈ 15 ms here), off the thread that asks, so creating the render
- * pool does not hold up the server's start.
- */
-export function layoutModule(): Promise<WebAssembly.Module> {
-  compiled ??= Bun.file(layoutWasmPath as string)
-    .arrayBuffer()
-    .then((bytes) => WebAssembly.compile(bytes));
-  return compiled;
-}
-
-/**
  * Makes `satori` usable in this thread, with a module compiled elsewhere when given (a worker
- * gets the main thread's); later calls return the first call's promise.
+ * gets the main thread's, see layout-wasm.ts); later calls return the first call's promise.
  */
 export function initLayout(module?: WebAssembly.Module): Promise<void> {
   initialized ??= init(module ?? layoutModule());

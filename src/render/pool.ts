@@ -19,7 +19,7 @@ import type { Logger } from "../logger.ts";
 import type { Theme } from "../templates/types.ts";
 import type { ImageFormat } from "./encode.ts";
 import type { RenderedImage, RenderTimings } from "./engine.ts";
-import { layoutModule } from "./layout.ts";
+import { layoutModule } from "./layout-wasm.ts";
 
 /** What a worker needs to draw one image: images are already data: URIs. */
 export interface RenderJob {
