@@ -43,7 +43,7 @@ export interface WorkerInit {
   /** Force a full GC every this many renders (0: never). */
   gcEvery: number;
   warmUp: boolean;
-  /** satori's layout engine, compiled once by the main thread (layout.ts). */
+  /** satori's layout engine, compiled once by the main thread (layout-wasm.ts). */
   layout: WebAssembly.Module;
 }
 export type WorkerRequest = WorkerInit | { type: "render"; id: number; job: RenderJob };
