@@ -11,6 +11,9 @@
  * and a full collection before the report, so what remains is not JS garbage. The peak columns
  * are the most those workers added while they worked (RSS sampled every 10 ms): over their
  * whole life, and (rendering rows) once every one of them had finished its warm-up render.
+ * The time columns are the render itself (median) and the upkeep after it (mean, since a full
+ * collection is rare by default and long when it comes), so what a collection saves in memory
+ * can be set against what it costs in time.
  * The variant rows set a JavaScriptCore option or a mimalloc option for the whole process, the
  * only way either can be set (Bun and resvg-js each link their own mimalloc, and both read the
  * MIMALLOC_ variables at start; `process.env` changed later reaches neither), or run the upkeep
@@ -58,6 +61,7 @@ interface Row {
   peakRenderingPerWorkerMb?: number;
   heapMb: number;
   msPerRender?: number;
+  upkeepMs?: number;
 }
 
 const rssMb = () => process.memoryUsage().rss / 1e6;
@@ -97,7 +101,15 @@ async function child(stage: number, fullEvery: number): Promise<Row> {
   const peakRenderingPerWorkerMb = peakRendering === undefined ? undefined : (peakRendering - before) / WORKERS;
   const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!;
   const times = replies.flatMap((r) => (r.msPerRender === undefined ? [] : [r.msPerRender]));
-  return { perWorkerMb, peakPerWorkerMb, peakRenderingPerWorkerMb, heapMb: median(replies.map((r) => r.heapMb)), msPerRender: times.length ? median(times) : undefined };
+  const upkeep = replies.flatMap((r) => (r.upkeepMs === undefined ? [] : [r.upkeepMs]));
+  return {
+    perWorkerMb,
+    peakPerWorkerMb,
+    peakRenderingPerWorkerMb,
+    heapMb: median(replies.map((r) => r.heapMb)),
+    msPerRender: times.length ? median(times) : undefined,
+    upkeepMs: upkeep.length ? median(upkeep) : undefined,
+  };
 }
 
 async function row(stage: number, env: Record<string, string> = {}, fullEvery = 32): Promise<Row> {
@@ -119,13 +131,13 @@ async function main() {
   const rows: (string | number)[][] = [];
   for (const [stage, label] of STAGES.entries()) {
     const r = await row(stage);
-    rows.push([label, fmt(r.perWorkerMb), fmt(r.peakPerWorkerMb), fmt(r.peakRenderingPerWorkerMb), fmt(r.heapMb), fmt(r.msPerRender)]);
+    rows.push([label, fmt(r.perWorkerMb), fmt(r.peakPerWorkerMb), fmt(r.peakRenderingPerWorkerMb), fmt(r.heapMb), fmt(r.msPerRender), fmt(r.upkeepMs, 2)]);
   }
   for (const variant of VARIANTS) {
     const r = await row(5, variant.env, variant.fullEvery);
-    rows.push([`${STAGES[5]}, ${variant.label}`, fmt(r.perWorkerMb), fmt(r.peakPerWorkerMb), fmt(r.peakRenderingPerWorkerMb), fmt(r.heapMb), fmt(r.msPerRender)]);
+    rows.push([`${STAGES[5]}, ${variant.label}`, fmt(r.perWorkerMb), fmt(r.peakPerWorkerMb), fmt(r.peakRenderingPerWorkerMb), fmt(r.heapMb), fmt(r.msPerRender), fmt(r.upkeepMs, 2)]);
   }
-  const columns = ["a further worker after…", "RSS MB per worker", "peak MB per worker", "peak after the warm-up", "its JS heap MB", "ms per render (median)"];
+  const columns = ["a further worker after…", "RSS MB per worker", "peak MB per worker", "peak after the warm-up", "its JS heap MB", "ms per render (median)", "upkeep ms per render (mean)"];
   console.log(markdownTable(columns, rows));
 }
 

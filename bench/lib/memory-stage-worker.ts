@@ -1,7 +1,8 @@
 /**
  * A worker for bench/worker-memory.ts: it goes as far into a render worker's life as it is told
  * (see STAGES there), then reports its own JS heap and, when it rendered, the median time per
- * render. The render loop does what the pool's worker does between renders (worker-memory.ts).
+ * render and the mean time of the upkeep after it. The render loop does what the pool's worker
+ * does between renders (worker-memory.ts).
  */
 import { heapStats } from "bun:jsc";
 
@@ -24,7 +25,12 @@ export interface StageWarmed {
 export interface StageReply {
   heapMb: number;
   msPerRender?: number;
+  /** The upkeep after each render (collections and event-loop turns), mean: full collections are rare and long. */
+  upkeepMs?: number;
 }
+
+const median = (values: number[]) => (values.length ? [...values].sort((a, b) => a - b)[values.length >> 1] : undefined);
+const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : undefined);
 
 const CONTEXT = { width: 1200, height: 630, theme: "dark" as const, images: {} };
 
@@ -42,6 +48,7 @@ self.onmessage = async (event: MessageEvent<StageRequest>) => {
   }
   const template = setup?.templates.get("event");
   const times: number[] = [];
+  const upkeepTimes: number[] = [];
   if (stage >= 4 && template) {
     const { renderTemplate } = await import("../../src/render/engine.ts");
     await renderTemplate(template, { title: "warm-up" }, CONTEXT);
@@ -62,13 +69,14 @@ self.onmessage = async (event: MessageEvent<StageRequest>) => {
         if (stage === 5) await renderTemplate(template, { title: `A distinct card, number ${i}` }, CONTEXT);
         else if (stage === 6) await layout(`A distinct card, number ${i}`);
         else void new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: "original" } }).render().pixels;
-        times.push(performance.now() - started);
+        const rendered = performance.now();
+        times.push(rendered - started);
         await upkeep();
+        upkeepTimes.push(performance.now() - rendered);
       }
     }
   }
   Bun.gc(true);
-  times.sort((a, b) => a - b);
-  const reply: StageReply = { heapMb: heapStats().heapSize / 1e6, msPerRender: times.length ? times[times.length >> 1] : undefined };
+  const reply: StageReply = { heapMb: heapStats().heapSize / 1e6, msPerRender: median(times), upkeepMs: mean(upkeepTimes) };
   self.postMessage(reply);
 };
