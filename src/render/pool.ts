@@ -69,6 +69,8 @@ export interface RenderPoolOptions {
   warmUp?: boolean;
   /** The worker script; tests substitute a fixture that speaks the same protocol. */
   workerUrl?: string | URL;
+  /** Compiles satori's layout engine for the workers (layout-wasm.ts); tests substitute a failing one. */
+  layout?: () => Promise<WebAssembly.Module>;
 }
 
 export interface RenderPoolStats {
@@ -208,11 +210,11 @@ export class RenderPool {
       warmUp: this.options.warmUp,
     };
     // Jobs go to a slot only once it is ready, so the init may follow when the module is compiled.
-    layoutModule().then(
+    (this.options.layout ?? layoutModule)().then(
       (layout) => {
         if (!slot.dead) worker.postMessage({ ...init, layout } satisfies WorkerInit);
       },
-      // Cannot happen with the embedded file short of a broken build; count it as a failed start.
+      // Only a broken build gets here (the file is embedded): count it as a failed start.
       (error: unknown) => this.onDeath(slot, `layout engine failed to compile: ${error instanceof Error ? error.message : String(error)}`),
     );
     return slot;

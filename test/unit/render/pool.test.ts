@@ -186,4 +186,24 @@ describe("RenderPool", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test("a layout engine that fails to compile counts as a failed start: the pool gives up and fails jobs", async () => {
+    let compiles = 0;
+    const layout = async (): Promise<WebAssembly.Module> => {
+      compiles++;
+      // A real compile error, as a truncated or corrupt layout.wasm would raise.
+      return WebAssembly.compile(new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00]));
+    };
+    const pool = new RenderPool({ workers: 2, logger: silentLogger, layout });
+    try {
+      await expect(pool.ready()).rejects.toThrow(/render workers cannot start \(layout engine failed to compile: /);
+      expect((await rejection(pool.render(job()))).code).toBe("INTERNAL_ERROR");
+      // Two first starts and their two replacements: the third failure disables the pool, and the
+      // fourth (already under way) spawns nothing more.
+      expect(compiles).toBe(4);
+      expect(pool.stats.ready).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
 });
