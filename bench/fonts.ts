@@ -26,6 +26,7 @@ import { encodePng, unpremultiply } from "../src/render/png.ts";
 import { RenderPool, type RenderJob } from "../src/render/pool.ts";
 import { createTemplateRegistry } from "../src/templates/registry.ts";
 import type { SatoriNode } from "../src/templates/types.ts";
+import { median } from "./lib/load.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const PER_ROUND = Number(process.env.BENCH_PER_ROUND ?? 10);
@@ -46,7 +47,6 @@ async function before(fields: Record<string, string>): Promise<void> {
 }
 const after = (fields: Record<string, string>) => renderTemplateToPng(template, fields, { width: 1200, height: 630, theme: "dark", images: {} });
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function speed(): Promise<void> {
   for (let i = 0; i < 5; i++) {

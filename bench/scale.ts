@@ -41,7 +41,7 @@ import { loadAdditionalAsset } from "../src/render/emoji.ts";
 import { loadFonts } from "../src/render/fonts.ts";
 import { createTemplateRegistry } from "../src/templates/registry.ts";
 import type { SatoriNode } from "../src/templates/types.ts";
-import { markdownTable, measure, quantile, type Measured } from "./lib/load.ts";
+import { markdownTable, measure, median, quantile, type Measured } from "./lib/load.ts";
 import { CARD } from "./lib/phases.ts";
 import { builtBinary, createBenchAccount, RssSampler, rssMb, startHelloWorld, startOgsmith, type ChildServer } from "./lib/server.ts";
 
@@ -406,9 +406,8 @@ function printTargets(paths: Paths | undefined, base: Baselines | undefined, row
     const at16Rest = enduranceAt16(lasting, "rest");
     // Single samples swing with collection timing: the medians of the first and last three tenths.
     const during = lasting.samples.slice(1).map((s) => s.rssMb);
-    const median3 = (xs: number[]) => [...xs].sort((a, b) => a - b)[1] ?? Number.NaN;
-    const first = median3(during.slice(0, 3));
-    const last = median3(during.slice(-3));
+    const first = median(during.slice(0, 3));
+    const last = median(during.slice(-3));
     lines.push(
       `≤ 1.2 GB, 16 workers, ${lasting.renders} renders:       ${fmt(at16.mb, 0)} MB at the peak ${at16.measured ? "" : `(projected from ${lasting.workers} workers) `} ${verdict(at16.mb <= 1200)}`,
       `  the same, at rest after the renders:         ${fmt(at16Rest.mb, 0)} MB ${at16Rest.measured ? "" : "(projected) "} ${verdict(at16Rest.mb <= 1200)}`,

@@ -20,7 +20,7 @@
  * with a full collection more often.
  */
 import { parseArgs } from "node:util";
-import { markdownTable } from "./lib/load.ts";
+import { markdownTable, median } from "./lib/load.ts";
 import { layoutModule } from "../src/render/layout-wasm.ts";
 import type { StageReply, StageRequest, StageWarmed } from "./lib/memory-stage-worker.ts";
 
@@ -99,7 +99,6 @@ async function child(stage: number, fullEvery: number): Promise<Row> {
   const perWorkerMb = (rssMb() - before) / WORKERS;
   const peakPerWorkerMb = (peak - before) / WORKERS;
   const peakRenderingPerWorkerMb = peakRendering === undefined ? undefined : (peakRendering - before) / WORKERS;
-  const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!;
   const times = replies.flatMap((r) => (r.msPerRender === undefined ? [] : [r.msPerRender]));
   const upkeep = replies.flatMap((r) => (r.upkeepMs === undefined ? [] : [r.upkeepMs]));
   return {

@@ -18,6 +18,9 @@ export interface Measured {
 
 export const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
+/** The middle of unsorted values (the upper middle of an even count); NaN for none. */
+export const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5);
+
 type ClientSpec = Omit<LoadSpec, "connections" | "offset">;
 
 /**

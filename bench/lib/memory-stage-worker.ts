@@ -5,6 +5,7 @@
  * does between renders (worker-memory.ts).
  */
 import { heapStats } from "bun:jsc";
+import { median } from "./load.ts";
 
 declare const self: Worker;
 
@@ -29,7 +30,6 @@ export interface StageReply {
   upkeepMs?: number;
 }
 
-const median = (values: number[]) => (values.length ? [...values].sort((a, b) => a - b)[values.length >> 1] : undefined);
 const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : undefined);
 
 const CONTEXT = { width: 1200, height: 630, theme: "dark" as const, images: {} };
@@ -77,6 +77,6 @@ self.onmessage = async (event: MessageEvent<StageRequest>) => {
     }
   }
   Bun.gc(true);
-  const reply: StageReply = { heapMb: heapStats().heapSize / 1e6, msPerRender: median(times), upkeepMs: mean(upkeepTimes) };
+  const reply: StageReply = { heapMb: heapStats().heapSize / 1e6, msPerRender: times.length ? median(times) : undefined, upkeepMs: mean(upkeepTimes) };
   self.postMessage(reply);
 };

@@ -11,6 +11,7 @@ import { loadFonts } from "../../src/render/fonts.ts";
 import { encodePng, unpremultiply } from "../../src/render/png.ts";
 import { createTemplateRegistry } from "../../src/templates/registry.ts";
 import type { SatoriNode } from "../../src/templates/types.ts";
+import { median } from "./load.ts";
 
 export const PHASES = ["template → tree", "satori layout + SVG", "resvg parse", "resvg rasterize", "pixels to JS", "unpremultiply", "encodePng (ours)", "asPng (resvg's)", "Bun.gc(false)", "Bun.gc(true)"] as const;
 export type Phase = (typeof PHASES)[number];
@@ -32,7 +33,6 @@ export interface PhaseRun {
   rssMb: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 /** `count` renders of the event card with distinct titles after 5 warm-ups; every phase timed. */
 export async function measurePhases(count: number): Promise<PhaseRun> {
