@@ -30,6 +30,8 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
       });
       // A repeat the in-memory cache answers needs no reservation: it is counted in one
       // transaction (or refused with QUOTA_EXCEEDED) before the answer, like any other success.
+      // Nothing on this path may wait for a timer or I/O: an answer finished after the handler's
+      // synchronous run leaves Bun piecewise, a send() per header part (docs/architecture.md).
       const hit = renderer.cached?.(renderRequest);
       const { result, quota, remaining } = hit
         ? { result: hit, ...(await services.metering.countDone(account, factsOf(hit))) }
