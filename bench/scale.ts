@@ -9,7 +9,9 @@
  * One run prints, each beside a baseline measured in the same run with the same load client:
  *   1. request paths at 64 connections: a bare Bun.serve hello-world (the client's ceiling),
  *      GET /healthz, authenticated GET /api/user/usage, and a cached POST /api/generate
- *      (one repeated body: every request is a cache hit that still counts one unit);
+ *      (one repeated body: every request is a cache hit that still counts one unit), each with
+ *      the server's CPU time per request (from /proc: steadier than req/s where the client and
+ *      the server share a few cores);
  *   2. the in-process single-thread render baseline on the same card: stock satori +
  *      resvg-js `asPng()`, and our in-process pipeline;
  *   3. cold renders over HTTP (every title distinct) with 1, 2, 4, … render workers up to the
@@ -43,7 +45,7 @@ import { createTemplateRegistry } from "../src/templates/registry.ts";
 import type { SatoriNode } from "../src/templates/types.ts";
 import { markdownTable, measure, median, quantile, type Measured } from "./lib/load.ts";
 import { CARD } from "./lib/phases.ts";
-import { builtBinary, createBenchAccount, RssSampler, rssMb, startHelloWorld, startOgsmith, type ChildServer } from "./lib/server.ts";
+import { builtBinary, cpuSeconds, createBenchAccount, RssSampler, rssMb, startHelloWorld, startOgsmith, type ChildServer } from "./lib/server.ts";
 
 const cores = availableParallelism();
 const { values: args } = parseArgs({
@@ -110,11 +112,20 @@ function cpuTopology(): string {
 }
 
 // 1. ----------------------------------------------------------------------------------------------
+/** A path's load result and the server's CPU time per answered request over it (µs, all threads). */
+type PathMeasured = Measured & { serverCpuUs: number };
+
+async function withServerCpu(pid: number, run: () => Promise<Measured>): Promise<PathMeasured> {
+  const before = cpuSeconds(pid);
+  const measured = await run();
+  return { ...measured, serverCpuUs: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, measured.ok) };
+}
+
 async function requestPaths() {
   const hello = await startHelloWorld();
-  let helloRate: Measured;
+  let helloRate: PathMeasured;
   try {
-    helloRate = await measure({ url: hello.url + "/", seconds: SECONDS }, CONNECTIONS, CLIENTS);
+    helloRate = await withServerCpu(hello.pid, () => measure({ url: hello.url + "/", seconds: SECONDS }, CONNECTIONS, CLIENTS));
   } finally {
     await hello.stop();
   }
@@ -124,15 +135,17 @@ async function requestPaths() {
     const KEYS_PER_CLIENT = 8;
     const keys = await keysFor(server.url, CLIENTS * KEYS_PER_CLIENT);
     const keyHeaders = (p: number) => keys.slice(p * KEYS_PER_CLIENT, (p + 1) * KEYS_PER_CLIENT).map((key) => ({ "x-api-key": key }));
-    const healthz = await measure({ url: server.url + "/healthz", seconds: SECONDS }, CONNECTIONS, CLIENTS);
-    const usage = await measure((p) => ({ url: server.url + "/api/user/usage", connectionHeaders: keyHeaders(p), seconds: SECONDS }), CONNECTIONS, CLIENTS);
+    const healthz = await withServerCpu(server.pid, () => measure({ url: server.url + "/healthz", seconds: SECONDS }, CONNECTIONS, CLIENTS));
+    const usage = await withServerCpu(server.pid, () => measure((p) => ({ url: server.url + "/api/user/usage", connectionHeaders: keyHeaders(p), seconds: SECONDS }), CONNECTIONS, CLIENTS));
     const body = JSON.stringify(CARD);
     // Warm the cache with one render per key's account (the cache is shared; one suffices).
     await fetch(server.url + "/api/generate", { method: "POST", headers: { "x-api-key": keys[0]!, "content-type": "application/json" }, body });
-    const cached = await measure(
-      (p) => ({ url: server.url + "/api/generate", method: "POST", headers: { "content-type": "application/json" }, connectionHeaders: keyHeaders(p), body, seconds: SECONDS }),
-      CONNECTIONS,
-      CLIENTS,
+    const cached = await withServerCpu(server.pid, () =>
+      measure(
+        (p) => ({ url: server.url + "/api/generate", method: "POST", headers: { "content-type": "application/json" }, connectionHeaders: keyHeaders(p), body, seconds: SECONDS }),
+        CONNECTIONS,
+        CLIENTS,
+      ),
     );
     return { hello: helloRate, healthz, usage, cached };
   });
@@ -327,16 +340,19 @@ type Paths = Awaited<ReturnType<typeof requestPaths>>;
 type Baselines = Awaited<ReturnType<typeof inProcessBaselines>>;
 
 function printPaths(paths: Paths) {
+  const row = (label: string, m: PathMeasured, share: string) => [label, fmt(m.perSecond, 0), share, fmt(m.median, 2), fmt(m.p99, 2), fmt(m.serverCpuUs, 0), errorsOf(m)];
   const pct = (m: Measured) => `${fmt((100 * m.perSecond) / paths.hello.perSecond)} %`;
   console.log(`1. Request paths, ${CONNECTIONS} connections\n`);
+  // Server CPU per request does not depend on how much of the machine the load client takes,
+  // so it compares runs on a small, noisy machine better than requests per second do.
   console.log(
     markdownTable(
-      ["path", "req/s", "of hello-world", "median ms", "p99 ms", "errors"],
+      ["path", "req/s", "of hello-world", "median ms", "p99 ms", "server CPU µs per request", "errors"],
       [
-        ["Bun.serve hello-world (ceiling)", fmt(paths.hello.perSecond, 0), "100 %", fmt(paths.hello.median, 2), fmt(paths.hello.p99, 2), errorsOf(paths.hello)],
-        ["GET /healthz", fmt(paths.healthz.perSecond, 0), pct(paths.healthz), fmt(paths.healthz.median, 2), fmt(paths.healthz.p99, 2), errorsOf(paths.healthz)],
-        ["GET /api/user/usage (authenticated)", fmt(paths.usage.perSecond, 0), pct(paths.usage), fmt(paths.usage.median, 2), fmt(paths.usage.p99, 2), errorsOf(paths.usage)],
-        ["POST /api/generate, cached (counts each)", fmt(paths.cached.perSecond, 0), pct(paths.cached), fmt(paths.cached.median, 2), fmt(paths.cached.p99, 2), errorsOf(paths.cached)],
+        row("Bun.serve hello-world (ceiling)", paths.hello, "100 %"),
+        row("GET /healthz", paths.healthz, pct(paths.healthz)),
+        row("GET /api/user/usage (authenticated)", paths.usage, pct(paths.usage)),
+        row("POST /api/generate, cached (counts each)", paths.cached, pct(paths.cached)),
       ],
     ),
   );

@@ -104,6 +104,12 @@ export function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/** CPU time a process has used so far, all its threads, user and system (/proc counts in 1/100 s). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export function openFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
 }
