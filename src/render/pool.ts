@@ -292,6 +292,8 @@ export class RenderPool {
     }
     if (this.closing) return;
     slot.worker.terminate();
+    // Disabled already (a start that was under way failed too): said and done once.
+    if (this.broken) return;
     this.replaced++;
     if (!slot.ready && ++this.startupFailures >= MAX_STARTUP_FAILURES) {
       this.broken = `render workers cannot start (${why})`;
