@@ -24,6 +24,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { brotliDecompressSync } from "node:zlib";
+import { cmapCodePoints } from "../src/render/cmap.ts";
 import type { PackSlice } from "../src/render/fonts.ts";
 
 
@@ -86,46 +87,6 @@ function woff2Cmap(font: Uint8Array): Uint8Array {
   if (!cmap) throw new Error("no cmap table");
   const stream = brotliDecompressSync(font.subarray(at.i, at.i + totalCompressed));
   return new Uint8Array(stream.buffer, stream.byteOffset + cmap.offset, cmap.length);
-}
-
-/** Every code point a cmap maps to a glyph (formats 4 and 12, the Unicode subtables). */
-function cmapCodePoints(cmap: Uint8Array): Set<number> {
-  const view = new DataView(cmap.buffer, cmap.byteOffset, cmap.byteLength);
-  const points = new Set<number>();
-  const count = view.getUint16(2);
-  for (let i = 0; i < count; i++) {
-    const platform = view.getUint16(4 + i * 8);
-    const encoding = view.getUint16(6 + i * 8);
-    if (!(platform === 0 || (platform === 3 && (encoding === 1 || encoding === 10)))) continue;
-    const sub = view.getUint32(8 + i * 8);
-    const format = view.getUint16(sub);
-    if (format === 4) {
-      const segX2 = view.getUint16(sub + 6);
-      const ends = sub + 14;
-      const starts = ends + segX2 + 2;
-      const deltas = starts + segX2;
-      const rangeOffsets = deltas + segX2;
-      for (let s = 0; s < segX2 / 2; s++) {
-        const end = view.getUint16(ends + s * 2);
-        const start = view.getUint16(starts + s * 2);
-        const delta = view.getUint16(deltas + s * 2);
-        const ro = view.getUint16(rangeOffsets + s * 2);
-        for (let c = start; c <= end && c !== 0xffff; c++) {
-          const glyph = ro === 0 ? (c + delta) & 0xffff : view.getUint16(rangeOffsets + s * 2 + ro + (c - start) * 2);
-          if (glyph !== 0) points.add(c);
-        }
-      }
-    } else if (format === 12) {
-      const groups = view.getUint32(sub + 12);
-      for (let g = 0; g < groups; g++) {
-        const start = view.getUint32(sub + 16 + g * 12);
-        const end = view.getUint32(sub + 20 + g * 12);
-        const glyph = view.getUint32(sub + 24 + g * 12);
-        for (let c = start; c <= end; c++) if (glyph + (c - start) !== 0) points.add(c);
-      }
-    }
-  }
-  return points;
 }
 
 /** Inclusive ranges of the code points in `declared` that the font really maps. */

@@ -11,10 +11,16 @@
  * (the closest weight), then falls back to the other families for glyphs the first lacks, so
  * giving the subsets distinct names is what makes "Привет" or "Γειά" find their glyphs while
  * templates only ever ask for `fontFamily: "Inter"`.
+ *
+ * satori parses every face it is given before the first layout and keeps the parse for the
+ * life of the worker, so only Inter's Latin faces are given up front; the other subsets are
+ * handed over like the Noto slices, the first time a card has a character only they draw
+ * (`fontsForSegment`). A worker that renders only Latin holds 4 parsed faces, not 28.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Font } from "satori";
+import { cmapCodePoints, woffTable } from "./cmap.ts";
 
 import fallbackPackPath from "../../assets/fonts/noto-fallback.bin" with { type: "file" };
 import inter_latin_400 from "../../assets/fonts/inter-latin-400-normal.woff" with { type: "file" };
@@ -47,6 +53,8 @@ import inter_vietnamese_700 from "../../assets/fonts/inter-vietnamese-700-normal
 import inter_vietnamese_800 from "../../assets/fonts/inter-vietnamese-800-normal.woff" with { type: "file" };
 
 type Weight = 400 | 600 | 700 | 800;
+/** The family templates name; its faces (Latin) are the only ones satori gets up front. */
+const PRIMARY_FAMILY = "Inter";
 const BUNDLED: { family: string; weight: Weight; path: string }[] = [
   { family: "Inter", weight: 400, path: inter_latin_400 },
   { family: "Inter", weight: 600, path: inter_latin_600 },
@@ -275,10 +283,29 @@ export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
   return report;
 }
 
+const faceData = new Map<string, Promise<ArrayBuffer>>();
+
+/** A bundled face's bytes, read once: satori keeps one parse per ArrayBuffer, so a face read twice would be parsed twice. */
+function readFace(path: string): Promise<ArrayBuffer> {
+  let data = faceData.get(path);
+  if (!data) {
+    data = Bun.file(path).arrayBuffer();
+    faceData.set(path, data);
+  }
+  return data;
+}
+
+function bundledFaces(family?: string): Promise<Font[]> {
+  const faces = family ? BUNDLED.filter((face) => face.family === family) : BUNDLED;
+  return Promise.all(faces.map(async ({ family, weight, path }) => ({ name: family, weight, style: "normal" as const, data: await readFace(path) })));
+}
+
 /**
- * All fonts, read once per process (or worker): the bundled Inter subsets, then the extra
- * fonts from `useExtraFonts`. satori caches parsed fonts per array identity, so callers must
- * keep passing this same array rather than copies.
+ * The fonts satori gets up front, read once per process (or worker): Inter's Latin faces, then
+ * the extra fonts from `useExtraFonts`. With extra fonts, every Inter subset comes first, so
+ * Inter keeps drawing the characters both have (a subset handed over later would come after
+ * them). satori caches parsed fonts per array identity, so callers must keep passing this
+ * same array rather than copies.
  */
 export function loadFonts(): Promise<Font[]>;
 export function loadFonts(han: HanPreference | undefined): Promise<Font[]>;
@@ -298,15 +325,35 @@ export function loadFonts(han?: HanPreference): Promise<Font[]> {
     }
     return list;
   }
-  loaded ??= Promise.all(
-    BUNDLED.map(async ({ family, weight, path }) => ({
-      name: family,
-      weight,
-      style: "normal" as const,
-      data: await Bun.file(path).arrayBuffer(),
-    })),
-  ).then((bundled): Font[] => [...bundled, ...extraFonts.map(({ family, weight, style, data }) => ({ name: family, weight, style, data }))]);
+  loaded ??= bundledFaces(extraFonts.length > 0 ? undefined : PRIMARY_FAMILY).then((bundled): Font[] => [
+    ...bundled,
+    ...extraFonts.map(({ family, weight, style, data }) => ({ name: family, weight, style, data })),
+  ]);
   return loaded;
+}
+
+interface Coverage {
+  /** What the Latin faces draw: satori hands over whole words, and their Latin letters need nothing more. */
+  primary: Set<number>;
+  /** The other subsets, in the order they were once all registered, so a character two have goes to the same one. */
+  subsets: { family: string; points: Set<number> }[];
+}
+let coverage: Promise<Coverage> | undefined;
+
+/**
+ * What each Inter subset draws, from its own character map (every weight of a subset maps the
+ * same characters). Read on the first character Latin lacks.
+ */
+function interCoverage(): Promise<Coverage> {
+  coverage ??= (async () => {
+    const first = new Map<string, string>();
+    for (const face of BUNDLED) if (!first.has(face.family)) first.set(face.family, face.path);
+    const families = await Promise.all(
+      [...first].map(async ([family, path]) => ({ family, points: cmapCodePoints(woffTable(new Uint8Array(await readFace(path)), "cmap")) })),
+    );
+    return { primary: families.find((f) => f.family === PRIMARY_FAMILY)!.points, subsets: families.filter((f) => f.family !== PRIMARY_FAMILY) };
+  })();
+  return coverage;
 }
 
 // ---- Bundled fallback fonts (CJK, Arabic, Hebrew, Devanagari, Thai, symbols) ----
@@ -377,16 +424,34 @@ function covers(slice: PackSlice, cp: number): boolean {
 }
 
 /**
- * satori's answer for a segment of text no loaded font covers: the bundled slices that hold its
- * characters, preferring the family of the language satori detected, and for Han the card's
- * preference (`hanPreference`: Han in a Japanese title draws with Noto Sans JP, in a Korean one
- * with KR, otherwise with SC; TC where SC lacks a character). Each slice becomes its own family
- * name with its weights (satori picks one face per name, so one name per slice keeps every
- * slice in the fallback chain). satori adds what is returned to its font list for the rest of
- * this process's (worker's) life, so each slice is read and parsed once per worker, on first use.
- * Also returns the code points no bundled slice has.
+ * satori's answer for a segment of text no loaded font covers. A character one of Inter's other
+ * subsets has (Latin extended, Cyrillic, Greek, Vietnamese) gets that subset's faces. Any other
+ * gets the bundled slices that hold it, preferring the family of the language satori detected,
+ * and for Han the card's preference (`hanPreference`: Han in a Japanese title draws with Noto
+ * Sans JP, in a Korean one with KR, otherwise with SC; TC where SC lacks a character). Each
+ * slice becomes its own family name with its weights (satori picks one face per name, so one
+ * name per slice keeps every slice in the fallback chain). satori adds what is returned to its
+ * font list for the rest of this process's (worker's) life, so each subset and slice is read and
+ * parsed once per worker, on first use. Also returns the code points nothing bundled has.
  */
 export async function fontsForSegment(lang: string, segment: string, han?: HanPreference): Promise<{ fonts: Font[]; missing: number[] }> {
+  const { primary, subsets } = await interCoverage();
+  const interFamilies = new Set<string>();
+  const rest: number[] = [];
+  for (const ch of segment) {
+    const cp = ch.codePointAt(0)!;
+    if (isIgnorable(cp) || primary.has(cp)) continue;
+    const subset = subsets.find((s) => s.points.has(cp));
+    if (subset) interFamilies.add(subset.family);
+    else rest.push(cp);
+  }
+  const inter = await Promise.all([...interFamilies].map((family) => bundledFaces(family)));
+  const slices = rest.length > 0 ? await fallbackSlicesFor(lang, rest, han) : { fonts: [], missing: [] };
+  return { fonts: [...inter.flat(), ...slices.fonts], missing: slices.missing };
+}
+
+/** The Noto slices for `points` (see `fontsForSegment`), and the points no slice has. */
+async function fallbackSlicesFor(lang: string, points: number[], han?: HanPreference): Promise<{ fonts: Font[]; missing: number[] }> {
   // satori names one language when it can tell ("ja-JP" for kana) and several for Han
   // ("ja-JP|zh-CN|zh-TW|zh-HK"); the card's own preference decides between those.
   const langs = lang.split("|");
@@ -394,9 +459,7 @@ export async function fontsForSegment(lang: string, segment: string, han?: HanPr
   const { slices, dataStart, faces } = await openPack();
   const groups = new Set<string>();
   const missing: number[] = [];
-  for (const ch of segment) {
-    const cp = ch.codePointAt(0)!;
-    if (isIgnorable(cp)) continue;
+  for (const cp of points) {
     let best: number | undefined;
     for (let i = 0; i < slices.length; i++) {
       const slice = slices[i]!;

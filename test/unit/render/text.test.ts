@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { inflateSync } from "node:zlib";
 import { createInProcessRenderer, renderTemplateToPng } from "../../../src/render/engine.ts";
-import { firstFontOfCollection, fontsForSegment, hanPreference, useExtraFonts } from "../../../src/render/fonts.ts";
+import { firstFontOfCollection, fontsForSegment, hanPreference, loadFonts, useExtraFonts } from "../../../src/render/fonts.ts";
 import { textDirectionStyle } from "../../../src/templates/kit.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import type { TemplateDefinition } from "../../../src/templates/types.ts";
@@ -94,6 +94,58 @@ describe("Han characters", () => {
     }
     // When satori names one language (kana: Japanese), that language wins over the card.
     expect((await fontsForSegment("ja-JP", "の", "zh-CN")).fonts[0]!.name).toStartWith("Noto Sans JP");
+  });
+});
+
+describe("Inter's subsets beyond Latin", () => {
+  test("satori gets only the Latin faces up front; the subset a character needs comes when asked", async () => {
+    expect((await loadFonts()).map((f) => `${f.name} ${f.weight}`)).toEqual(["Inter 400", "Inter 600", "Inter 700", "Inter 800"]);
+    const families = async (segment: string) => {
+      const { fonts, missing } = await fontsForSegment("unknown", segment);
+      expect(missing).toEqual([]);
+      return [...new Set(fonts.map((f) => f.name))];
+    };
+    expect(await families("Привет")).toEqual(["Inter Cyrillic"]);
+    expect(await families("Ѣ")).toEqual(["Inter Cyrillic Ext"]);
+    expect(await families("Αθήνα ἀρχή")).toEqual(["Inter Greek", "Inter Greek Ext"]);
+    expect(await families("Łódź")).toEqual(["Inter Latin Ext"]);
+    // ư and ỹ are in both Latin Ext and Vietnamese: they go to Latin Ext, registered first, as
+    // when every subset was given up front; ạ only Vietnamese has.
+    expect(await families("ạ ư ỹ")).toEqual(["Inter Vietnamese", "Inter Latin Ext"]);
+    expect(await families("Пр 日")).toEqual(["Inter Cyrillic", "Noto Sans SC#" + (await fontsForSegment("zh-CN", "日")).fonts[0]!.name.split("#")[1]]);
+    const all = (await fontsForSegment("unknown", "Ж")).fonts;
+    expect(all.map((f) => f.weight)).toEqual([400, 600, 700, 800]);
+  });
+
+  // With OG_FONTS_DIR set, every subset is given up front (Inter keeps precedence over the
+  // directory's fonts); without, they come on demand. The pixels must not depend on which.
+  test("cards draw byte for byte the same whether the subsets come up front or on demand", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ogsmith-subsets-"));
+    const files = join(dirname(Bun.resolveSync("@fontsource/noto-sans-jp/package.json", import.meta.dir)), "files");
+    writeFileSync(join(dir, "noto-jp-119-400-normal.woff"), readFileSync(join(files, "noto-sans-jp-119-400-normal.woff")));
+    const titles = ["Привет, мир — Ёлка №5", "Γειά σου Κόσμε ἀρχή", "Tiếng Việt: Đặng Thị Ưng", "Łódź Ærøskøbing Şişli", "Москва Αθήνα Hà Nội"];
+    const draw = async () => {
+      const out: string[] = [];
+      for (const title of titles) {
+        const result = await renderer.render(renderRequest(registry, { template: "event", theme: "dark", fields: { title, subtitle: title }, width: 1200, height: 630, format: "png" }));
+        expect(result.missingGlyphs ?? []).toEqual([]);
+        out.push(new Bun.CryptoHasher("sha256").update(result.bytes).digest("hex"));
+      }
+      return out;
+    };
+    try {
+      useExtraFonts(undefined);
+      expect((await loadFonts()).length).toBe(4);
+      const onDemand = await draw();
+      useExtraFonts(dir);
+      expect((await loadFonts()).filter((f) => f.name.startsWith("Inter")).length).toBe(28);
+      const upFront = await draw();
+      expect(upFront).toEqual(onDemand);
+      expect(new Set(onDemand).size).toBe(titles.length);
+    } finally {
+      useExtraFonts(undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
