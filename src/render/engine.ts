@@ -84,19 +84,30 @@ export const MISSING_GLYPH_BOX = "\u25A1";
  */
 function assetLoader(han: HanPreference | undefined): { load: (code: string, segment: string) => Promise<string | Font[]>; missing: Set<number> } {
   const missing = new Set<number>();
+  // satori asks about every segment at once and adds the fonts in the order the answers arrive;
+  // where two added fonts both have a character (a CJK punctuation mark is in four families),
+  // the first draws it. Answering in the order asked keeps that order, and so the pixels, the
+  // same from run to run; answered as the file reads finished, the same card came out two ways.
+  let previous: Promise<unknown> = Promise.resolve();
+  const inOrder = (answer: () => Promise<string | Font[]>) => {
+    const next = previous.then(answer, answer);
+    previous = next;
+    return next;
+  };
   return {
     missing,
-    async load(code, segment) {
-      if (code === "emoji") {
-        const uri = emojiDataUri(segment);
-        if (uri) return uri;
-        // An emoji Twemoji 15 lacks: try its characters as text (a symbol font may have them).
-      }
-      const found = await fontsForSegment(code, segment, han);
-      for (const cp of found.missing) missing.add(cp);
-      return found.fonts;
-    },
+    load: (code, segment) => inOrder(() => answer(code, segment)),
   };
+  async function answer(code: string, segment: string): Promise<string | Font[]> {
+    if (code === "emoji") {
+      const uri = emojiDataUri(segment);
+      if (uri) return uri;
+      // An emoji Twemoji 15 lacks: try its characters as text (a symbol font may have them).
+    }
+    const found = await fontsForSegment(code, segment, han);
+    for (const cp of found.missing) missing.add(cp);
+    return found.fonts;
+  }
 }
 
 /** Replaces every character in `missing` with the neutral box, in every text field. */

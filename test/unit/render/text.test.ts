@@ -149,6 +149,24 @@ describe("Inter's subsets beyond Latin", () => {
   });
 });
 
+describe("the same card, the same pixels", () => {
+  // The Chinese card's punctuation (：，) is in the Japanese, Korean and both Chinese families;
+  // which one draws it used to depend on which font file finished reading first.
+  test("a CJK card draws identically in separate fresh processes", async () => {
+    const cards = JSON.stringify([{ template: "blog", title: "开源的社交图片生成服务", subtitle: "简体中文：自托管，无需网络" }]);
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const child = Bun.spawn([process.execPath, join(import.meta.dir, "../../support/render-hash.ts"), cards], { stdout: "pipe", stderr: "inherit" });
+        const out = await new Response(child.stdout).text();
+        expect(await child.exited).toBe(0);
+        return out.trim();
+      }),
+    );
+    expect(runs[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(runs).size).toBe(1);
+  });
+});
+
 describe("right-to-left", () => {
   test("the paragraph direction comes from the first strong character", () => {
     expect(textDirectionStyle("שלום world")).toMatchObject({ direction: "rtl", textAlign: "right" });
