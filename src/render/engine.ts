@@ -19,7 +19,7 @@ import { Resvg } from "@resvg/resvg-js";
 import { ApiError } from "../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
 import { emojiDataUri } from "./emoji.ts";
-import { fontsForSegment, hanPreference, loadFonts, type HanPreference } from "./fonts.ts";
+import { fontsForCard, fontsForSegment, hanPreference, loadFonts, type HanPreference } from "./fonts.ts";
 import { initLayout, satori } from "./layout.ts";
 import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "./encode.ts";
 import { unpremultiply } from "./png.ts";
@@ -167,8 +167,9 @@ export async function renderTemplate(
   const format = options.format ?? "png";
   const logical = layoutSize(width, height);
   const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
-  const han = hanPreference(template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]));
-  const fonts = await loadFonts(han);
+  const texts = template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]);
+  const han = hanPreference(texts);
+  const fonts = await fontsForCard(texts);
   await initLayout();
 
   const t0 = performance.now();

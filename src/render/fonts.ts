@@ -105,7 +105,6 @@ export interface ExtraFontsReport {
 
 let extraFonts: ExtraFont[] = [];
 let loaded: Promise<Font[]> | undefined;
-const loadedByHan = new Map<HanPreference, Promise<Font[]>>();
 
 /** Which CJK family draws Han characters (漢字, shared by Chinese, Japanese and Korean) in a card. */
 export type HanPreference = "ja-JP" | "ko-KR" | "zh-CN";
@@ -279,7 +278,6 @@ export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
   }
   extraFonts = fonts;
   loaded = undefined;
-  loadedByHan.clear();
   return report;
 }
 
@@ -307,29 +305,40 @@ function bundledFaces(family?: string): Promise<Font[]> {
  * them). satori caches parsed fonts per array identity, so callers must keep passing this
  * same array rather than copies.
  */
-export function loadFonts(): Promise<Font[]>;
-export function loadFonts(han: HanPreference | undefined): Promise<Font[]>;
-export function loadFonts(han?: HanPreference): Promise<Font[]> {
-  if (han) {
-    // One font list, and so one satori font loader, per Han preference: satori draws a character
-    // with the first loaded font that has it and keeps what loadAdditionalAsset added for the
-    // life of the loader, so a loader shared by Japanese and Chinese titles would draw a
-    // character both fonts have with whichever was loaded first. Apart, each only ever loads its
-    // own family for Han. The extra entry (Inter's Latin face again, under another name) only
-    // makes the list distinct: satori keys loaders by the fonts' names and bytes.
-    const key = han;
-    let list = loadedByHan.get(key);
-    if (!list) {
-      list = loadFonts().then((base) => [...base, { ...base[0]!, name: `Inter ${key}` }]);
-      loadedByHan.set(key, list);
-    }
-    return list;
-  }
+export function loadFonts(): Promise<Font[]> {
   loaded ??= bundledFaces(extraFonts.length > 0 ? undefined : PRIMARY_FAMILY).then((bundled): Font[] => [
     ...bundled,
     ...extraFonts.map(({ family, weight, style, data }) => ({ name: family, weight, style, data })),
   ]);
   return loaded;
+}
+
+let cardLists = 0;
+
+/**
+ * The font list for one card's layout, from the card's text fields. A card whose every
+ * character Inter's Latin faces draw (or that draws nothing) shares one list, and so one satori
+ * font loader and its caches, with every such card. Any other card gets a list of its own:
+ * satori keeps what `loadAdditionalAsset` added to a font loader for the loader's life, so in a
+ * shared loader a character several fallback fonts have would be drawn with whichever an earlier
+ * card happened to load (a Japanese title's slice drawing a Chinese title's punctuation), and the
+ * same card would render differently in a busy worker than in a fresh one. With a loader of its
+ * own it renders as in a fresh worker, every time, at ≈ 5 % more layout time for a CJK card.
+ * satori finds loaders by the fonts' names and bytes, not by the array, so the list's own entry
+ * (Inter's Latin face again, under a name used once) is what makes it new. Parsed faces are
+ * still shared: satori caches each parse by the identity of the font's bytes.
+ */
+export async function fontsForCard(texts: Iterable<string | undefined>): Promise<Font[]> {
+  const shared = await loadFonts();
+  const { primary } = await interCoverage();
+  for (const text of texts) {
+    if (!text) continue;
+    for (const ch of text) {
+      const cp = ch.codePointAt(0)!;
+      if (!primary.has(cp) && !isIgnorable(cp)) return [...shared, { ...shared[0]!, name: `Inter card ${++cardLists}` }];
+    }
+  }
+  return shared;
 }
 
 interface Coverage {

@@ -150,20 +150,40 @@ describe("Inter's subsets beyond Latin", () => {
 });
 
 describe("the same card, the same pixels", () => {
+  type Card = { template: string; title: string; subtitle?: string };
+  /** The PNG hashes of `cards` rendered one after another in a fresh process. */
+  async function freshHashes(cards: Card[]): Promise<string[]> {
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, "../../support/render-hash.ts"), JSON.stringify(cards)], { stdout: "pipe", stderr: "inherit" });
+    const out = await new Response(child.stdout).text();
+    expect(await child.exited).toBe(0);
+    return out.trim().split("\n");
+  }
+  async function hereHash({ template, ...fields }: Card): Promise<string> {
+    const result = await renderer.render(renderRequest(registry, { template, theme: "light", fields, width: 1200, height: 630, format: "png" }));
+    return new Bun.CryptoHasher("sha256").update(result.bytes).digest("hex");
+  }
+  const chinese: Card = { template: "blog", title: "开源的社交图片生成服务", subtitle: "简体中文：自托管，无需网络" };
+  const traditional: Card = { template: "blog", title: "開源的社交圖片產生服務", subtitle: "繁體中文：自行架設，無需網路" };
+
   // The Chinese card's punctuation (：，) is in the Japanese, Korean and both Chinese families;
   // which one draws it used to depend on which font file finished reading first.
   test("a CJK card draws identically in separate fresh processes", async () => {
-    const cards = JSON.stringify([{ template: "blog", title: "开源的社交图片生成服务", subtitle: "简体中文：自托管，无需网络" }]);
-    const runs = await Promise.all(
-      Array.from({ length: 6 }, async () => {
-        const child = Bun.spawn([process.execPath, join(import.meta.dir, "../../support/render-hash.ts"), cards], { stdout: "pipe", stderr: "inherit" });
-        const out = await new Response(child.stdout).text();
-        expect(await child.exited).toBe(0);
-        return out.trim();
-      }),
-    );
-    expect(runs[0]).toMatch(/^[0-9a-f]{64}$/);
-    expect(new Set(runs).size).toBe(1);
+    const runs = await Promise.all(Array.from({ length: 6 }, () => freshHashes([chinese])));
+    expect(runs[0]![0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(runs.map((r) => r[0])).size).toBe(1);
+  });
+
+  // A card with arrows loads a Japanese slice that also has characters of the traditional card;
+  // in a shared font loader those then came from it instead of the slices a fresh worker loads.
+  test("a CJK card draws the same after other cards as in a fresh process", async () => {
+    const arrows: Card = { template: "event", title: "東京", subtitle: "← →" };
+    const [fresh] = await freshHashes([traditional]);
+    const [, afterArrows] = await freshHashes([arrows, traditional]);
+    expect(afterArrows).toBe(fresh!);
+    // This process has drawn cards in every bundled script by now (the tests above).
+    await hereHash(arrows);
+    expect(await hereHash(traditional)).toBe(fresh!);
+    expect(await hereHash(chinese)).toBe((await freshHashes([chinese]))[0]!);
   });
 });
 
