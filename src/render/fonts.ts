@@ -302,8 +302,9 @@ function bundledFaces(family?: string): Promise<Font[]> {
  * The fonts satori gets up front, read once per process (or worker): Inter's Latin faces, then
  * the extra fonts from `useExtraFonts`. With extra fonts, every Inter subset comes first, so
  * Inter keeps drawing the characters both have (a subset handed over later would come after
- * them). satori caches parsed fonts per array identity, so callers must keep passing this
- * same array rather than copies.
+ * them). satori keeps a font loader (with its shaping cache) per list, found by the array or by
+ * the fonts' names and bytes, so callers pass this same array for the loader to be reused
+ * (`fontsForCard` says when not to).
  */
 export function loadFonts(): Promise<Font[]> {
   loaded ??= bundledFaces(extraFonts.length > 0 ? undefined : PRIMARY_FAMILY).then((bundled): Font[] => [
@@ -323,7 +324,7 @@ let cardLists = 0;
  * shared loader a character several fallback fonts have would be drawn with whichever an earlier
  * card happened to load (a Japanese title's slice drawing a Chinese title's punctuation), and the
  * same card would render differently in a busy worker than in a fresh one. With a loader of its
- * own it renders as in a fresh worker, every time, at ≈ 5 % more layout time for a CJK card.
+ * own it renders as in a fresh worker, every time, for 2–5 ms more per render (an empty shaping cache).
  * satori finds loaders by the fonts' names and bytes, not by the array, so the list's own entry
  * (Inter's Latin face again, under a name used once) is what makes it new. Parsed faces are
  * still shared: satori caches each parse by the identity of the font's bytes.
@@ -351,7 +352,7 @@ let coverage: Promise<Coverage> | undefined;
 
 /**
  * What each Inter subset draws, from its own character map (every weight of a subset maps the
- * same characters). Read on the first character Latin lacks.
+ * same characters). Read once, at the first render.
  */
 function interCoverage(): Promise<Coverage> {
   coverage ??= (async () => {
@@ -439,9 +440,9 @@ function covers(slice: PackSlice, cp: number): boolean {
  * and for Han the card's preference (`hanPreference`: Han in a Japanese title draws with Noto
  * Sans JP, in a Korean one with KR, otherwise with SC; TC where SC lacks a character). Each
  * slice becomes its own family name with its weights (satori picks one face per name, so one
- * name per slice keeps every slice in the fallback chain). satori adds what is returned to its
- * font list for the rest of this process's (worker's) life, so each subset and slice is read and
- * parsed once per worker, on first use. Also returns the code points nothing bundled has.
+ * name per slice keeps every slice in the fallback chain). The same bytes are returned every
+ * time, so each subset and slice is read, and parsed by satori (which caches parses by the
+ * bytes), once per worker, on first use. Also returns the code points nothing bundled has.
  */
 export async function fontsForSegment(lang: string, segment: string, han?: HanPreference): Promise<{ fonts: Font[]; missing: number[] }> {
   const { primary, subsets } = await interCoverage();
