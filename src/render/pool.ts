@@ -231,7 +231,7 @@ export class RenderPool {
         return;
       case "init_failed":
         this.options.logger.error("render worker failed to start", { worker: slot.index, error: message.message });
-        this.kill(slot, `start-up failed: ${message.message}`);
+        this.onDeath(slot, `start-up failed: ${message.message}`);
         return;
       case "done":
       case "failed": {
@@ -260,7 +260,7 @@ export class RenderPool {
     const id = this.nextId++;
     const timer = setTimeout(() => {
       this.options.logger.error("render timed out; replacing its worker", { worker: slot.index, timeout_ms: this.options.jobTimeoutMs, template: pending.job.template });
-      this.kill(slot, "render timed out");
+      this.onDeath(slot, "render timed out");
     }, this.options.jobTimeoutMs);
     slot.current = { id, pending, timer };
     const message: WorkerRequest = { type: "render", id, job: pending.job };
@@ -274,15 +274,11 @@ export class RenderPool {
     if (next) this.dispatch(slot, next);
   }
 
-  private kill(slot: Slot, why: string): void {
-    this.onDeath(slot, why);
-    slot.worker.terminate();
-  }
-
-  /** A worker is gone: fail its job, replace it (or give up if it never starts). */
+  /** A worker is gone (or is to go): end it, fail its job, replace it (or give up if it never starts). */
   private onDeath(slot: Slot, why: string): void {
     if (slot.dead) return;
     slot.dead = true;
+    slot.worker.terminate();
     const current = slot.current;
     slot.current = undefined;
     if (current) {
@@ -291,7 +287,6 @@ export class RenderPool {
       current.pending.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer failed while drawing this image."));
     }
     if (this.closing) return;
-    slot.worker.terminate();
     // Disabled already (a start that was under way failed too): said and done once.
     if (this.broken) return;
     this.replaced++;

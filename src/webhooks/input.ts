@@ -31,37 +31,36 @@ export function webhookFields(body: unknown): WebhookInput {
  */
 export function checkWebhookInput(body: unknown, mode: "create" | "update"): FieldProblem[] {
   if (!isObject(body)) return [{ field: "body", message: "must be a JSON object" }];
-  const input = body;
   const problems: FieldProblem[] = [];
   const known = mode === "create" ? CREATE_FIELDS : UPDATE_FIELDS;
-  for (const [name, value] of Object.entries(input)) {
+  for (const [name, value] of Object.entries(body)) {
     if (value !== undefined && !known.includes(name)) problems.push({ field: name, message: "is not a known field" });
   }
-  if (typeof input.url !== "string" || input.url.length === 0) problems.push({ field: "url", message: "is required" });
-  else if (input.url.length > MAX_URL_LENGTH) problems.push({ field: "url", message: `must be at most ${MAX_URL_LENGTH} characters` });
+  if (typeof body.url !== "string" || body.url.length === 0) problems.push({ field: "url", message: "is required" });
+  else if (body.url.length > MAX_URL_LENGTH) problems.push({ field: "url", message: `must be at most ${MAX_URL_LENGTH} characters` });
   else {
     try {
-      parseOutboundUrl(input.url);
+      parseOutboundUrl(body.url);
     } catch (error) {
       problems.push({ field: "url", message: `must be an absolute http or https URL (${(error as Error).message})` });
     }
   }
-  if (!Array.isArray(input.events) || input.events.length === 0) {
+  if (!Array.isArray(body.events) || body.events.length === 0) {
     problems.push({ field: "events", message: `must be a non-empty array of: ${EVENT_TYPES.join(", ")}` });
   } else {
     const seen = new Set<string>();
-    input.events.forEach((name, index) => {
+    body.events.forEach((name, index) => {
       if (typeof name !== "string" || !isEventType(name)) problems.push({ field: `events.${index}`, message: `must be one of ${EVENT_TYPES.join(", ")}` });
       else if (seen.has(name)) problems.push({ field: `events.${index}`, message: `duplicates ${name}` });
       else seen.add(name);
     });
   }
-  if (mode === "create" || input.secret !== undefined) {
-    if (typeof input.secret !== "string") problems.push({ field: "secret", message: "is required" });
-    else if (input.secret.length < SECRET_MIN || input.secret.length > SECRET_MAX) {
+  if (mode === "create" || body.secret !== undefined) {
+    if (typeof body.secret !== "string") problems.push({ field: "secret", message: "is required" });
+    else if (body.secret.length < SECRET_MIN || body.secret.length > SECRET_MAX) {
       problems.push({ field: "secret", message: `must be ${SECRET_MIN} to ${SECRET_MAX} characters` });
     }
   }
-  if (mode === "update" && input.enabled !== undefined && typeof input.enabled !== "boolean") problems.push({ field: "enabled", message: "must be a boolean" });
+  if (mode === "update" && body.enabled !== undefined && typeof body.enabled !== "boolean") problems.push({ field: "enabled", message: "must be a boolean" });
   return problems;
 }
