@@ -19,7 +19,7 @@ import { Resvg } from "@resvg/resvg-js";
 import { ApiError } from "../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
 import { emojiDataUri } from "./emoji.ts";
-import { fontsForCard, fontsForSegment, hanPreference, loadFonts, type HanPreference } from "./fonts.ts";
+import { fontsForCard, fontsForSegment, hanPreference, loadFonts, ownFontList, type HanPreference } from "./fonts.ts";
 import { initLayout, satori } from "./layout.ts";
 import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "./encode.ts";
 import { unpremultiply } from "./png.ts";
@@ -82,8 +82,14 @@ export const MISSING_GLYPH_BOX = "\u25A1";
  * the code points neither has. satori only asks about characters none of its fonts cover, so
  * what is left over is exactly what would be drawn as a missing glyph.
  */
-function assetLoader(han: HanPreference | undefined): { load: (code: string, segment: string) => Promise<string | Font[]>; missing: Set<number> } {
+function assetLoader(
+  han: HanPreference | undefined,
+  sharedList: boolean,
+): { load: (code: string, segment: string) => Promise<string | Font[]>; missing: Set<number>; wantedFonts: () => boolean } {
   const missing = new Set<number>();
+  // The shared Latin list's loader must stay as it is (fonts.ts, `fontsForCard`): a text segment
+  // is answered with nothing, and the card is laid out again with a list of its own.
+  let wanted = false;
   // satori asks about every segment at once and adds the fonts in the order the answers arrive;
   // where two added fonts both have a character (a CJK punctuation mark is in four families),
   // the first draws it. Answering in the order asked keeps that order, and so the pixels, the
@@ -97,12 +103,17 @@ function assetLoader(han: HanPreference | undefined): { load: (code: string, seg
   return {
     missing,
     load: (code, segment) => inOrder(() => answer(code, segment)),
+    wantedFonts: () => wanted,
   };
   async function answer(code: string, segment: string): Promise<string | Font[]> {
     if (code === "emoji") {
       const uri = emojiDataUri(segment);
       if (uri) return uri;
       // An emoji Twemoji 15 lacks: try its characters as text (a symbol font may have them).
+    }
+    if (sharedList) {
+      wanted = true;
+      return [];
     }
     const found = await fontsForSegment(code, segment, han);
     for (const cp of found.missing) missing.add(cp);
@@ -169,12 +180,12 @@ export async function renderTemplate(
   const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
   const texts = template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]);
   const han = hanPreference(texts);
-  const fonts = await fontsForCard(texts);
+  let { fonts, shared } = await fontsForCard(texts);
   await initLayout();
 
   const t0 = performance.now();
   const draw = async (text: Record<string, string | undefined>) => {
-    const assets = assetLoader(han);
+    const assets = assetLoader(han, shared);
     const svg = await satori(template.render(text, ctx) as SatoriNode as Parameters<typeof satori>[0], {
       width: logical.width,
       height: logical.height,
@@ -182,9 +193,15 @@ export async function renderTemplate(
       // Colour emoji and fallback fonts, all embedded; never the network.
       loadAdditionalAsset: assets.load,
     });
-    return { svg, missing: assets.missing };
+    return { svg, missing: assets.missing, wantedFonts: assets.wantedFonts() };
   };
-  let { svg, missing } = await draw(fields);
+  let { svg, missing, wantedFonts } = await draw(fields);
+  if (wantedFonts) {
+    // The template's own text goes beyond Latin: lay it out again with a list of its own.
+    fonts = ownFontList(fonts);
+    shared = false;
+    ({ svg, missing } = await draw(fields));
+  }
   // satori draws a character no font has as a debug "NO GLYPH" box. Draw it again with those
   // characters swapped for a plain box; this costs a second layout only when something is missing.
   if (missing.size > 0) svg = (await draw(boxMissing(fields, missing))).svg;

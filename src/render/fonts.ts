@@ -316,30 +316,46 @@ export function loadFonts(): Promise<Font[]> {
 
 let cardLists = 0;
 
+/** What a card is laid out with: the shared Latin list, or a list of its own (`fontsForCard`). */
+export interface CardFonts {
+  fonts: Font[];
+  /** The list every Latin card shares: no fallback font may be added to its loader. */
+  shared: boolean;
+}
+
 /**
  * The font list for one card's layout, from the card's text fields. A card whose every
  * character Inter's Latin faces draw (or that draws nothing) shares one list, and so one satori
  * font loader and its caches, with every such card. Any other card gets a list of its own:
  * satori keeps what `loadAdditionalAsset` added to a font loader for the loader's life, so in a
  * shared loader a character several fallback fonts have would be drawn with whichever an earlier
- * card happened to load (a Japanese title's slice drawing a Chinese title's punctuation), and the
- * same card would render differently in a busy worker than in a fresh one. With a loader of its
- * own it renders as in a fresh worker, every time, for 2–5 ms more per render (an empty shaping cache).
- * satori finds loaders by the fonts' names and bytes, not by the array, so the list's own entry
- * (Inter's Latin face again, under a name used once) is what makes it new. Parsed faces are
- * still shared: satori caches each parse by the identity of the font's bytes.
+ * card happened to load (a Chinese card's slice drawing a Japanese card's 日), and the same card
+ * would render differently in a busy worker than in a fresh one. With a loader of its own it
+ * renders as in a fresh worker, every time, for 2–5 ms more per render (an empty shaping cache).
+ * A template's own text is not known before the layout: the renderer lays a card out again with
+ * a list of its own when satori asks the shared list for a fallback font (engine.ts).
  */
-export async function fontsForCard(texts: Iterable<string | undefined>): Promise<Font[]> {
+export async function fontsForCard(texts: Iterable<string | undefined>): Promise<CardFonts> {
   const shared = await loadFonts();
   const { primary } = await interCoverage();
   for (const text of texts) {
     if (!text) continue;
     for (const ch of text) {
       const cp = ch.codePointAt(0)!;
-      if (!primary.has(cp) && !isIgnorable(cp)) return [...shared, { ...shared[0]!, name: `Inter card ${++cardLists}` }];
+      if (!primary.has(cp) && !isIgnorable(cp)) return { fonts: ownFontList(shared), shared: false };
     }
   }
-  return shared;
+  return { fonts: shared, shared: true };
+}
+
+/**
+ * A copy of `fonts` that satori gives a font loader of its own. satori finds loaders by the
+ * fonts' names and bytes, not by the array, so the list's own entry (Inter's Latin face again,
+ * under a name used once) is what makes it new. Parsed faces are still shared: satori caches
+ * each parse by the identity of the font's bytes.
+ */
+export function ownFontList(fonts: Font[]): Font[] {
+  return [...fonts, { ...fonts[0]!, name: `Inter card ${++cardLists}` }];
 }
 
 interface Coverage {

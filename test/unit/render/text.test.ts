@@ -11,7 +11,8 @@ import { inflateSync } from "node:zlib";
 import { createInProcessRenderer, renderTemplateToPng } from "../../../src/render/engine.ts";
 import { firstFontOfCollection, fontsForSegment, hanPreference, loadFonts, useExtraFonts } from "../../../src/render/fonts.ts";
 import { textDirectionStyle } from "../../../src/templates/kit.ts";
-import { createTemplateRegistry } from "../../../src/templates/registry.ts";
+import { BUILT_IN_TEMPLATES, createTemplateRegistry } from "../../../src/templates/registry.ts";
+import { LABEL_TEMPLATES } from "../../support/label-templates.ts";
 import type { TemplateDefinition } from "../../../src/templates/types.ts";
 import { renderRequest } from "../../support/render-request.ts";
 import { decodePng, pixelAt, type DecodedPng } from "../../support/png.ts";
@@ -184,6 +185,23 @@ describe("the same card, the same pixels", () => {
     await hereHash(arrows);
     expect(await hereHash(traditional)).toBe(fresh!);
     expect(await hereHash(chinese)).toBe((await freshHashes([chinese]))[0]!);
+  });
+
+  // A template's own labels are laid out too: a Chinese label loads a slice that has 日 and 時,
+  // and in the shared loader the Japanese label then drew them with it.
+  test("a template whose own labels go beyond Latin draws the same after other templates", async () => {
+    const [fresh] = await freshHashes([{ template: "labels-ja", title: "Launch" }]);
+    const [, afterChinese] = await freshHashes([{ template: "labels-zh", title: "Launch" }, { template: "labels-ja", title: "Launch" }]);
+    expect(afterChinese).toBe(fresh!);
+    const labels = createTemplateRegistry([...BUILT_IN_TEMPLATES, ...LABEL_TEMPLATES]);
+    const draw = async (template: string) =>
+      new Bun.CryptoHasher("sha256")
+        .update((await renderer.render(renderRequest(labels, { template, theme: "light", fields: { title: "Launch" }, width: 1200, height: 630, format: "png" }))).bytes)
+        .digest("hex");
+    await draw("labels-zh");
+    expect(await draw("labels-ja")).toBe(fresh!);
+    // And a Latin card after them still draws as it does anywhere.
+    expect(await hereHash({ template: "event", title: "Launch week is here" })).toBe((await freshHashes([{ template: "event", title: "Launch week is here" }]))[0]!);
   });
 });
 
