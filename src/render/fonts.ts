@@ -342,11 +342,19 @@ export async function fontsForCard(texts: Iterable<string | undefined>): Promise
     if (!text) continue;
     for (const ch of text) {
       const cp = ch.codePointAt(0)!;
-      if (!primary.has(cp) && !isIgnorable(cp)) return { fonts: ownFontList(shared), shared: false };
+      if (!primary.has(cp) && !isIgnorable(cp) && !EMOJI.test(ch)) return { fonts: ownFontList(shared), shared: false };
     }
   }
   return { fonts: shared, shared: true };
 }
+
+/**
+ * Characters of emoji, which satori draws from the images `loadAdditionalAsset` returns (kept per
+ * render, not in the font loader), so a Latin card with emoji keeps the shared list. Should one
+ * be drawn as text after all (an emoji Twemoji lacks), the renderer notices and lays the card out
+ * again with a list of its own: this only has to be right often, not always.
+ */
+const EMOJI = /\p{Extended_Pictographic}|[\u{1F1E6}-\u{1F1FF}\u{1F3FB}-\u{1F3FF}\u20E3]/u;
 
 /**
  * A copy of `fonts` that satori gives a font loader of its own. satori finds loaders by the
