@@ -325,8 +325,8 @@ export interface CardFonts {
 
 /**
  * The font list for one card's layout, from the card's text fields. A card whose every
- * character Inter's Latin faces draw (or that draws nothing) shares one list, and so one satori
- * font loader and its caches, with every such card. Any other card gets a list of its own:
+ * character Inter's Latin faces draw (or is an emoji, or draws nothing) shares one list, and so
+ * one satori font loader and its caches, with every such card. Any other card gets a list of its own:
  * satori keeps what `loadAdditionalAsset` added to a font loader for the loader's life, so in a
  * shared loader a character several fallback fonts have would be drawn with whichever an earlier
  * card happened to load (a Chinese card's slice drawing a Japanese card's 日), and the same card
