@@ -23,8 +23,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { brotliDecompressSync } from "node:zlib";
-import { cmapCodePoints } from "../src/render/cmap.ts";
+import { cmapCodePoints, woff2Cmap } from "../src/render/cmap.ts";
 import type { PackSlice } from "../src/render/fonts.ts";
 
 
@@ -44,49 +43,6 @@ function parseRanges(css: string): [number, number][] {
     const [a, b] = part.trim().replace(/^U\+/i, "").split("-");
     return [parseInt(a!, 16), parseInt(b ?? a!, 16)] as [number, number];
   });
-}
-
-/** UIntBase128 of the WOFF2 table directory. */
-function base128(bytes: Uint8Array, at: { i: number }): number {
-  let value = 0;
-  for (let k = 0; k < 5; k++) {
-    const b = bytes[at.i++]!;
-    value = value * 128 + (b & 0x7f);
-    if (!(b & 0x80)) return value;
-  }
-  throw new Error("bad UIntBase128");
-}
-
-/** The WOFF2 known-table tags, by their 6-bit index (names padded to 4 characters). */
-const WOFF2_KNOWN_TAGS = "cmap head hhea hmtx maxp name OS/2 post cvt fpgm glyf loca prep CFF VORG EBDT EBLC gasp hdmx kern LTSH PCLT VDMX vhea vmtx BASE GDEF GPOS GSUB EBSC JSTF MATH CBDT CBLC COLR CPAL SVG sbix acnt avar bdat bloc bsln cvar fdsc feat fmtx fvar gvar hsty just lcar mort morx opbd prop trak Zapf Silf Glat Gloc Feat Sill".split(" ").map((t) => t.padEnd(4, " "));
-
-/** The `cmap` table of a WOFF2 font (never transformed, so it is plain bytes in the brotli stream). */
-function woff2Cmap(font: Uint8Array): Uint8Array {
-  const view = new DataView(font.buffer, font.byteOffset, font.byteLength);
-  const numTables = view.getUint16(12);
-  const totalCompressed = view.getUint32(20);
-  const at = { i: 48 };
-  let offset = 0;
-  let cmap: { offset: number; length: number } | undefined;
-  for (let t = 0; t < numTables; t++) {
-    const flags = font[at.i++]!;
-    let tag: string;
-    if ((flags & 0x3f) === 0x3f) {
-      tag = String.fromCharCode(...font.subarray(at.i, at.i + 4));
-      at.i += 4;
-    } else {
-      tag = WOFF2_KNOWN_TAGS[flags & 0x3f]!;
-    }
-    const origLength = base128(font, at);
-    const transformVersion = (flags >> 6) & 3;
-    const transformed = tag === "glyf" || tag === "loca" ? transformVersion === 0 : transformVersion !== 0;
-    const length = transformed ? base128(font, at) : origLength;
-    if (tag === "cmap") cmap = { offset, length };
-    offset += length;
-  }
-  if (!cmap) throw new Error("no cmap table");
-  const stream = brotliDecompressSync(font.subarray(at.i, at.i + totalCompressed));
-  return new Uint8Array(stream.buffer, stream.byteOffset + cmap.offset, cmap.length);
 }
 
 /** Inclusive ranges of the code points in `declared` that the font really maps. */

@@ -20,7 +20,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Font } from "satori";
-import { cmapCodePoints, woffTable } from "./cmap.ts";
+import { cmapCodePoints, fontCodePoints, sfntTables, woffTable } from "./cmap.ts";
 
 import fallbackPackPath from "../../assets/fonts/noto-fallback.bin" with { type: "file" };
 import inter_latin_400 from "../../assets/fonts/inter-latin-400-normal.woff" with { type: "file" };
@@ -171,24 +171,6 @@ function fontFormat(data: Uint8Array): "ttf" | "otf" | "woff" | "woff2" | "ttc" 
   return undefined;
 }
 
-/** Table tags of a TrueType/OpenType font (sfnt) starting at `offset`, or undefined when the directory is cut short. */
-function sfntTables(data: Uint8Array, offset = 0): Map<string, { offset: number; length: number }> | undefined {
-  if (data.length < offset + 12) return undefined;
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  const count = view.getUint16(offset + 4);
-  if (data.length < offset + 12 + count * 16) return undefined;
-  const tables = new Map<string, { offset: number; length: number }>();
-  for (let i = 0; i < count; i++) {
-    const at = offset + 12 + i * 16;
-    const tag = String.fromCharCode(...data.subarray(at, at + 4));
-    const start = view.getUint32(at + 8);
-    const length = view.getUint32(at + 12);
-    if (start + length > data.length) return undefined;
-    tables.set(tag, { offset: start, length });
-  }
-  return tables;
-}
-
 /**
  * The first font of a TrueType/OpenType collection (.ttc, e.g. Debian's NotoSansCJK-Regular.ttc)
  * as a standalone font file: its table directory with every table copied after it. Only the
@@ -278,6 +260,7 @@ export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
   }
   extraFonts = fonts;
   loaded = undefined;
+  sharedPoints = undefined;
   return report;
 }
 
@@ -325,8 +308,8 @@ export interface CardFonts {
 
 /**
  * The font list for one card's layout, from the card's text fields. A card whose every
- * character Inter's Latin faces draw (or is an emoji, or draws nothing) shares one list, and so
- * one satori font loader and its caches, with every such card. Any other card gets a list of its own:
+ * character the shared list draws (`sharedCoverage`), or is an emoji, or draws nothing, shares
+ * that list, and so one satori font loader and its caches, with every such card. Any other card gets a list of its own:
  * satori keeps what `loadAdditionalAsset` added to a font loader for the loader's life, so in a
  * shared loader a character several fallback fonts have would be drawn with whichever an earlier
  * card happened to load (a Chinese card's slice drawing a Japanese card's 日), and the same card
@@ -337,15 +320,34 @@ export interface CardFonts {
  */
 export async function fontsForCard(texts: Iterable<string | undefined>): Promise<CardFonts> {
   const shared = await loadFonts();
-  const { primary } = await interCoverage();
+  const covered = await sharedCoverage();
   for (const text of texts) {
     if (!text) continue;
     for (const ch of text) {
       const cp = ch.codePointAt(0)!;
-      if (!primary.has(cp) && !isIgnorable(cp) && !EMOJI.test(ch)) return { fonts: ownFontList(shared), shared: false };
+      if (!covered.has(cp) && !isIgnorable(cp) && !EMOJI.test(ch)) return { fonts: ownFontList(shared), shared: false };
     }
   }
   return { fonts: shared, shared: true };
+}
+
+let sharedPoints: Promise<Set<number>> | undefined;
+
+/**
+ * What the shared list draws without asking for more: Inter's Latin faces, and with
+ * OG_FONTS_DIR every Inter subset and the directory's fonts too (all given up front then). A
+ * character this misses only costs a card its own loader; one it wrongly counts is caught by the
+ * renderer's second layout.
+ */
+function sharedCoverage(): Promise<Set<number>> {
+  sharedPoints ??= interCoverage().then(({ primary, subsets }) => {
+    if (extraFonts.length === 0) return primary;
+    const all = new Set(primary);
+    for (const subset of subsets) for (const cp of subset.points) all.add(cp);
+    for (const font of extraFonts) for (const cp of fontCodePoints(new Uint8Array(font.data)) ?? []) all.add(cp);
+    return all;
+  });
+  return sharedPoints;
 }
 
 /**

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { inflateSync } from "node:zlib";
 import { createInProcessRenderer, renderTemplateToPng } from "../../../src/render/engine.ts";
-import { firstFontOfCollection, fontsForSegment, hanPreference, loadFonts, useExtraFonts } from "../../../src/render/fonts.ts";
+import { firstFontOfCollection, fontsForCard, fontsForSegment, hanPreference, loadFonts, useExtraFonts } from "../../../src/render/fonts.ts";
 import { textDirectionStyle } from "../../../src/templates/kit.ts";
 import { BUILT_IN_TEMPLATES, createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { LABEL_TEMPLATES } from "../../support/label-templates.ts";
@@ -146,6 +146,37 @@ describe("Inter's subsets beyond Latin", () => {
       const upFront = await draw();
       expect(upFront).toEqual(onDemand);
       expect(new Set(onDemand).size).toBe(titles.length);
+    } finally {
+      useExtraFonts(undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("which cards share the Latin font list", () => {
+  test("Latin and emoji share it; other scripts get their own, unless OG_FONTS_DIR's fonts (given up front) draw them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ogsmith-shared-"));
+    const files = join(dirname(Bun.resolveSync("@fontsource/noto-sans-jp/package.json", import.meta.dir)), "files");
+    // Subsets 117–119 hold 本, 日 and the hiragana こんにちは; one as WOFF2 to read its map too.
+    for (const n of [117, 118]) writeFileSync(join(dir, `noto-jp-${n}-400-normal.woff`), readFileSync(join(files, `noto-sans-jp-${n}-400-normal.woff`)));
+    writeFileSync(join(dir, "noto-jp-119-400-normal.woff2"), readFileSync(join(files, "noto-sans-jp-119-400-normal.woff2")));
+    const shares = async (...texts: string[]) => (await fontsForCard(texts)).shared;
+    try {
+      useExtraFonts(undefined);
+      expect(await shares("Launch week", "Ünïcödé Latin — “quoted” €5")).toBe(true);
+      expect(await shares("Launch 🚀🎉 👍🏽")).toBe(true);
+      expect(await shares("Launch", "Привет")).toBe(false);
+      expect(await shares("こんにちは日本")).toBe(false);
+      useExtraFonts(dir);
+      expect(await shares("Привет", "Ελληνικά")).toBe(true);
+      expect(await shares("こんにちは日本")).toBe(true);
+      expect(await shares("한국")).toBe(false);
+      const card = { template: "event", theme: "light" as const, fields: { title: "こんにちは日本" }, width: 1200, height: 630, format: "png" as const };
+      const first = await renderer.render(renderRequest(registry, card));
+      await renderer.render(renderRequest(registry, { ...card, fields: { title: "한국 开源 ← →" } }));
+      const again = await renderer.render(renderRequest(registry, card));
+      expect(first.missingGlyphs ?? []).toEqual([]);
+      expect(Buffer.from(again.bytes).equals(Buffer.from(first.bytes))).toBe(true);
     } finally {
       useExtraFonts(undefined);
       rmSync(dir, { recursive: true, force: true });
