@@ -13,6 +13,9 @@
  *   3. pool: otherwise the job (fields + data: URIs) goes to a render worker (pool.ts), or is
  *      refused with 503 SERVER_BUSY when the queue is full.
  *
+ * Steps 1 and 2's memory cache are the "front", which each HTTP thread keeps for itself; the
+ * persistent cache and the pool are the "backend", one per server (see http/threads.ts).
+ *
  * The route meters every success, cached or not, so a cache hit still counts as a generation.
  */
 import { ConfigError, type Config } from "../config.ts";
@@ -21,7 +24,7 @@ import { CONTENT_TYPES } from "./encode.ts";
 import { DiskCache } from "./disk-cache.ts";
 import { createImageCache, fetchImage, type FetchedImage, type FetchImageOptions } from "./fetch-image.ts";
 import { createPngCache, DEFAULT_PNG_CACHE_BYTES, renderCacheKey, type PngCache } from "./png-cache.ts";
-import { RenderPool, type RenderPoolOptions } from "./pool.ts";
+import { RenderPool, type RenderJob, type RenderPoolOptions } from "./pool.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 export interface ServiceRendererOptions {
@@ -43,12 +46,11 @@ export interface PreparedRender {
   render(): Promise<RenderResult>;
 }
 
-export interface ServiceRenderer extends Renderer {
-  /** Fetches the images and computes the content address; nothing is rendered yet. */
-  prepare(request: RenderRequest): Promise<PreparedRender>;
+export interface ServiceRenderer extends RenderFront {
   readonly pool: RenderPool;
-  readonly pngCache: PngCache | undefined;
   readonly diskCache: DiskCache | undefined;
+  /** Shared with the server's other HTTP threads, if any. */
+  readonly backend: RenderBackend;
 }
 
 export function createServiceRenderer(options: ServiceRendererOptions): ServiceRenderer {
@@ -64,15 +66,6 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
   pool.ready().catch((error) => {
     if (!closed) logger.error("render workers did not start", { error: error instanceof Error ? error.message : String(error) });
   });
-  const cacheBytes = options.pngCacheBytes ?? DEFAULT_PNG_CACHE_BYTES;
-  const pngCache = cacheBytes > 0 ? createPngCache(cacheBytes) : undefined;
-  const fetchOptions: FetchImageOptions = {
-    // One cache per service rather than the process-wide one, so two services in one process
-    // (tests) with different address policies never serve each other's fetched images.
-    cache: createImageCache(),
-    ...options.fetch,
-    allowPrivate: config.allowPrivateNetworks,
-  };
   let diskCache: DiskCache | undefined;
   if (config.cacheDir) {
     try {
@@ -82,8 +75,97 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
       throw new ConfigError(`OG_CACHE_DIR is not a writable directory: ${config.cacheDir} (${error instanceof Error ? error.message : String(error)})`);
     }
   }
+  const backend = createRenderBackend(pool, diskCache);
+  const front = createRenderFront({ backend, logger, allowPrivateNetworks: config.allowPrivateNetworks, pngCacheBytes: options.pngCacheBytes, fetch: options.fetch });
+  return {
+    ...front,
+    pool,
+    diskCache,
+    backend,
+    async close() {
+      closed = true;
+      await pool.close();
+      await diskCache?.flush();
+    },
+  };
+}
+
+/** What a render costs once the in-memory cache in front has missed: where the bytes come from. */
+export interface ProducedImage {
+  bytes: Uint8Array;
+  /** False when the bytes came from the persistent cache or an identical render already under way. */
+  rendered: boolean;
+  missingGlyphs: number[];
+}
+
+/**
+ * Behind the in-memory cache: the persistent cache, then the render pool. One per server: HTTP
+ * threads other than the main one reach the main thread's through messages (http/threads.ts),
+ * so every thread shares one pool, one queue and one cache directory.
+ */
+export interface RenderBackend {
+  /** The image at this content address: from disk, from an identical render in flight, or rendered now. */
+  produce(key: string, job: RenderJob): Promise<ProducedImage>;
+  /** An in-memory hit in front: keeps the file's place in the persistent cache's recency order. */
+  used(key: string): void;
+}
+
+export function createRenderBackend(pool: RenderPool, diskCache: DiskCache | undefined): RenderBackend {
   /** One attempt per key at a time: a disk read, then a render if the disk has nothing. */
-  const inflight = new Map<string, Promise<{ bytes: Uint8Array; rendered: boolean }>>();
+  const inflight = new Map<string, Promise<ProducedImage>>();
+  return {
+    used: (key) => diskCache?.used(key),
+    async produce(key, job) {
+      const shared = inflight.get(key);
+      if (shared) return { ...(await shared), rendered: false };
+      const attempt = (async (): Promise<ProducedImage> => {
+        const stored = await diskCache?.get(key);
+        if (stored) return { bytes: stored, rendered: false, missingGlyphs: [] };
+        const { bytes, missingGlyphs } = await pool.render(job);
+        // Not awaited: the answer need not wait for the disk; close() does.
+        void diskCache?.set(key, bytes);
+        return { bytes, rendered: true, missingGlyphs };
+      })();
+      inflight.set(key, attempt);
+      try {
+        return await attempt;
+      } finally {
+        inflight.delete(key);
+      }
+    },
+  };
+}
+
+export interface RenderFrontOptions {
+  backend: RenderBackend;
+  logger: Logger;
+  allowPrivateNetworks: boolean;
+  /** Byte budget of the rendered-image cache; 0 disables it. */
+  pngCacheBytes?: number;
+  fetch?: Omit<FetchImageOptions, "allowPrivate">;
+}
+
+/** A thread's side of rendering: fetched images, content addresses and the in-memory cache. */
+export type RenderFront = Renderer & Required<Pick<Renderer, "cached">> & {
+  /** Fetches the images and computes the content address; nothing is rendered yet. */
+  prepare(request: RenderRequest): Promise<PreparedRender>;
+  readonly pngCache: PngCache | undefined;
+};
+
+/** The part of rendering each HTTP thread keeps for itself: everything before the backend. */
+export function createRenderFront(options: RenderFrontOptions): RenderFront {
+  const { backend, logger } = options;
+  const cacheBytes = options.pngCacheBytes ?? DEFAULT_PNG_CACHE_BYTES;
+  const pngCache = cacheBytes > 0 ? createPngCache(cacheBytes) : undefined;
+  const fetchOptions: FetchImageOptions = {
+    // One cache per service rather than the process-wide one, so two services in one process
+    // (tests) with different address policies never serve each other's fetched images.
+    cache: createImageCache(),
+    ...options.fetch,
+    allowPrivate: options.allowPrivateNetworks,
+  };
+  /** Identical requests in this thread share one trip to the backend. */
+  const inflight = new Map<string, Promise<ProducedImage>>();
   // The image caches keep bytes only; a cached card with missing glyphs must still say so.
   // Bounded: only cards with missing glyphs are kept, oldest dropped first. (A disk-cache hit
   // after a restart does not know its count: the count lives in memory.)
@@ -126,19 +208,14 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
         since = performance.now();
         const hit = pngCache?.get(key);
         if (hit) {
-          diskCache?.used(key);
+          backend.used(key);
           return result(hit, true, from);
         }
         const shared = inflight.get(key);
         if (shared) return result((await shared).bytes, true, from);
 
-        const attempt = (async () => {
-          const stored = await diskCache?.get(key);
-          if (stored) {
-            pngCache?.set(key, stored);
-            return { bytes: stored, rendered: false };
-          }
-          const { bytes, missingGlyphs } = await pool.render({
+        const attempt = backend
+          .produce(key, {
             template: request.template,
             theme: request.theme,
             fields: request.fields,
@@ -147,16 +224,15 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
             height,
             format: request.format,
             quality: request.quality,
+          })
+          .then((produced) => {
+            pngCache?.set(key, produced.bytes);
+            rememberMissing(key, produced.missingGlyphs);
+            if (produced.rendered && produced.missingGlyphs.length > 0) {
+              logger.warn("no font has these characters; drawn as boxes", { template: request.template, codePoints: formatCodePoints(produced.missingGlyphs) });
+            }
+            return produced;
           });
-          pngCache?.set(key, bytes);
-          rememberMissing(key, missingGlyphs);
-          if (missingGlyphs.length > 0) {
-            logger.warn("no font has these characters; drawn as boxes", { template: request.template, codePoints: formatCodePoints(missingGlyphs) });
-          }
-          // Not awaited: the answer need not wait for the disk; close() does.
-          void diskCache?.set(key, bytes);
-          return { bytes, rendered: true };
-        })();
         inflight.set(key, attempt);
         try {
           const { bytes, rendered } = await attempt;
@@ -169,9 +245,7 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
   }
 
   return {
-    pool,
     pngCache,
-    diskCache,
     prepare,
     cached(request: RenderRequest): RenderResult | undefined {
       if (!pngCache) return undefined;
@@ -180,7 +254,7 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
       const key = renderCacheKey(request, {});
       const hit = pngCache.get(key);
       if (!hit) return undefined;
-      diskCache?.used(key);
+      backend.used(key);
       return {
         missingGlyphs: missingByKey.get(key) ?? [],
         bytes: hit,
@@ -195,11 +269,7 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     async render(request: RenderRequest): Promise<RenderResult> {
       return (await prepare(request)).render();
     },
-    async close() {
-      closed = true;
-      await pool.close();
-      await diskCache?.flush();
-    },
+    async close() {},
   };
 }
 
