@@ -16,6 +16,8 @@ export interface Config {
   allowPrivateNetworks: boolean;
   testClock: boolean;
   renderWorkers: number;
+  /** HTTP threads sharing the port (OG_HTTP_THREADS); 1 = the main thread alone. */
+  httpThreads: number;
   templatesDir: string | undefined;
   fontsDir: string | undefined;
   smtpUrl: string | undefined;
@@ -126,16 +128,22 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   const cacheDir = cacheMaxBytes === 0 ? undefined : (optional(env, "OG_CACHE_DIR") ?? (dbPath === ":memory:" ? undefined : join(dirname(dbPath), "cache")));
   const role = (optional(env, "OG_ROLE") ?? "all") as Config["role"];
   if (!["all", "api", "worker"].includes(role)) throw new ConfigError(`OG_ROLE must be one of all, api, worker, got "${role}"`);
+  const databaseUrl = url(env, "OG_DATABASE_URL", ["postgres:", "postgresql:"]);
+  const testClock = bool(env, "OG_TEST_CLOCK", false);
+  const httpThreads = int(env, "OG_HTTP_THREADS", 1, 1, 64);
+  // The test clock lives in the memory of one thread unless PostgreSQL keeps it for everyone.
+  if (httpThreads > 1 && testClock && !databaseUrl) throw new ConfigError("OG_HTTP_THREADS above 1 needs OG_TEST_CLOCK off (or OG_DATABASE_URL, which shares the test clock)");
   return {
     role,
     port,
     host: overrides.host ?? optional(env, "HOST") ?? "0.0.0.0",
     dbPath,
-    databaseUrl: url(env, "OG_DATABASE_URL", ["postgres:", "postgresql:"]),
+    databaseUrl,
     adminToken,
     allowPrivateNetworks: bool(env, "OG_ALLOW_PRIVATE_NETWORKS", false),
-    testClock: bool(env, "OG_TEST_CLOCK", false),
+    testClock,
     renderWorkers: int(env, "OG_RENDER_WORKERS", availableParallelism(), 1, 256),
+    httpThreads,
     templatesDir: readableDir("OG_TEMPLATES_DIR", optional(env, "OG_TEMPLATES_DIR")),
     fontsDir: readableDir("OG_FONTS_DIR", optional(env, "OG_FONTS_DIR")),
     smtpUrl: url(env, "SMTP_URL", ["smtp:", "smtps:"]),

@@ -14,6 +14,8 @@ import { createServiceRenderer, type ServiceRenderer, type ServiceRendererOption
 import { prepareRendering } from "./render/setup.ts";
 import { createServices, type Services, type ServicesOptions } from "./services.ts";
 import { JobWorker } from "./worker/index.ts";
+import { SharedWindowLimiter } from "./metering/shared-rate-limit.ts";
+import { startHttpThreads, threadPngCacheBytes, type HttpThreads } from "./http/threads.ts";
 import { Elysia } from "elysia";
 import { opsModule } from "./modules/ops/index.ts";
 
@@ -24,6 +26,8 @@ export interface RunningService {
   services: Services;
   /** The service renderer (pool, caches); exposed for tests and metrics. */
   renderer: ServiceRenderer;
+  /** HTTP threads beside the main one (OG_HTTP_THREADS − 1; 0 by default). */
+  httpThreads: number;
   /** The background job loop (deliveries, retries, monthly reset). */
   worker: JobWorker;
   /** The key printed by the first-start bootstrap, when it ran. */
@@ -43,13 +47,25 @@ export async function startService(
     retryRandom?: ServicesOptions["retryRandom"];
   } = {},
 ): Promise<RunningService> {
-  const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom });
+  const threaded = config.httpThreads > 1 && config.role !== "worker";
+  // Several HTTP threads share one per-key rate log in shared memory (Redis keeps it otherwise).
+  const sharedLimits = threaded && !config.redisUrl ? SharedWindowLimiter.create() : undefined;
+  const services = await createServices(config, {
+    logger: options.logger,
+    retryRandom: options.retryRandom,
+    limiter: sharedLimits && ((clock) => new SharedWindowLimiter(sharedLimits, clock)),
+  });
   await services.metering.clearStaleReservations();
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
   // Images fetched here, rendered images cached here (memory, then OG_CACHE_DIR), rendering itself in OG_RENDER_WORKERS worker threads.
-  const renderer = createServiceRenderer({ config, logger: services.logger, ...options.renderer });
+  const renderer = createServiceRenderer({
+    config,
+    logger: services.logger,
+    ...options.renderer,
+    pngCacheBytes: options.renderer?.pngCacheBytes ?? (threaded ? threadPngCacheBytes(config) : undefined),
+  });
   const metrics = new Metrics({ processMetrics: true });
   metrics.gauge("ogsmith_render_pool", "Render pool: workers, ready, busy, queued, rendered, replaced", () => {
     const { workers, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
@@ -67,11 +83,36 @@ export async function startService(
   let server;
   try {
     // OG_ROLE=worker answers only the operations routes; the API instances take the traffic.
-    server = config.role === "worker" ? listenOps(services, metrics, config) : listen(app, { port: config.port, host: config.host, logger: services.logger });
+    if (config.role === "worker") server = listenOps(services, metrics, config);
+    else {
+      // Sharing the port with our own threads must not mean sharing it with another server.
+      if (threaded && config.port !== 0) listen(app, { port: config.port, host: config.host, logger: services.logger }).server.stop(true);
+      server = listen(app, { port: config.port, host: config.host, logger: services.logger, reusePort: threaded });
+    }
   } catch (error) {
     await renderer.close();
     await services.close();
     throw listenError(error, config.host, config.port);
+  }
+  let threads: HttpThreads | undefined;
+  if (threaded) {
+    try {
+      threads = await startHttpThreads({
+        config,
+        port: server.port,
+        limiter: sharedLimits,
+        backend: renderer.backend,
+        metrics,
+        logger: services.logger,
+        onJobs: () => services.jobs.notify(),
+        onStoreUnavailable: (reason) => metrics.countStoreUnavailable(reason),
+      });
+    } catch (error) {
+      await server.stop();
+      await renderer.close();
+      await services.close();
+      throw error;
+    }
   }
   // Bound first, so a key is never printed by a process that cannot serve it (port taken, bad HOST).
   const boot = config.bootstrap ? await bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n")), selfCommand()) : undefined;
@@ -88,11 +129,13 @@ export async function startService(
     app,
     services,
     renderer,
+    httpThreads: threads?.count ?? 0,
     worker,
     bootstrapKey: boot?.apiKey,
     stop: () =>
       (stopping ??= (async () => {
         await server.stop();
+        await threads?.stop();
         await worker.stop();
         await renderer.close();
         await services.close();

@@ -55,6 +55,11 @@ export interface ServicesOptions {
    * configuration: tests on the test clock pass `() => 0.5` to get exactly the nominal delays.
    */
   retryRandom?: RetryRandom;
+  /**
+   * The per-key rate limiter when Redis does not keep it: several HTTP threads of one server
+   * share one in shared memory (http/threads.ts). Default: this thread's own.
+   */
+  limiter?: (clock: Clock) => RateLimiter;
 }
 
 export async function createServices(config: Config, options: ServicesOptions = {}): Promise<Services> {
@@ -72,7 +77,7 @@ export async function createServices(config: Config, options: ServicesOptions = 
   const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);
   const metering = new Metering(store, clock, outbox, logger);
-  const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
+  const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : (options.limiter?.(clock) ?? new SlidingWindowLimiter(clock));
   return {
     config,
     clock,

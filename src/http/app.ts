@@ -76,7 +76,7 @@ export function createApp(deps: AppDeps) {
       const headers = set.headers as HeaderBag;
       if (error instanceof ApiError) return jsonError(error, headers);
       if (isStoreUnavailable(error)) {
-        metrics.storeUnavailable.inc({ reason: error.reason });
+        metrics.countStoreUnavailable(error.reason);
         return jsonError(unavailableError(error, services.logger, peekRequestState(request)?.id), headers);
       }
       // Elysia wraps errors thrown while parsing (ours: 413, 415, INVALID_JSON) in a ParseError.

@@ -1,0 +1,193 @@
+/**
+ * OG_HTTP_THREADS: more than one thread answering HTTP in one `ogsmith serve`. The main thread
+ * listens as always; each extra thread (http-thread.ts) runs the same app on the same port with
+ * SO_REUSEPORT, so the kernel spreads connections over them and the cheap paths (authenticated
+ * reads, cached images) stop being bound to one JavaScript thread.
+ *
+ * What stays one per server lives on the main thread and is served to the others by message:
+ * - the render backend (pool, queue, persistent cache): a thread's cold render is a message
+ *   here and the image a message back, so the pool's capacity and single-flight are per server;
+ * - the job worker: a thread that committed jobs says so, and the worker looks at once;
+ * - metrics: a scrape on any thread is answered here with every thread's request counts.
+ * Each thread has its own store connection (SQLite in WAL mode takes several; a key replaced by
+ * one thread is seen by the others on their next request, see store/sqlite/commit-watch.ts) and
+ * its own in-memory image cache (the default budget split between the threads). The per-key
+ * rate limit is one log in shared memory (metering/shared-rate-limit.ts) unless Redis keeps it.
+ */
+import { isCompiledBinary } from "../compiled.ts";
+import type { Config } from "../config.ts";
+import { ApiError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import { DEFAULT_PNG_CACHE_BYTES } from "../render/png-cache.ts";
+import type { RenderBackend } from "../render/renderer.ts";
+import type { Metrics } from "./metrics.ts";
+import type { RequestSnapshot } from "./request-metrics.ts";
+import type { FromThread, SentError, ToThread } from "./thread-protocol.ts";
+
+/** Each thread's in-memory image cache when none is configured: the default budget, split. */
+export function threadPngCacheBytes(config: Pick<Config, "httpThreads">): number {
+  return Math.max(4 * 1024 * 1024, Math.floor(DEFAULT_PNG_CACHE_BYTES / config.httpThreads));
+}
+
+export interface HttpThreadsOptions {
+  config: Config;
+  /** The port the main thread is listening on (resolved, never 0). */
+  port: number;
+  /** The shared rate-limit memory (absent with Redis). */
+  limiter: SharedArrayBuffer | undefined;
+  backend: RenderBackend;
+  metrics: Metrics;
+  logger: Logger;
+  /** Jobs were committed on another thread. */
+  onJobs(): void;
+  /** A request another thread refused because the store could not take it. */
+  onStoreUnavailable(reason: string): void;
+}
+
+export interface HttpThreads {
+  /** Extra threads running (the main thread not counted). */
+  readonly count: number;
+  /** Stops every thread gracefully (in-flight requests finish), then ends it. */
+  stop(): Promise<void>;
+}
+
+/** How long a thread may take to start listening, or to finish its requests when stopping. */
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 10_000;
+/** A thread that died is started again after this pause (a crash loop must not spin). */
+const RESTART_DELAY_MS = 1_000;
+
+function threadUrl(): string | URL {
+  return isCompiledBinary ? "./http/http-thread.ts" : new URL("./http-thread.ts", import.meta.url);
+}
+
+export const sendableError = (error: unknown): SentError =>
+  error instanceof ApiError ? { code: error.code, message: error.message, details: error.details } : { message: error instanceof Error ? error.message : String(error) };
+
+interface Thread {
+  index: number;
+  worker: Worker;
+  listening: boolean;
+  stopped: Promise<void>;
+}
+
+export async function startHttpThreads(options: HttpThreadsOptions): Promise<HttpThreads> {
+  const { config, logger, backend, metrics } = options;
+  const threads: Thread[] = [];
+  const snapshots = new Map<number, (requests: RequestSnapshot) => void>();
+  let nextSnapshot = 1;
+  let stopping = false;
+
+  function handle(thread: Thread, message: FromThread): void {
+    const post = (reply: ToThread) => thread.worker.postMessage(reply);
+    switch (message.type) {
+      case "produce":
+        backend.produce(message.key, message.job).then(
+          (image) => post({ type: "produced", id: message.id, image }),
+          (error) => post({ type: "produced", id: message.id, error: sendableError(error) }),
+        );
+        return;
+      case "used":
+        for (const key of message.keys) backend.used(key);
+        return;
+      case "jobs":
+        options.onJobs();
+        return;
+      case "store-unavailable":
+        options.onStoreUnavailable(message.reason);
+        return;
+      case "scrape":
+        metrics.render().then(
+          (text) => post({ type: "scraped", id: message.id, text }),
+          (error) => post({ type: "scraped", id: message.id, error: error instanceof Error ? error.message : String(error) }),
+        );
+        return;
+      case "snapshot":
+        snapshots.get(message.id)?.(message.requests);
+        snapshots.delete(message.id);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Starts thread `index` and resolves once it listens (rejects if it cannot). */
+  function spawn(index: number): Promise<void> {
+    const worker = new Worker(threadUrl());
+    let settle: { resolve(): void; reject(error: Error): void } | undefined;
+    const started = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    let ended!: () => void;
+    const thread: Thread = { index, worker, listening: false, stopped: new Promise<void>((resolve) => (ended = resolve)) };
+    threads[index] = thread;
+    const timer = setTimeout(() => settle?.reject(new Error(`HTTP thread ${index} did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+    worker.addEventListener("message", (event: MessageEvent<FromThread>) => {
+      const message = event.data;
+      if (message.type === "listening") {
+        thread.listening = true;
+        clearTimeout(timer);
+        settle?.resolve();
+      } else if (message.type === "failed") {
+        clearTimeout(timer);
+        settle?.reject(new Error(`HTTP thread ${index} did not start: ${message.message}`));
+      } else if (message.type === "stopped") {
+        worker.terminate();
+      } else handle(thread, message);
+    });
+    worker.addEventListener("error", (event: ErrorEvent) => logger.error("HTTP thread error", { thread: index, error: event.message }));
+    worker.addEventListener("close", () => {
+      clearTimeout(timer);
+      ended();
+      settle?.reject(new Error(`HTTP thread ${index} exited while starting`));
+      if (stopping || !thread.listening || threads[index] !== thread) return;
+      // Its connections are gone with it; the port stays served by the others meanwhile.
+      logger.error("HTTP thread exited; starting it again", { thread: index });
+      setTimeout(() => {
+        if (!stopping) spawn(index).catch((error) => logger.error("HTTP thread did not restart", { thread: index, error: error.message }));
+      }, RESTART_DELAY_MS);
+    });
+    worker.postMessage({ type: "init", index, config, port: options.port, limiter: options.limiter } satisfies ToThread);
+    return started;
+  }
+
+  async function stopAll(): Promise<void> {
+    stopping = true;
+    await Promise.all(
+      threads.map(async (thread) => {
+        thread.worker.postMessage({ type: "stop" } satisfies ToThread);
+        const late = setTimeout(() => thread.worker.terminate(), STOP_TIMEOUT_MS);
+        await thread.stopped;
+        clearTimeout(late);
+      }),
+    );
+  }
+
+  metrics.otherThreads = () =>
+    Promise.all(
+      threads
+        .filter((thread) => thread.listening)
+        .map(
+          (thread) =>
+            new Promise<RequestSnapshot>((resolve) => {
+              const id = nextSnapshot++;
+              // A thread that does not answer (stopping, restarting) counts as no requests.
+              const timer = setTimeout(() => {
+                snapshots.delete(id);
+                resolve({ counts: [], durations: [] });
+              }, 2_000);
+              snapshots.set(id, (requests) => {
+                clearTimeout(timer);
+                resolve(requests);
+              });
+              thread.worker.postMessage({ type: "snapshot", id } satisfies ToThread);
+            }),
+        ),
+    );
+
+  try {
+    await Promise.all(Array.from({ length: config.httpThreads - 1 }, (_, i) => spawn(i)));
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  return { count: threads.length, stop: stopAll };
+}
