@@ -7,9 +7,10 @@ import { rmSync } from "node:fs";
 
 rmSync("dist", { recursive: true, force: true });
 const result = await Bun.build({
-  // The render worker is started with `new Worker(...)`, so it must be an entrypoint of its own
-  // (see src/render/pool.ts defaultWorkerUrl for where it lands inside the binary).
-  entrypoints: ["./src/main.ts", "./src/render/render-worker.ts"],
+  // The render worker and the extra HTTP threads are started with `new Worker(...)`, so each must
+  // be an entrypoint of its own (see defaultWorkerUrl in src/render/pool.ts and threadUrl in
+  // src/http/threads.ts for where they land inside the binary).
+  entrypoints: ["./src/main.ts", "./src/render/render-worker.ts", "./src/http/http-thread.ts"],
   root: "./src",
   compile: { outfile: "./dist/ogsmith" },
   minify: true,

@@ -13,7 +13,7 @@ beforeAll(async () => {
   buildDir = mkdtempSync(join(tmpdir(), "ogsmith-build-"));
   binary = join(buildDir, "ogsmith");
   const result = await Bun.build({
-    entrypoints: [`${REPO_ROOT}/src/main.ts`, `${REPO_ROOT}/src/render/render-worker.ts`],
+    entrypoints: [`${REPO_ROOT}/src/main.ts`, `${REPO_ROOT}/src/render/render-worker.ts`, `${REPO_ROOT}/src/http/http-thread.ts`],
     root: `${REPO_ROOT}/src`,
     compile: { outfile: binary },
     target: "bun",
@@ -78,7 +78,8 @@ test("the compiled binary encodes JPEG and WebP in its render workers, caches th
   try {
     copyFileSync(binary, join(runDir, "ogsmith"));
     const adminToken = "binary-test-admin-token-0123";
-    const env = { PATH: "/usr/bin:/bin", HOME: runDir, OG_ADMIN_TOKEN: adminToken };
+    // Two HTTP threads: the binary must carry the thread's entrypoint too, or it does not start.
+    const env = { PATH: "/usr/bin:/bin", HOME: runDir, OG_ADMIN_TOKEN: adminToken, OG_HTTP_THREADS: "2" };
     const proc = Bun.spawn([join(runDir, "ogsmith"), "serve", "--port", "0", "--host", "127.0.0.1"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
     const { match } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
     // The bootstrap key is on the free plan (1 request/s): two quick renders would meet its rate
