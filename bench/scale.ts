@@ -30,7 +30,8 @@
  * (default: a quarter of the cores, at least 1) so that it is not the bottleneck; each client
  * process uses its own API key, so no key's rate limit caps a path.
  *
- * Set OG_BENCH_BINARY=dist/ogsmith to measure the compiled binary instead of `bun src/main.ts`.
+ * Set OG_BENCH_BINARY=dist/ogsmith to measure the compiled binary instead of `bun src/main.ts`,
+ * and OG_HTTP_THREADS=N to give the server N HTTP threads (the paths table says how many).
  */
 import { Resvg } from "@resvg/resvg-js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -342,7 +343,8 @@ type Baselines = Awaited<ReturnType<typeof inProcessBaselines>>;
 function printPaths(paths: Paths) {
   const row = (label: string, m: PathMeasured, share: string) => [label, fmt(m.perSecond, 0), share, fmt(m.median, 2), fmt(m.p99, 2), fmt(m.serverCpuUs, 0), errorsOf(m)];
   const pct = (m: Measured) => `${fmt((100 * m.perSecond) / paths.hello.perSecond)} %`;
-  console.log(`1. Request paths, ${CONNECTIONS} connections\n`);
+  // OG_HTTP_THREADS from this process's environment reaches the server (see docs/operations.md).
+  console.log(`1. Request paths, ${CONNECTIONS} connections, ${process.env.OG_HTTP_THREADS ?? 1} HTTP thread(s)\n`);
   // Server CPU per request does not depend on how much of the machine the load client takes,
   // so it compares runs on a small, noisy machine better than requests per second do.
   console.log(

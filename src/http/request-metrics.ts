@@ -53,7 +53,7 @@ export class RequestMetrics {
           sum.durations.set(route, { ...timed, perBucket: [...timed.perBucket] });
           continue;
         }
-        timed.perBucket.forEach((n, i) => (into.perBucket[i]! += n));
+        for (let i = 0; i < timed.perBucket.length; i++) into.perBucket[i]! += timed.perBucket[i]!;
         into.sum += timed.sum;
         into.count += timed.count;
       }

@@ -15,7 +15,7 @@
  * 1e-12 with 4096 keys live), which we accept rather than store up to 64 key bytes per slot.
  * The index is open addressing with linear probing. A key idle for a whole window holds nothing,
  * so probes delete such entries as they meet them, shifting later entries of the chain back
- * (Knuth's algorithm R) so that no lookup ever stops early at a hole and chains stay as short as
+ * (backward-shift deletion) so that no lookup ever stops early at a hole and chains stay as short as
  * the live keys make them. A moved entry takes its ring number with it, so no ring is copied.
  *
  * Lock: one Int32 word (0 free, 1 held, 2 held with waiters): a few hundred compare-and-swap
@@ -138,7 +138,7 @@ export class SharedWindowLimiter implements RateLimiter {
 
     let allowed = false;
     let count = 0;
-    let oldest = -1;
+    let oldest: number | undefined;
     let now = 0;
     let slot = -1;
     this.lock();
@@ -170,7 +170,7 @@ export class SharedWindowLimiter implements RateLimiter {
       }
       return this.local.check(key, limit);
     }
-    return decision(allowed, limit, count, oldest < 0 ? undefined : oldest, now);
+    return decision(allowed, limit, count, oldest, now);
   }
 
   /**
@@ -188,10 +188,11 @@ export class SharedWindowLimiter implements RateLimiter {
         index[at + HASH_HI] = hi;
         index[at + LENGTH] = length;
         this.newest[slot] = -Infinity;
+        // The ring may still hold the counts of a deleted key (total = sum of its buckets).
         const ring = index[at + RING]!;
+        if (this.total[ring] !== 0) this.buckets.fill(0, ring * WINDOW_MS, (ring + 1) * WINDOW_MS);
         this.total[ring] = 0;
         this.advanced[ring] = now;
-        this.buckets.fill(0, ring * WINDOW_MS, (ring + 1) * WINDOW_MS);
         return slot;
       }
       if (index[at + HASH_LO] === lo && index[at + HASH_HI] === hi && index[at + LENGTH] === length) return slot;
@@ -249,11 +250,12 @@ export class SharedWindowLimiter implements RateLimiter {
       this.buckets.fill(0, base, base + WINDOW_MS);
       this.total[ring] = 0;
     } else {
-      // The bucket of each new millisecond t held t - 1000, now outside (now - 1000, now].
+      // The bucket of each new millisecond t held t - 1000, now outside (now - 1000, now]. Once
+      // the total is 0 every bucket is, so the walk can stop there.
       const buckets = this.buckets;
       let total = this.total[ring]!;
       let bucket = bucketOf(last + 1);
-      for (let left = (now - last) | 0; left > 0; left--) {
+      for (let left = (now - last) | 0; left > 0 && total > 0; left--) {
         total -= buckets[base + bucket]!;
         buckets[base + bucket] = 0;
         bucket = bucket + 1 === WINDOW_MS ? 0 : bucket + 1;
@@ -262,8 +264,8 @@ export class SharedWindowLimiter implements RateLimiter {
     }
   }
 
-  /** The ms of the oldest admission in the window, or -1 (only needed once the key is at its limit). */
-  private oldestIn(ring: number, now: number): number {
+  /** The ms of the oldest admission in the window (only needed once the key is at its limit). */
+  private oldestIn(ring: number, now: number): number | undefined {
     const base = ring * WINDOW_MS;
     // now - 999 shares its bucket with now + 1; walk the ring forward from there.
     const buckets = this.buckets;
@@ -272,7 +274,7 @@ export class SharedWindowLimiter implements RateLimiter {
       if (buckets[base + bucket] !== 0) return t;
       bucket = bucket + 1 === WINDOW_MS ? 0 : bucket + 1;
     }
-    return -1;
+    return undefined;
   }
 
   private lock(): void {
