@@ -81,3 +81,28 @@ export const validationError = (details: FieldProblem[]): ApiError =>
     details.length === 1 ? `Invalid field ${details[0]!.field}: ${details[0]!.message}` : `${details.length} fields are invalid: ${details.map((d) => d.field).join(", ")}`,
     details,
   );
+
+/**
+ * An error as it crosses to another thread, where structured cloning keeps no class: an ApiError
+ * keeps its code, details and retry hint (a SERVER_BUSY must still say Retry-After), anything
+ * else its message and stack.
+ */
+export interface PlainError {
+  code?: ErrorCode;
+  message: string;
+  details?: FieldProblem[];
+  retryAfterSeconds?: number;
+  stack?: string;
+}
+
+export function toPlainError(error: unknown): PlainError {
+  if (error instanceof ApiError) return { code: error.code, message: error.message, details: error.details, retryAfterSeconds: error.retryAfterSeconds };
+  return error instanceof Error ? { message: error.message, stack: error.stack } : { message: String(error) };
+}
+
+/** The ApiError again, or undefined for an error that was not ours (callers word that one). */
+export function apiErrorFrom(plain: PlainError): ApiError | undefined {
+  if (!plain.code) return undefined;
+  const error = new ApiError(plain.code, plain.message, plain.details);
+  return plain.retryAfterSeconds === undefined ? error : error.retryAfter(plain.retryAfterSeconds);
+}

@@ -9,7 +9,7 @@
  * Under `bun build --compile` this file must be an extra entrypoint of the build
  * (scripts/build.ts), like the render worker.
  */
-import { ApiError } from "../errors.ts";
+import { apiErrorFrom } from "../errors.ts";
 import { createLogger } from "../logger.ts";
 import { SharedWindowLimiter } from "../metering/shared-rate-limit.ts";
 import { createRenderFront, type ProducedImage, type RenderBackend } from "../render/renderer.ts";
@@ -127,7 +127,7 @@ self.onmessage = (event: MessageEvent<ToThread>) => {
       start(message).catch((error) => send({ type: "failed", message: error instanceof Error ? error.message : String(error) }));
       return;
     case "produced":
-      settle(message.id, message.image, message.error && (message.error.code ? new ApiError(message.error.code, message.error.message, message.error.details) : new Error(message.error.message)));
+      settle(message.id, message.image, message.error && (apiErrorFrom(message.error) ?? new Error(message.error.message)));
       return;
     case "scraped":
       settle(message.id, message.text, message.error === undefined ? undefined : new Error(message.error));

@@ -4,21 +4,14 @@
  * structured-cloned across threads.
  */
 import type { Config } from "../config.ts";
-import type { ErrorCode, FieldProblem } from "../errors.ts";
+import type { PlainError } from "../errors.ts";
 import type { RenderJob } from "../render/pool.ts";
 import type { ProducedImage } from "../render/renderer.ts";
 import type { RequestSnapshot } from "./request-metrics.ts";
 
-/** An error as it crosses threads: an ApiError keeps its code, anything else only its message. */
-export interface SentError {
-  code?: ErrorCode;
-  message: string;
-  details?: FieldProblem[];
-}
-
 export type ToThread =
   | { type: "init"; index: number; config: Config; port: number; limiter: SharedArrayBuffer | undefined }
-  | { type: "produced"; id: number; image?: ProducedImage; error?: SentError }
+  | { type: "produced"; id: number; image?: ProducedImage; error?: PlainError }
   | { type: "scraped"; id: number; text?: string; error?: string }
   | { type: "snapshot"; id: number }
   | { type: "stop" };

@@ -16,13 +16,13 @@
  */
 import { isCompiledBinary } from "../compiled.ts";
 import type { Config } from "../config.ts";
-import { ApiError } from "../errors.ts";
+import { toPlainError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { DEFAULT_PNG_CACHE_BYTES } from "../render/png-cache.ts";
 import type { RenderBackend } from "../render/renderer.ts";
 import type { Metrics } from "./metrics.ts";
 import type { RequestSnapshot } from "./request-metrics.ts";
-import type { FromThread, SentError, ToThread } from "./thread-protocol.ts";
+import type { FromThread, ToThread } from "./thread-protocol.ts";
 
 /** Each thread's in-memory image cache when none is configured: the default budget, split. */
 export function threadPngCacheBytes(config: Pick<Config, "httpThreads">): number {
@@ -61,9 +61,6 @@ function threadUrl(): string | URL {
   return isCompiledBinary ? "./http/http-thread.ts" : new URL("./http-thread.ts", import.meta.url);
 }
 
-export const sendableError = (error: unknown): SentError =>
-  error instanceof ApiError ? { code: error.code, message: error.message, details: error.details } : { message: error instanceof Error ? error.message : String(error) };
-
 interface Thread {
   index: number;
   worker: Worker;
@@ -84,7 +81,7 @@ export async function startHttpThreads(options: HttpThreadsOptions): Promise<Htt
       case "produce":
         backend.produce(message.key, message.job).then(
           (image) => post({ type: "produced", id: message.id, image }),
-          (error) => post({ type: "produced", id: message.id, error: sendableError(error) }),
+          (error) => post({ type: "produced", id: message.id, error: toPlainError(error) }),
         );
         return;
       case "used":

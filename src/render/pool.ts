@@ -14,7 +14,7 @@
  *   (a broken build), the pool stops respawning and fails jobs instead of looping.
  */
 import { isCompiledBinary } from "../compiled.ts";
-import { ApiError, type ErrorCode, type FieldProblem } from "../errors.ts";
+import { ApiError, apiErrorFrom, type PlainError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Theme } from "../templates/types.ts";
 import type { ImageFormat } from "./encode.ts";
@@ -51,7 +51,7 @@ export type WorkerReply =
   | { type: "ready"; templates: string[] }
   | { type: "init_failed"; message: string }
   | { type: "done"; id: number; bytes: Uint8Array; timings: RenderTimings; missingGlyphs: number[] }
-  | { type: "failed"; id: number; error: { code?: ErrorCode; message: string; details?: FieldProblem[]; stack?: string } };
+  | { type: "failed"; id: number; error: PlainError };
 
 export interface RenderPoolOptions {
   /** Worker threads (OG_RENDER_WORKERS). */
@@ -243,7 +243,7 @@ export class RenderPool {
           this.rendered++;
           current.pending.resolve({ bytes: message.bytes, timings: message.timings, missingGlyphs: message.missingGlyphs ?? [] });
         } else if (message.error.code) {
-          current.pending.reject(new ApiError(message.error.code, message.error.message, message.error.details));
+          current.pending.reject(apiErrorFrom(message.error));
         } else {
           // Not ours: the HTTP error mapper logs it (with the request id) and answers a bare 500.
           const error = new Error(`render failed in worker ${slot.index}: ${message.error.message}`);

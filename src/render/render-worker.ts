@@ -8,7 +8,7 @@
  * Under `bun build --compile` this file must be an extra entrypoint of the build
  * (scripts/build.ts), or the binary has nothing to start.
  */
-import { ApiError } from "../errors.ts";
+import { ApiError, toPlainError } from "../errors.ts";
 import { silentLogger } from "../logger.ts";
 import { renderTemplate, renderTemplateToPng } from "./engine.ts";
 import { initLayout } from "./layout.ts";
@@ -55,17 +55,7 @@ async function render(message: Extract<WorkerRequest, { type: "render" }>): Prom
     });
     outcome = { message: { type: "done", id: message.id, bytes, timings, missingGlyphs }, transfer: [bytes.buffer as ArrayBuffer] };
   } catch (error) {
-    outcome = {
-      message: {
-        type: "failed",
-        id: message.id,
-        error:
-          error instanceof ApiError
-            ? { code: error.code, message: error.message, details: error.details }
-            : { message: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined },
-      },
-      transfer: [],
-    };
+    outcome = { message: { type: "failed", id: message.id, error: toPlainError(error) }, transfer: [] };
   }
   await releaseNativeMemory();
   reply(outcome.message, outcome.transfer);

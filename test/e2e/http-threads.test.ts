@@ -90,6 +90,27 @@ describe("OG_HTTP_THREADS", () => {
     expect(s.service.renderer.pool.stats.rendered - before).toBe(8);
   });
 
+  test("a full render queue is 503 SERVER_BUSY with Retry-After from every thread", async () => {
+    const { apiKey } = await s.createAccount({ plan: "custom", quota: 1000, requests_per_second: 10_000 });
+    // Twenty at once against room for ten (two rendering, eight waiting).
+    const answers = await times(20, async (i) => {
+      const res = await fresh("/api/generate", { key: apiKey, json: eventBody({ title: `Queue full, card ${i}` }) });
+      const body = res.status === 503 ? ((await res.json()) as { code: string }).code : (await res.arrayBuffer(), undefined);
+      return { status: res.status, code: body, retryAfter: res.headers.get("retry-after") };
+    });
+    const refused = answers.filter((a) => a.status === 503);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused).toEqual(refused.map(() => ({ status: 503, code: "SERVER_BUSY", retryAfter: "1" })));
+    expect(answers.filter((a) => a.status !== 503).map((a) => a.status)).toEqual(Array(20 - refused.length).fill(200));
+  });
+
+  test("the port is shared with the server's own threads only: another server on it fails to start", async () => {
+    const port = new URL(s.url).port;
+    for (const threads of ["1", "2"]) {
+      await expect(startTestService({ PORT: port, OG_HTTP_THREADS: threads, ...(TEST_STORE === "sqlite" ? { OG_TEST_CLOCK: "0" } : {}) })).rejects.toThrow("already in use");
+    }
+  });
+
   test("an event committed by any thread is delivered by the one job worker", async () => {
     const { apiKey } = await s.createAccount({ plan: "custom", quota: 10, requests_per_second: 10_000 });
     const hook = await fresh("/api/webhooks", { key: apiKey, json: { url: r.url("/threads"), events: ["usage.limit_reached"], secret: "threads-secret-0123456789" } });
