@@ -14,8 +14,7 @@ import { createServiceRenderer, type ServiceRenderer, type ServiceRendererOption
 import { prepareRendering } from "./render/setup.ts";
 import { createServices, type Services, type ServicesOptions } from "./services.ts";
 import { JobWorker } from "./worker/index.ts";
-import { SharedWindowLimiter } from "./metering/shared-rate-limit.ts";
-import { startHttpThreads, threadPngCacheBytes, type HttpThreads } from "./http/threads.ts";
+import { createThreadShared, startHttpThreads, threadPngCacheBytes, type HttpThreads } from "./http/threads.ts";
 import { Elysia } from "elysia";
 import { opsModule } from "./modules/ops/index.ts";
 
@@ -48,13 +47,9 @@ export async function startService(
   } = {},
 ): Promise<RunningService> {
   const threaded = config.httpThreads > 1 && config.role !== "worker";
-  // Several HTTP threads share one per-key rate log in shared memory (Redis keeps it otherwise).
-  const sharedLimits = threaded && !config.redisUrl ? SharedWindowLimiter.create() : undefined;
-  const services = await createServices(config, {
-    logger: options.logger,
-    retryRandom: options.retryRandom,
-    limiter: sharedLimits && ((clock) => new SharedWindowLimiter(sharedLimits, clock)),
-  });
+  // Several HTTP threads share the per-key rate limits and the SQLite write lock in memory.
+  const shared = threaded ? createThreadShared(config) : undefined;
+  const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom, shared });
   await services.metering.clearStaleReservations();
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
@@ -100,7 +95,7 @@ export async function startService(
       threads = await startHttpThreads({
         config,
         port: server.port,
-        limiter: sharedLimits,
+        shared: shared!,
         backend: renderer.backend,
         metrics,
         logger: services.logger,

@@ -14,6 +14,7 @@ import { createLogger, type Logger } from "./logger.ts";
 import { Metering } from "./metering/quota.ts";
 import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts";
 import type { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
+import { SharedWindowLimiter } from "./metering/shared-rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
 import { SigningKeyService } from "./signing/keys.ts";
 import { createStore } from "./store/index.ts";
@@ -55,16 +56,21 @@ export interface ServicesOptions {
    * configuration: tests on the test clock pass `() => 0.5` to get exactly the nominal delays.
    */
   retryRandom?: RetryRandom;
-  /**
-   * The per-key rate limiter when Redis does not keep it: several HTTP threads of one server
-   * share one in shared memory (http/threads.ts). Default: this thread's own.
-   */
-  limiter?: (clock: Clock) => RateLimiter;
+  /** The memory one server's HTTP threads share (http/threads.ts); absent with one thread. */
+  shared?: ThreadShared;
+}
+
+/** SharedArrayBuffers, handed to each HTTP thread of one server. */
+export interface ThreadShared {
+  /** The per-key rate limits (`SharedWindowLimiter`), when Redis does not keep them. */
+  rateLimits?: SharedArrayBuffer;
+  /** The SQLite write lock the threads take turns at (`SharedWriteLock`); PostgreSQL needs none. */
+  sqliteWriteLock?: SharedArrayBuffer;
 }
 
 export async function createServices(config: Config, options: ServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await createStore(config);
+  const store = await createStore(config, { writeLock: options.shared?.sqliteWriteLock });
   const testClock = config.testClock ? await openTestClock(store) : undefined;
   const clock: Clock = testClock ?? systemClock;
   const outbox = new Outbox();
@@ -77,7 +83,12 @@ export async function createServices(config: Config, options: ServicesOptions = 
   const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);
   const metering = new Metering(store, clock, outbox, logger);
-  const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : (options.limiter?.(clock) ?? new SlidingWindowLimiter(clock));
+  const sharedLimits = options.shared?.rateLimits;
+  const limiter: RateLimiter = config.redisUrl
+    ? await redisLimiter(config.redisUrl, clock, logger)
+    : sharedLimits
+      ? new SharedWindowLimiter(sharedLimits, clock)
+      : new SlidingWindowLimiter(clock);
   return {
     config,
     clock,

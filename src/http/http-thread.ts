@@ -11,7 +11,6 @@
  */
 import { apiErrorFrom } from "../errors.ts";
 import { createLogger } from "../logger.ts";
-import { SharedWindowLimiter } from "../metering/shared-rate-limit.ts";
 import { createRenderFront, type ProducedImage, type RenderBackend } from "../render/renderer.ts";
 import type { RenderJob } from "../render/pool.ts";
 import { prepareRendering } from "../render/setup.ts";
@@ -80,8 +79,7 @@ let running: { server: RunningServer; services: Services; metrics: Metrics } | u
 async function start(init: Extract<ToThread, { type: "init" }>): Promise<void> {
   const { config } = init;
   const logger = createLogger(config.logLevel);
-  const shared = init.limiter;
-  const services = await createServices(config, { logger, limiter: shared && ((clock) => new SharedWindowLimiter(shared, clock)) });
+  const services = await createServices(config, { logger, shared: init.shared });
   try {
     // A commit here may have made jobs due: the job worker runs on the main thread. One message
     // per turn of the event loop, however many commits it held.

@@ -7,10 +7,11 @@ import type { Config } from "../config.ts";
 import type { PlainError } from "../errors.ts";
 import type { RenderJob } from "../render/pool.ts";
 import type { ProducedImage } from "../render/renderer.ts";
+import type { ThreadShared } from "../services.ts";
 import type { RequestSnapshot } from "./request-metrics.ts";
 
 export type ToThread =
-  | { type: "init"; index: number; config: Config; port: number; limiter: SharedArrayBuffer | undefined }
+  | { type: "init"; index: number; config: Config; port: number; shared: ThreadShared }
   | { type: "produced"; id: number; image?: ProducedImage; error?: PlainError }
   | { type: "scraped"; id: number; text?: string; error?: string }
   | { type: "snapshot"; id: number }

@@ -12,14 +12,19 @@
  * Each thread has its own store connection (SQLite in WAL mode takes several; a key replaced by
  * one thread is seen by the others on their next request, see store/sqlite/commit-watch.ts) and
  * its own in-memory image cache (the default budget split between the threads). The per-key
- * rate limit is one log in shared memory (metering/shared-rate-limit.ts) unless Redis keeps it.
+ * rate limit is one log in shared memory (metering/shared-rate-limit.ts) unless Redis keeps it,
+ * and the threads' SQLite connections take turns at one write lock in shared memory
+ * (store/sqlite/write-lock.ts) rather than in SQLite's sleeping busy handler.
  */
 import { isCompiledBinary } from "../compiled.ts";
 import type { Config } from "../config.ts";
 import { toPlainError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { SharedWindowLimiter } from "../metering/shared-rate-limit.ts";
 import { DEFAULT_PNG_CACHE_BYTES } from "../render/png-cache.ts";
 import type { RenderBackend } from "../render/renderer.ts";
+import type { ThreadShared } from "../services.ts";
+import { SharedWriteLock } from "../store/sqlite/write-lock.ts";
 import type { Metrics } from "./metrics.ts";
 import type { RequestSnapshot } from "./request-metrics.ts";
 import type { FromThread, ToThread } from "./thread-protocol.ts";
@@ -29,12 +34,20 @@ export function threadPngCacheBytes(config: Pick<Config, "httpThreads">): number
   return Math.max(4 * 1024 * 1024, Math.floor(DEFAULT_PNG_CACHE_BYTES / config.httpThreads));
 }
 
+/** The shared memory of one server's threads: what Redis or PostgreSQL do not already share. */
+export function createThreadShared(config: Pick<Config, "redisUrl" | "databaseUrl">): ThreadShared {
+  return {
+    rateLimits: config.redisUrl ? undefined : SharedWindowLimiter.create(),
+    sqliteWriteLock: config.databaseUrl ? undefined : SharedWriteLock.create(),
+  };
+}
+
 export interface HttpThreadsOptions {
   config: Config;
   /** The port the main thread is listening on (resolved, never 0). */
   port: number;
-  /** The shared rate-limit memory (absent with Redis). */
-  limiter: SharedArrayBuffer | undefined;
+  /** The memory every thread's services share (`createThreadShared`). */
+  shared: ThreadShared;
   backend: RenderBackend;
   metrics: Metrics;
   logger: Logger;
@@ -142,7 +155,7 @@ export async function startHttpThreads(options: HttpThreadsOptions): Promise<Htt
         if (!stopping) spawn(index).catch((error) => logger.error("HTTP thread did not restart", { thread: index, error: error.message }));
       }, RESTART_DELAY_MS);
     });
-    worker.postMessage({ type: "init", index, config, port: options.port, limiter: options.limiter } satisfies ToThread);
+    worker.postMessage({ type: "init", index, config, port: options.port, shared: options.shared } satisfies ToThread);
     return started;
   }
 

@@ -13,6 +13,11 @@ export interface StoreOptions {
    * this long: the waits between attempts are asynchronous.
    */
   lockWaitMs?: number;
+  /**
+   * SQLite: the shared memory of the write lock that one server's HTTP threads take before
+   * SQLite's own (`SharedWriteLock.create()`); PostgreSQL ignores it.
+   */
+  writeLock?: SharedArrayBuffer;
 }
 
 export async function createStore(config: Pick<Config, "dbPath" | "databaseUrl">, options: StoreOptions = {}): Promise<Store> {

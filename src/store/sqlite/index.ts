@@ -15,9 +15,10 @@
 import type { StoreOptions } from "../index.ts";
 import { StoreUnavailableError } from "../errors.ts";
 import type { Store } from "../types.ts";
-import { openDatabase } from "./database.ts";
+import { BUSY_TIMEOUT_MS, openDatabase } from "./database.ts";
 import { classifySqliteError } from "./faults.ts";
 import { SqliteStore } from "./store.ts";
+import { SharedWriteLock } from "./write-lock.ts";
 
 
 const DEFAULT_LOCK_WAIT_MS = 3_000;
@@ -31,5 +32,10 @@ export async function openSqliteStore(path: string, options: StoreOptions = {}):
     if (fault) throw new StoreUnavailableError(`cannot open the SQLite database at ${path}: ${(error as Error).message}`, fault, 1, { cause: error });
     throw error;
   }
-  return new SqliteStore(db, { lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, path });
+  return new SqliteStore(db, {
+    lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
+    path,
+    // A wait on our own threads is bounded like a wait on SQLite's lock.
+    writeLock: options.writeLock && new SharedWriteLock(options.writeLock, BUSY_TIMEOUT_MS),
+  });
 }

@@ -35,6 +35,7 @@ import type { Db } from "./database.ts";
 import { CommitWatch } from "./commit-watch.ts";
 import { classifySqliteError } from "./faults.ts";
 import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, events, jobs, signingKeys, storeProbe, usageDays, usagePeriods, webhooks } from "./schema/index.ts";
+import type { SharedWriteLock } from "./write-lock.ts";
 
 /** Trim a webhook's delivery log once every this many attempts (not a DELETE per attempt). */
 const TRIM_EVERY = 50;
@@ -122,7 +123,7 @@ export class SqliteStore implements Store {
 
   constructor(
     readonly db: Db,
-    private readonly options: { lockWaitMs: number; path?: string },
+    private readonly options: { lockWaitMs: number; path?: string; writeLock?: SharedWriteLock },
   ) {
     this.inTransaction = db.$client.transaction((body: () => unknown) => body());
     this.commitWatch = options.path === undefined ? undefined : CommitWatch.open(db.$client, options.path);
@@ -182,7 +183,10 @@ export class SqliteStore implements Store {
    */
   private async write<T>(body: () => T, options: WriteOptions = {}): Promise<T> {
     // One statement is atomic on its own: it skips the BEGIN/COMMIT pair (the hot reserve/release).
-    const tx = this.forgettingRemembered(options.single ? body : () => this.inTransaction.immediate(body) as T, options);
+    const atomic = options.single ? body : () => this.inTransaction.immediate(body) as T;
+    // The HTTP threads of one server take turns here before SQLite's own lock (see write-lock.ts).
+    const lock = this.options.writeLock;
+    const tx = this.forgettingRemembered(lock ? () => lock.hold(atomic) : atomic, options);
     const deadline = performance.now() + this.options.lockWaitMs;
     let foundLocked = false;
     if (this.waitingWrites === 0) {
