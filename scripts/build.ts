@@ -4,13 +4,11 @@
  * the binary runs from any directory with no Bun and no node_modules.
  */
 import { rmSync } from "node:fs";
+import { ENTRYPOINTS } from "./entrypoints.ts";
 
 rmSync("dist", { recursive: true, force: true });
 const result = await Bun.build({
-  // The render worker and the extra HTTP threads are started with `new Worker(...)`, so each must
-  // be an entrypoint of its own (see defaultWorkerUrl in src/render/pool.ts and threadUrl in
-  // src/http/threads.ts for where they land inside the binary).
-  entrypoints: ["./src/main.ts", "./src/render/render-worker.ts", "./src/http/http-thread.ts"],
+  entrypoints: ENTRYPOINTS.map((path) => `./${path}`),
   root: "./src",
   compile: { outfile: "./dist/ogsmith" },
   minify: true,

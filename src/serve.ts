@@ -12,9 +12,12 @@ import { Metrics } from "./http/metrics.ts";
 import type { Logger } from "./logger.ts";
 import { createServiceRenderer, type ServiceRenderer, type ServiceRendererOptions } from "./render/renderer.ts";
 import { prepareRendering } from "./render/setup.ts";
-import { createServices, type Services, type ServicesOptions } from "./services.ts";
+import { SharedWindowLimiter } from "./metering/shared-rate-limit.ts";
+import { createServices, type Services, type ServicesOptions, type ThreadShared } from "./services.ts";
+import { type Checkpointer, CommitSignal, startCheckpointer } from "./store/sqlite/checkpointer.ts";
+import { SharedWriteLock } from "./store/sqlite/write-lock.ts";
 import { JobWorker } from "./worker/index.ts";
-import { createThreadShared, startHttpThreads, threadPngCacheBytes, type HttpThreads } from "./http/threads.ts";
+import { startHttpThreads, threadPngCacheBytes, type HttpThreads } from "./http/threads.ts";
 import { Elysia } from "elysia";
 import { opsModule } from "./modules/ops/index.ts";
 
@@ -29,10 +32,22 @@ export interface RunningService {
   httpThreads: number;
   /** The background job loop (deliveries, retries, monthly reset). */
   worker: JobWorker;
+  /** SQLite: the thread that runs the WAL checkpoints (store/sqlite/checkpointer.ts). */
+  checkpointer: Checkpointer | undefined;
   /** The key printed by the first-start bootstrap, when it ran. */
   bootstrapKey: string | undefined;
   /** Graceful stop: stop accepting, finish in-flight work, close the database. */
   stop(): Promise<void>;
+}
+
+/** The memory the server's threads share, where Redis or PostgreSQL do not already share it. */
+function serverShared(config: Config, threaded: boolean): ThreadShared {
+  const sqliteFile = !config.databaseUrl && config.dbPath !== ":memory:";
+  return {
+    rateLimits: threaded && !config.redisUrl ? SharedWindowLimiter.create() : undefined,
+    sqliteWriteLock: threaded && sqliteFile ? SharedWriteLock.create() : undefined,
+    sqliteCommits: sqliteFile ? CommitSignal.create() : undefined,
+  };
 }
 
 export async function startService(
@@ -47,9 +62,21 @@ export async function startService(
   } = {},
 ): Promise<RunningService> {
   const threaded = config.httpThreads > 1 && config.role !== "worker";
-  // Several HTTP threads share the per-key rate limits and the SQLite write lock in memory.
-  const shared = threaded ? createThreadShared(config) : undefined;
+  const shared = serverShared(config, threaded);
   const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom, shared });
+  let checkpointer: Checkpointer | undefined;
+  try {
+    // After createServices: the database exists and is migrated.
+    if (shared.sqliteCommits) checkpointer = await startCheckpointer(config.dbPath, shared.sqliteCommits, services.logger);
+  } catch (error) {
+    await services.close();
+    throw error;
+  }
+  // The checkpoint thread's connection closes last, so its final checkpoint takes in every commit.
+  const closeStore = async () => {
+    await services.close();
+    await checkpointer?.stop();
+  };
   await services.metering.clearStaleReservations();
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
@@ -86,7 +113,7 @@ export async function startService(
     }
   } catch (error) {
     await renderer.close();
-    await services.close();
+    await closeStore();
     throw listenError(error, config.host, config.port);
   }
   let threads: HttpThreads | undefined;
@@ -95,7 +122,7 @@ export async function startService(
       threads = await startHttpThreads({
         config,
         port: server.port,
-        shared: shared!,
+        shared,
         backend: renderer.backend,
         metrics,
         logger: services.logger,
@@ -105,7 +132,7 @@ export async function startService(
     } catch (error) {
       await server.stop();
       await renderer.close();
-      await services.close();
+      await closeStore();
       throw error;
     }
   }
@@ -126,6 +153,7 @@ export async function startService(
     renderer,
     httpThreads: threads?.count ?? 0,
     worker,
+    checkpointer,
     bootstrapKey: boot?.apiKey,
     stop: () =>
       (stopping ??= (async () => {
@@ -133,7 +161,7 @@ export async function startService(
         await threads?.stop();
         await worker.stop();
         await renderer.close();
-        await services.close();
+        await closeStore();
       })()),
   };
 }

@@ -56,21 +56,23 @@ export interface ServicesOptions {
    * configuration: tests on the test clock pass `() => 0.5` to get exactly the nominal delays.
    */
   retryRandom?: RetryRandom;
-  /** The memory one server's HTTP threads share (http/threads.ts); absent with one thread. */
+  /** The memory one server's threads share (serve.ts); absent outside the server. */
   shared?: ThreadShared;
 }
 
-/** SharedArrayBuffers, handed to each HTTP thread of one server. */
+/** SharedArrayBuffers, handed to each HTTP thread of one server and its checkpoint thread. */
 export interface ThreadShared {
   /** The per-key rate limits (`SharedWindowLimiter`), when Redis does not keep them. */
   rateLimits?: SharedArrayBuffer;
   /** The SQLite write lock the threads take turns at (`SharedWriteLock`); PostgreSQL needs none. */
   sqliteWriteLock?: SharedArrayBuffer;
+  /** SQLite: the commit count of the server's checkpoint thread (`CommitSignal`). */
+  sqliteCommits?: SharedArrayBuffer;
 }
 
 export async function createServices(config: Config, options: ServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await createStore(config, { writeLock: options.shared?.sqliteWriteLock });
+  const store = await createStore(config, { writeLock: options.shared?.sqliteWriteLock, commits: options.shared?.sqliteCommits });
   const testClock = config.testClock ? await openTestClock(store) : undefined;
   const clock: Clock = testClock ?? systemClock;
   const outbox = new Outbox();

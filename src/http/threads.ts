@@ -20,11 +20,9 @@ import { isCompiledBinary } from "../compiled.ts";
 import type { Config } from "../config.ts";
 import { toPlainError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { SharedWindowLimiter } from "../metering/shared-rate-limit.ts";
 import { DEFAULT_PNG_CACHE_BYTES } from "../render/png-cache.ts";
 import type { RenderBackend } from "../render/renderer.ts";
 import type { ThreadShared } from "../services.ts";
-import { SharedWriteLock } from "../store/sqlite/write-lock.ts";
 import type { Metrics } from "./metrics.ts";
 import type { RequestSnapshot } from "./request-metrics.ts";
 import type { FromThread, ToThread } from "./thread-protocol.ts";
@@ -34,19 +32,11 @@ export function threadPngCacheBytes(config: Pick<Config, "httpThreads">): number
   return Math.max(4 * 1024 * 1024, Math.floor(DEFAULT_PNG_CACHE_BYTES / config.httpThreads));
 }
 
-/** The shared memory of one server's threads: what Redis or PostgreSQL do not already share. */
-export function createThreadShared(config: Pick<Config, "redisUrl" | "databaseUrl">): ThreadShared {
-  return {
-    rateLimits: config.redisUrl ? undefined : SharedWindowLimiter.create(),
-    sqliteWriteLock: config.databaseUrl ? undefined : SharedWriteLock.create(),
-  };
-}
-
 export interface HttpThreadsOptions {
   config: Config;
   /** The port the main thread is listening on (resolved, never 0). */
   port: number;
-  /** The memory every thread's services share (`createThreadShared`). */
+  /** The memory every thread's services share (serve.ts). */
   shared: ThreadShared;
   backend: RenderBackend;
   metrics: Metrics;

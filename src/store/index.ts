@@ -18,6 +18,12 @@ export interface StoreOptions {
    * SQLite's own (`SharedWriteLock.create()`); PostgreSQL ignores it.
    */
   writeLock?: SharedArrayBuffer;
+  /**
+   * SQLite: where this connection counts its commits for the server's background checkpoint
+   * thread (`CommitSignal.create()`, store/sqlite/checkpointer.ts); it then leaves checkpoints
+   * to that thread. PostgreSQL ignores it.
+   */
+  commits?: SharedArrayBuffer;
 }
 
 export async function createStore(config: Pick<Config, "dbPath" | "databaseUrl">, options: StoreOptions = {}): Promise<Store> {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ENTRYPOINTS } from "../../scripts/entrypoints.ts";
 import { decodeJpeg, decodeWebp } from "../support/decode.ts";
 import { fractionNear } from "../support/png.ts";
 import { REPO_ROOT, waitForOutput } from "../support/process.ts";
@@ -13,7 +14,7 @@ beforeAll(async () => {
   buildDir = mkdtempSync(join(tmpdir(), "ogsmith-build-"));
   binary = join(buildDir, "ogsmith");
   const result = await Bun.build({
-    entrypoints: [`${REPO_ROOT}/src/main.ts`, `${REPO_ROOT}/src/render/render-worker.ts`, `${REPO_ROOT}/src/http/http-thread.ts`],
+    entrypoints: ENTRYPOINTS.map((path) => `${REPO_ROOT}/${path}`),
     root: `${REPO_ROOT}/src`,
     compile: { outfile: binary },
     target: "bun",

@@ -19,6 +19,7 @@ import { BUSY_TIMEOUT_MS, openDatabase } from "./database.ts";
 import { classifySqliteError } from "./faults.ts";
 import { SqliteStore } from "./store.ts";
 import { SharedWriteLock } from "./write-lock.ts";
+import { BACKSTOP_PAGES, CommitSignal } from "./checkpointer.ts";
 
 
 const DEFAULT_LOCK_WAIT_MS = 3_000;
@@ -32,10 +33,13 @@ export async function openSqliteStore(path: string, options: StoreOptions = {}):
     if (fault) throw new StoreUnavailableError(`cannot open the SQLite database at ${path}: ${(error as Error).message}`, fault, 1, { cause: error });
     throw error;
   }
+  // The server's checkpoint thread does the checkpoints; this connection only as a backstop.
+  if (options.commits) db.$client.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES};`);
   return new SqliteStore(db, {
     lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
     path,
     // A wait on our own threads is bounded like a wait on SQLite's lock.
     writeLock: options.writeLock && new SharedWriteLock(options.writeLock, BUSY_TIMEOUT_MS),
+    commits: options.commits && new CommitSignal(options.commits),
   });
 }

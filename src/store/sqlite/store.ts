@@ -36,6 +36,7 @@ import { CommitWatch } from "./commit-watch.ts";
 import { classifySqliteError } from "./faults.ts";
 import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, events, jobs, signingKeys, storeProbe, usageDays, usagePeriods, webhooks } from "./schema/index.ts";
 import type { SharedWriteLock } from "./write-lock.ts";
+import type { CommitSignal } from "./checkpointer.ts";
 
 /** Trim a webhook's delivery log once every this many attempts (not a DELETE per attempt). */
 const TRIM_EVERY = 50;
@@ -123,7 +124,7 @@ export class SqliteStore implements Store {
 
   constructor(
     readonly db: Db,
-    private readonly options: { lockWaitMs: number; path?: string; writeLock?: SharedWriteLock },
+    private readonly options: { lockWaitMs: number; path?: string; writeLock?: SharedWriteLock; commits?: CommitSignal },
   ) {
     this.inTransaction = db.$client.transaction((body: () => unknown) => body());
     this.commitWatch = options.path === undefined ? undefined : CommitWatch.open(db.$client, options.path);
@@ -184,9 +185,7 @@ export class SqliteStore implements Store {
   private async write<T>(body: () => T, options: WriteOptions = {}): Promise<T> {
     // One statement is atomic on its own: it skips the BEGIN/COMMIT pair (the hot reserve/release).
     const atomic = options.single ? body : () => this.inTransaction.immediate(body) as T;
-    // The HTTP threads of one server take turns here before SQLite's own lock (see write-lock.ts).
-    const lock = this.options.writeLock;
-    const tx = this.forgettingRemembered(lock ? () => lock.hold(atomic) : atomic, options);
+    const tx = this.forgettingRemembered(this.committing(atomic), options);
     const deadline = performance.now() + this.options.lockWaitMs;
     let foundLocked = false;
     if (this.waitingWrites === 0) {
@@ -303,6 +302,21 @@ export class SqliteStore implements Store {
   private forgetRemembered(): void {
     this.keyOwners.clear();
     this.signingKeyOwners.clear();
+  }
+
+  /**
+   * Wraps an atomic write for the server's other threads: the HTTP threads take turns at one
+   * lock before SQLite's (write-lock.ts), and the checkpoint thread counts the commit
+   * (checkpointer.ts).
+   */
+  private committing<T>(atomic: () => T): () => T {
+    const { writeLock, commits } = this.options;
+    if (!writeLock && !commits) return atomic;
+    return () => {
+      const result = writeLock ? writeLock.hold(atomic) : atomic();
+      commits?.committed();
+      return result;
+    };
   }
 
   /** Wraps a write body so that it forgets what is remembered, unless it leaves keys alone. */

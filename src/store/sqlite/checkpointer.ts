@@ -1,0 +1,141 @@
+/**
+ * Moves WAL checkpoints off the threads that answer requests.
+ *
+ * In WAL mode SQLite copies the log back into the database file (a checkpoint) from inside the
+ * commit that pushes the log past `wal_autocheckpoint` pages (1,000 by default), and with
+ * `synchronous = NORMAL` that checkpoint syncs the log and the file to disk. bun:sqlite runs it on
+ * the calling thread, so one request in a few hundred commits blocked its event loop for the
+ * sync: measured on the development box, 0.1 % of small commits took 11–14 ms, 45 % of all the
+ * time spent committing, and every request queued behind them waited as long.
+ *
+ * So the server's connections leave checkpoints to one background thread
+ * (checkpoint-thread.ts) with a connection of its own: the writers count their commits in shared
+ * memory (`CommitSignal`, one atomic add each), every `NOTIFY_EVERY` commits wake the thread, and
+ * it runs a PASSIVE checkpoint, which never takes the write lock, so commits go on meanwhile.
+ * It also checkpoints what is left every `IDLE_CHECKPOINT_MS` and when the server stops. Idle, it
+ * sleeps on a futex and costs nothing.
+ *
+ * The writers' own automatic checkpoint stays on with a larger threshold (`BACKSTOP_PAGES`), so
+ * the log stays bounded even if the thread falls behind or is gone; it is started again after a
+ * second if it dies. Other processes (the operator CLI) keep SQLite's default.
+ */
+import { isCompiledBinary } from "../../compiled.ts";
+import type { Logger } from "../../logger.ts";
+
+/** The writers' own checkpoint threshold while the thread does the work (pages, 4 KiB each). */
+export const BACKSTOP_PAGES = 10_000;
+/** Commits between wake-ups of the thread; roughly SQLite's default threshold of 1,000 pages. */
+export const NOTIFY_EVERY = 256;
+/** Commits fewer than NOTIFY_EVERY are checkpointed this long after, at the latest. */
+export const IDLE_CHECKPOINT_MS = 10_000;
+const START_TIMEOUT_MS = 10_000;
+const STOP_TIMEOUT_MS = 10_000;
+const RESTART_DELAY_MS = 1_000;
+
+// The shared words (Int32).
+/** Commits counted by the writers. */
+export const COMMITS = 0;
+/** Never changes: the thread sleeps on it and is woken by notify. */
+export const WAKE = 1;
+/** 1 once the thread is asked to stop. */
+export const STOP = 2;
+/** Checkpoints the thread ran (for tests and operators). */
+export const DONE = 3;
+const WORDS = 4;
+
+export type ToCheckpointThread = { path: string; signal: SharedArrayBuffer };
+export type FromCheckpointThread = { type: "ready" } | { type: "failed"; message: string } | { type: "error"; message: string };
+
+/** The writers' side: each write transaction that committed says so. */
+export class CommitSignal {
+  static create(): SharedArrayBuffer {
+    return new SharedArrayBuffer(WORDS * Int32Array.BYTES_PER_ELEMENT);
+  }
+
+  private readonly words: Int32Array;
+
+  constructor(buffer: SharedArrayBuffer) {
+    this.words = new Int32Array(buffer, 0, WORDS);
+  }
+
+  committed(): void {
+    if (((Atomics.add(this.words, COMMITS, 1) + 1) & (NOTIFY_EVERY - 1)) === 0) Atomics.notify(this.words, WAKE, 1);
+  }
+}
+
+export interface Checkpointer {
+  /** Checkpoints run so far (by every incarnation of the thread). */
+  readonly checkpoints: number;
+  /** Runs a last checkpoint and ends the thread. */
+  stop(): Promise<void>;
+}
+
+function threadUrl(): string | URL {
+  return isCompiledBinary ? "./store/sqlite/checkpoint-thread.ts" : new URL("./checkpoint-thread.ts", import.meta.url);
+}
+
+/** Starts the thread for the database at `path`; rejects if it cannot open the database. */
+export async function startCheckpointer(path: string, signal: SharedArrayBuffer, logger: Logger): Promise<Checkpointer> {
+  const words = new Int32Array(signal, 0, WORDS);
+  let stopping = false;
+  let current: { worker: Worker; ended: Promise<void> } | undefined;
+
+  function spawn(): Promise<void> {
+    const worker = new Worker(threadUrl());
+    let ended!: () => void;
+    const thread = { worker, ended: new Promise<void>((resolve) => (ended = resolve)) };
+    current = thread;
+    let ready = false;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the checkpoint thread did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+      worker.addEventListener("message", (event: MessageEvent<FromCheckpointThread>) => {
+        const message = event.data;
+        if (message.type === "ready") {
+          ready = true;
+          clearTimeout(timer);
+          resolve();
+        } else if (message.type === "failed") {
+          clearTimeout(timer);
+          reject(new Error(`the checkpoint thread did not start: ${message.message}`));
+          worker.terminate();
+        } else logger.warn("WAL checkpoint failed; the next one retries", { error: message.message });
+      });
+      worker.addEventListener("error", (event: ErrorEvent) => logger.error("checkpoint thread error", { error: event.message }));
+      worker.addEventListener("close", () => {
+        clearTimeout(timer);
+        ended();
+        reject(new Error("the checkpoint thread exited while starting"));
+        if (stopping || !ready || current !== thread) return;
+        logger.error("checkpoint thread exited; starting it again (meanwhile writers checkpoint themselves)");
+        setTimeout(() => {
+          if (!stopping) spawn().catch((error) => logger.error("checkpoint thread did not restart", { error: error.message }));
+        }, RESTART_DELAY_MS);
+      });
+      worker.postMessage({ path, signal } satisfies ToCheckpointThread);
+    });
+  }
+
+  async function stop(): Promise<void> {
+    stopping = true;
+    Atomics.store(words, STOP, 1);
+    Atomics.notify(words, WAKE);
+    const thread = current;
+    if (!thread) return;
+    const late = setTimeout(() => thread.worker.terminate(), STOP_TIMEOUT_MS);
+    await thread.ended;
+    clearTimeout(late);
+  }
+
+  try {
+    await spawn();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    get checkpoints() {
+      return Atomics.load(words, DONE);
+    },
+    stop,
+  };
+}
