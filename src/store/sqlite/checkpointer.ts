@@ -64,6 +64,8 @@ export class CommitSignal {
 }
 
 export interface Checkpointer {
+  /** Write transactions the server's connections committed (every HTTP thread's). */
+  readonly commits: number;
   /** Checkpoints run so far (by every incarnation of the thread). */
   readonly checkpoints: number;
   /** Runs a last checkpoint and ends the thread. */
@@ -133,6 +135,9 @@ export async function startCheckpointer(path: string, signal: SharedArrayBuffer,
     throw error;
   }
   return {
+    get commits() {
+      return Atomics.load(words, COMMITS);
+    },
     get checkpoints() {
       return Atomics.load(words, DONE);
     },
