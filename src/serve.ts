@@ -100,6 +100,10 @@ export async function startService(
       return { entries, bytes, max_bytes: maxBytes, hits, misses, corrupt, evicted };
     }, "state");
   }
+  if (checkpointer) {
+    const wal = checkpointer;
+    metrics.gauge("ogsmith_sqlite_wal", "SQLite write transactions committed and WAL checkpoints run by the checkpoint thread, since start", () => ({ commits: wal.commits, checkpoints: wal.checkpoints }), "state");
+  }
   metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind().catch(() => ({})));
   const app = createApp({ services, renderer, templates, metrics });
   let server;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
-import { startTestService, type TestService } from "../support/harness.ts";
+import { startTestService, TEST_STORE, type TestService } from "../support/harness.ts";
 
 let s: TestService;
 beforeAll(async () => {
@@ -54,4 +54,7 @@ test("/healthz, /readyz and /metrics", async () => {
   expect(metrics).toMatch(/ogsmith_render_pool\{state="workers"\} 2/);
   expect(metrics).toMatch(/ogsmith_jobs_pending\{kind="webhook_delivery"\} 0/);
   expect(metrics).toMatch(/ogsmith_jobs_pending\{kind="email"\} 0/);
+  // SQLite only: the checkpoint thread's counts (the bootstrap and the test's account committed).
+  if (TEST_STORE === "sqlite") expect(Number(/ogsmith_sqlite_wal\{state="commits"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0);
+  else expect(metrics).not.toContain("ogsmith_sqlite_wal");
 });
