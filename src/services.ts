@@ -89,7 +89,10 @@ export async function createServices(config: Config, options: ServicesOptions = 
   const limiter: RateLimiter = config.redisUrl
     ? await redisLimiter(config.redisUrl, clock, logger)
     : sharedLimits
-      ? new SharedWindowLimiter(sharedLimits, clock)
+      ? new SharedWindowLimiter(sharedLimits, clock, {
+          onFull: () => logger.warn("shared rate-limit table full: new keys are limited per HTTP thread until keys go idle"),
+          onStuck: () => logger.error("shared rate-limit lock held for over a second (a thread gone?): taken over"),
+        })
       : new SlidingWindowLimiter(clock);
   return {
     config,

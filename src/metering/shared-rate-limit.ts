@@ -18,12 +18,14 @@
  * (backward-shift deletion) so that no lookup ever stops early at a hole and chains stay as short as
  * the live keys make them. A moved entry takes its ring number with it, so no ring is copied.
  *
- * Lock: one Int32 word (0 free, 1 held, 2 held with waiters): a few hundred compare-and-swap
- * spins, then `Atomics.wait` with a 1 ms timeout, and `Atomics.notify` on release when someone
- * waits. The whole look-up, decide and record is inside it, so two threads can never both take
- * the last admission of a window; it allocates nothing and reads the clock inside, so threads see
- * time in lock order. A thread killed while holding it (Worker.terminate mid-check) would leave it
- * held: terminate the server threads only after they stop serving.
+ * Lock: one `LockWord` (lock-word.ts): a few hundred compare-and-swap spins, then a sleep until
+ * the holder's release. The whole look-up, decide and record is inside it, so two threads can
+ * never both take the last admission of a window; it allocates nothing and reads the clock
+ * inside, so threads see time in lock order. The section takes about a microsecond, so a wait of
+ * `STUCK_MS` means its holder is gone (a thread killed mid-check) or frozen: the waiter then goes
+ * ahead and `onStuck` is told. Two threads in the section at once can miscount or misplace a
+ * key's entry, but only in this memory and only until the key is idle for a window (entries of
+ * idle keys are dropped as probes meet them); a lock held for good would stop every API request.
  *
  * Fallback: if every slot holds a key active within the last second, a new key is counted by a
  * thread-local `SlidingWindowLimiter` instead, so no request ever fails on a full table; its limit
@@ -31,11 +33,14 @@
  * `onFull` is called (at most once per 10 s per limiter) so that operators can raise `slots`.
  */
 import type { Clock } from "../clock.ts";
+import { LockWord } from "../lock-word.ts";
 import { decision, type RateDecision, type RateLimiter, SlidingWindowLimiter } from "./rate-limit.ts";
 
 const WINDOW_MS = 1000;
 const DEFAULT_SLOTS = 4096;
 const SPINS = 200;
+/** A wait on the lock this long means its holder is gone (the section takes about 1 µs). */
+const STUCK_MS = 1_000;
 const FULL_REPORT_INTERVAL_MS = 10_000;
 /** Marks a buffer made by `create`, so a wrong buffer fails at attach time, not with odd counts. */
 const MAGIC = 0x5357_4c31;
@@ -50,9 +55,6 @@ const LENGTH = 2;
 const RING = 3;
 const ENTRY_INTS = 4;
 
-const UNLOCKED = 0;
-const LOCKED = 1;
-const CONTENDED = 2;
 
 /** The bucket of millisecond `t` (also right for times before the epoch, as in tests). */
 const bucketOf = (t: number): number => ((t % WINDOW_MS) + WINDOW_MS) % WINDOW_MS;
@@ -69,6 +71,8 @@ function layout(slots: number) {
 export interface SharedWindowLimiterOptions {
   /** Called when a key had to fall back to the per-thread limiter (at most once per 10 s). */
   onFull?: () => void;
+  /** Called when the lock was taken over after `STUCK_MS` (its holder gone or frozen). */
+  onStuck?: () => void;
 }
 
 export class SharedWindowLimiter implements RateLimiter {
@@ -103,6 +107,7 @@ export class SharedWindowLimiter implements RateLimiter {
   /** Per ring: 1000 admission counts, bucket `t % 1000` for millisecond t. */
   private readonly buckets: Int32Array;
   private readonly local: SlidingWindowLimiter;
+  private readonly lockWord: LockWord;
   private lastFullReport = -Infinity;
 
   constructor(
@@ -123,6 +128,7 @@ export class SharedWindowLimiter implements RateLimiter {
     this.total = new Int32Array(buffer, at.total, slots);
     this.buckets = new Int32Array(buffer, at.buckets, slots * WINDOW_MS);
     this.local = new SlidingWindowLimiter(clock);
+    this.lockWord = new LockWord(this.header, LOCK, STUCK_MS, SPINS, options.onStuck);
   }
 
   admit(key: string, limit: number): Promise<RateDecision> {
@@ -141,7 +147,7 @@ export class SharedWindowLimiter implements RateLimiter {
     let oldest: number | undefined;
     let now = 0;
     let slot = -1;
-    this.lock();
+    this.lockWord.lock();
     try {
       now = Math.floor(this.clock.now());
       slot = this.find(lo, hi, length, now);
@@ -160,7 +166,7 @@ export class SharedWindowLimiter implements RateLimiter {
         if (count >= limit) oldest = this.oldestIn(ring, now);
       }
     } finally {
-      this.unlock();
+      this.lockWord.unlock();
     }
 
     if (slot < 0) {
@@ -275,19 +281,5 @@ export class SharedWindowLimiter implements RateLimiter {
       bucket = bucket + 1 === WINDOW_MS ? 0 : bucket + 1;
     }
     return undefined;
-  }
-
-  private lock(): void {
-    const header = this.header;
-    if (Atomics.compareExchange(header, LOCK, UNLOCKED, LOCKED) === UNLOCKED) return;
-    for (let spin = 0; spin < SPINS; spin++) {
-      if (Atomics.load(header, LOCK) === UNLOCKED && Atomics.compareExchange(header, LOCK, UNLOCKED, LOCKED) === UNLOCKED) return;
-    }
-    // Announce a waiter (so the holder notifies) and sleep; the timeout bounds a missed wake-up.
-    while (Atomics.exchange(header, LOCK, CONTENDED) !== UNLOCKED) Atomics.wait(header, LOCK, CONTENDED, 1);
-  }
-
-  private unlock(): void {
-    if (Atomics.exchange(this.header, LOCK, UNLOCKED) === CONTENDED) Atomics.notify(this.header, LOCK, 1);
   }
 }

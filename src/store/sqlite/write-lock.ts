@@ -16,12 +16,10 @@
  * lock therefore costs the others one bounded wait, not a deadlock. Other processes (the
  * operator CLI, a backup) never see this lock and are met by SQLite's own locking, as before.
  *
- * Lock word: 0 free, 1 held, 2 held with waiters (the holder notifies only then).
+ * The lock word and its bounded wait are `LockWord` (lock-word.ts).
  */
-const LOCK = 0;
-const UNLOCKED = 0;
-const LOCKED = 1;
-const CONTENDED = 2;
+import { LockWord } from "../../lock-word.ts";
+
 /** Compare-and-swap tries before sleeping: a write transaction is often over by then. */
 const SPINS = 100;
 
@@ -31,48 +29,25 @@ export class SharedWriteLock {
     return new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
   }
 
-  private readonly word: Int32Array;
-  /** Writers that waited the whole `maxWaitMs` and went ahead (a holder stuck or gone). */
-  overruns = 0;
+  private readonly word: LockWord;
 
-  constructor(
-    buffer: SharedArrayBuffer,
-    private readonly maxWaitMs: number,
-  ) {
-    this.word = new Int32Array(buffer, 0, 1);
+  /** `maxWaitMs`: how long a writer waits here before it goes ahead to SQLite's own lock. */
+  constructor(buffer: SharedArrayBuffer, maxWaitMs: number) {
+    this.word = new LockWord(new Int32Array(buffer, 0, 1), 0, maxWaitMs, SPINS);
+  }
+
+  /** Writers that waited the whole `maxWaitMs` and went ahead (a holder stuck or gone). */
+  get overruns(): number {
+    return this.word.takeovers;
   }
 
   /** Runs a synchronous body holding the lock; the lock is released however the body ends. */
   hold<T>(body: () => T): T {
-    this.acquire();
+    this.word.lock();
     try {
       return body();
     } finally {
-      this.release();
+      this.word.unlock();
     }
-  }
-
-  private acquire(): void {
-    const word = this.word;
-    if (Atomics.compareExchange(word, LOCK, UNLOCKED, LOCKED) === UNLOCKED) return;
-    for (let spin = 0; spin < SPINS; spin++) {
-      if (Atomics.load(word, LOCK) === UNLOCKED && Atomics.compareExchange(word, LOCK, UNLOCKED, LOCKED) === UNLOCKED) return;
-    }
-    const deadline = performance.now() + this.maxWaitMs;
-    // Announce a waiter (so the holder notifies), then sleep until woken or out of time.
-    while (Atomics.exchange(word, LOCK, CONTENDED) !== UNLOCKED) {
-      const left = deadline - performance.now();
-      if (left <= 0) {
-        // Held for longer than any of our transactions takes: go ahead as the holder (the word
-        // says held, with waiters, so our release wakes the next one).
-        this.overruns++;
-        return;
-      }
-      Atomics.wait(word, LOCK, CONTENDED, left);
-    }
-  }
-
-  private release(): void {
-    if (Atomics.exchange(this.word, LOCK, UNLOCKED) === CONTENDED) Atomics.notify(this.word, LOCK, 1);
   }
 }

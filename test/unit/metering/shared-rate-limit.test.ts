@@ -154,6 +154,22 @@ describe("SharedWindowLimiter", () => {
     expect(full).toBe(1);
   });
 
+  test("a lock left held by a thread that died is taken over after a second, once, and onStuck is told", () => {
+    const buffer = SharedWindowLimiter.create({ slots: 8 });
+    const clock = manualClock(1_700_000_000_000);
+    let stuck = 0;
+    const limiter = new SharedWindowLimiter(buffer, clock, { onStuck: () => stuck++ });
+    // The lock word (the header's first Int32) as a holder killed mid-check leaves it.
+    Atomics.store(new Int32Array(buffer, 0, 1), 0, 1);
+    expect(limiter.check("k", 2).allowed).toBe(true);
+    expect(stuck).toBe(1);
+    // Released by the taker: the next checks take it at once, and count on from the first.
+    expect(limiter.check("k", 2).allowed).toBe(true);
+    expect(limiter.check("k", 2).allowed).toBe(false);
+    expect(stuck).toBe(1);
+    expect(Atomics.load(new Int32Array(buffer, 0, 1), 0)).toBe(0);
+  });
+
   test("refuses a buffer it did not make", () => {
     expect(() => new SharedWindowLimiter(new SharedArrayBuffer(64), manualClock(0))).toThrow(TypeError);
     expect(() => SharedWindowLimiter.create({ slots: 0 })).toThrow(RangeError);
