@@ -64,19 +64,6 @@ export async function startService(
   const threaded = config.httpThreads > 1 && config.role !== "worker";
   const shared = serverShared(config, threaded);
   const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom, shared });
-  let checkpointer: Checkpointer | undefined;
-  try {
-    // After createServices: the database exists and is migrated.
-    if (shared.sqliteCommits) checkpointer = await startCheckpointer(config.dbPath, shared.sqliteCommits, services.logger);
-  } catch (error) {
-    await services.close();
-    throw error;
-  }
-  // The checkpoint thread's connection closes last, so its final checkpoint takes in every commit.
-  const closeStore = async () => {
-    await services.close();
-    await checkpointer?.stop();
-  };
   await services.metering.clearStaleReservations();
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
@@ -100,6 +87,20 @@ export async function startService(
       return { entries, bytes, max_bytes: maxBytes, hits, misses, corrupt, evicted };
     }, "state");
   }
+  let checkpointer: Checkpointer | undefined;
+  try {
+    // The database exists and is migrated; the thread counts from the server's first commit.
+    if (shared.sqliteCommits) checkpointer = await startCheckpointer(config.dbPath, shared.sqliteCommits, services.logger);
+  } catch (error) {
+    await renderer.close();
+    await services.close();
+    throw error;
+  }
+  // The checkpoint thread's connection closes last, so its final checkpoint takes in every commit.
+  const closeStore = async () => {
+    await services.close();
+    await checkpointer?.stop();
+  };
   if (checkpointer) {
     const wal = checkpointer;
     metrics.gauge("ogsmith_sqlite_wal", "SQLite write transactions committed and WAL checkpoints run by the checkpoint thread, since start", () => ({ commits: wal.commits, checkpoints: wal.checkpoints }), "state");

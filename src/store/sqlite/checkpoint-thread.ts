@@ -30,7 +30,9 @@ self.onmessage = (event: MessageEvent<ToCheckpointThread>) => {
 
 function run(db: Database, words: Int32Array): void {
   const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
-  let checkpointedAt = Atomics.load(words, COMMITS);
+  // Counted from the server's first commit: commits made before this thread started (or before
+  // it was restarted) are pending too.
+  let checkpointedAt = 0;
   for (;;) {
     // A wake-up sent while the last checkpoint ran found nobody waiting: look before sleeping.
     const behind = Atomics.load(words, COMMITS) - checkpointedAt;
