@@ -106,9 +106,9 @@ async function recordEvents(services: Services, accountIds: string[], n: number)
     const drafts = Array.from({ length: n }, (_, i) =>
       services.outbox.draft(accountId, "image.generated", { request_id: `req_bench${i}`, template: "event", dimensions: { width: 1200, height: 630 }, generation_time_ms: 42 }, now),
     );
+    // The store tells the job worker that the deliveries are queued (Store.onJobsAvailable).
     for (const event of await services.store.recordEvents(accountId, drafts, now)) ids.push(event.id);
   }
-  services.outbox.committed();
   return ids;
 }
 

@@ -77,10 +77,10 @@ export async function createServices(config: Config, options: ServicesOptions = 
   const clock: Clock = testClock ?? systemClock;
   const outbox = new Outbox();
   const jobs = new JobQueue(store, clock);
-  // A committed event may have fanned out to jobs that are due now: run them at once.
-  outbox.onCommitted(() => jobs.notify());
-  // PostgreSQL: jobs committed by any instance (LISTEN/NOTIFY) may be due here too.
-  (store as Partial<{ onJobsAvailable(listener: () => void): () => void }>).onJobsAvailable?.(() => jobs.notify());
+  // Jobs this store queued (an event's deliveries, an email alert) and, with PostgreSQL, jobs any
+  // instance queued may be due now: the worker looks at once. A change that queued none (a counted
+  // image of an account without webhooks) costs the worker nothing.
+  store.onJobsAvailable(() => jobs.notify());
   const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
   const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);

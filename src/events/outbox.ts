@@ -5,8 +5,8 @@
  * transaction, so the event exists if and only if the change committed.
  *
  * Alert rules (registered by the email module) decide which events also raise an email alert.
- * Listeners registered with `onCommitted` are told after the change committed, so delivery can
- * start at once instead of at the next worker tick.
+ * The store tells the job worker when such a change queued jobs (`Store.onJobsAvailable`), so
+ * delivery starts at once instead of at the next worker tick.
  */
 import type { AlertDraft, EventDraft } from "../store/types.ts";
 import type { EventData, EventType } from "./types.ts";
@@ -24,7 +24,6 @@ export type AlertRule = (event: DraftedEvent) => AlertDraft | undefined;
 
 export class Outbox {
   private readonly alertRules: AlertRule[] = [];
-  private readonly committedListeners = new Set<() => void>();
 
   addAlertRule(rule: AlertRule): void {
     this.alertRules.push(rule);
@@ -36,21 +35,5 @@ export class Outbox {
     let alert: AlertDraft | undefined;
     for (const rule of this.alertRules) alert ??= rule(event);
     return alert ? { type, data: JSON.stringify(data), alert } : { type, data: JSON.stringify(data) };
-  }
-
-  onCommitted(listener: () => void): () => void {
-    this.committedListeners.add(listener);
-    return () => this.committedListeners.delete(listener);
-  }
-
-  /** Call after a change that recorded events has committed. Never throws: the change is done. */
-  committed(): void {
-    for (const listener of this.committedListeners) {
-      try {
-        listener();
-      } catch {
-        // A listener only speeds delivery up; the worker's tick picks the jobs up anyway.
-      }
-    }
   }
 }

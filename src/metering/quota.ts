@@ -113,7 +113,6 @@ export class Metering {
       decide: (counters) => this.decide(account, quota, counters, facts, now),
     });
     if (!after) throw new QuotaExceededError(quota);
-    this.outbox.committed();
     return { quota, used: after.used, remaining: Math.max(0, quota - after.used) };
   }
 
@@ -139,7 +138,6 @@ export class Metering {
         contentAddress,
         decide: (counters) => this.decide(account, reservation.quota, counters, done.facts, now),
       });
-      if (after) this.outbox.committed();
     } catch (error) {
       await this.release(reservation);
       throw error;
@@ -218,7 +216,6 @@ export class Metering {
       now,
       decide: (counters) => this.decide(account, reservation.quota, counters, facts, now),
     });
-    this.outbox.committed();
     return after.used;
   }
 

@@ -452,6 +452,13 @@ export interface Store {
   /** Inserts a pending job; returns its id. */
   enqueueJob(job: NewJob): Promise<string>;
   /**
+   * Tells `listener` when committed jobs may be due now, so that the job worker looks at once
+   * rather than at its next tick: after any write of this store that queued jobs (deliveries of
+   * an event, an email alert, an enqueued job), and with PostgreSQL also after another
+   * instance's. A change that queued none (most counted images) tells nobody.
+   */
+  onJobsAvailable(listener: () => void): () => void;
+  /**
    * Claims due jobs of `kinds`, oldest `runAt` first (then insertion order), at most
    * `laneRoom(lane)` per lane, up to `limit`; each claimed job's attempts + 1 and lease set.
    * Concurrent claimers never get the same job while its lease runs (PostgreSQL: FOR UPDATE

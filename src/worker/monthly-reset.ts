@@ -52,7 +52,6 @@ export class MonthlyReset {
         });
         if (claimed) emitted++;
       }
-      this.outbox.committed();
       if (owed.length < BATCH) break;
     }
     return emitted;

@@ -556,6 +556,7 @@ export class SqliteStore implements Store {
   }
 
   private insertJob(job: NewJob): string {
+    this.jobsQueued();
     const id = newId("job");
     this.sql(
       `INSERT INTO jobs (id, kind, lane, account_id, webhook_id, event_id, payload, status, run_at, attempts, created_at, updated_at)
@@ -563,6 +564,34 @@ export class SqliteStore implements Store {
     ).run(id, job.kind, job.lane, job.accountId ?? null, job.webhookId ?? null, job.eventId ?? null, job.payload === undefined ? null : JSON.stringify(job.payload), job.runAt, job.now, job.now);
     return id;
   }
+
+  onJobsAvailable(listener: () => void): () => void {
+    this.jobListeners.add(listener);
+    return () => this.jobListeners.delete(listener);
+  }
+
+  /**
+   * Inside a write body that queues a job: tells the listeners once the body is over. Bodies are
+   * synchronous, so a microtask runs after the commit; after a rollback the listeners look and
+   * find nothing, which is harmless. Jobs queued by another process are found at the worker's tick.
+   */
+  private jobsQueued(): void {
+    if (this.jobsNoticeQueued || this.jobListeners.size === 0) return;
+    this.jobsNoticeQueued = true;
+    queueMicrotask(() => {
+      this.jobsNoticeQueued = false;
+      for (const listener of this.jobListeners) {
+        try {
+          listener();
+        } catch {
+          // A listener only speeds delivery up; the worker's tick finds the jobs anyway.
+        }
+      }
+    });
+  }
+
+  private readonly jobListeners = new Set<() => void>();
+  private jobsNoticeQueued = false;
 
   /**
    * Fairness without a scan per claim: the oldest due jobs are read in a small window; only when
