@@ -143,6 +143,14 @@ interface ThreadPaths {
   healthz: PathMeasured;
   usage: PathMeasured;
   cached: PathMeasured;
+  /** SQLite write transactions per counted cached image (NaN: the server does not report them). */
+  commitsPerImage: number;
+}
+
+/** The server's SQLite commits so far, from /metrics (`ogsmith_sqlite_wal`); NaN when absent. */
+async function sqliteCommits(url: string): Promise<number> {
+  const text = await (await fetch(url + "/metrics")).text();
+  return Number(/ogsmith_sqlite_wal\{state="commits"\} (\d+)/.exec(text)?.[1] ?? NaN);
 }
 
 /** The server's paths with `threads` HTTP threads, on a fresh server and database. */
@@ -158,6 +166,7 @@ function serverPaths(threads: number): Promise<ThreadPaths> {
     const body = JSON.stringify(CARD);
     // Warm the cache with one render per key's account (the cache is shared; one suffices).
     await fetch(server.url + "/api/generate", { method: "POST", headers: { "x-api-key": keys[0]!, "content-type": "application/json" }, body });
+    const commitsBefore = await sqliteCommits(server.url);
     const cached = await withServerCpu(server.pid, () =>
       measure(
         (p) => ({ url: server.url + "/api/generate", method: "POST", headers: { "content-type": "application/json" }, connectionHeaders: keyHeaders(p), body, seconds: SECONDS }),
@@ -165,7 +174,8 @@ function serverPaths(threads: number): Promise<ThreadPaths> {
         CLIENTS,
       ),
     );
-    return { threads, healthz, usage, cached };
+    const commitsPerImage = ((await sqliteCommits(server.url)) - commitsBefore) / Math.max(1, cached.ok);
+    return { threads, healthz, usage, cached, commitsPerImage };
   });
 }
 
@@ -377,6 +387,8 @@ function printPaths(paths: Paths) {
       ],
     ),
   );
+  // One is the floor: the counting transaction. More means something else writes per image.
+  for (const t of paths.byThreads) console.log(`\ncached POST, ${t.threads} thread(s): ${fmt(t.commitsPerImage, 3)} SQLite commits per image`);
 }
 
 /** The thread count that did best on `score` (higher is better). */
