@@ -925,6 +925,11 @@ export class SqliteStore implements Store {
     this.closed = true;
     this.commitWatch = undefined;
     this.keyOwners.clear();
+    // drizzle prepares a statement per query and leaves it to the collector; while one is not
+    // finalized, SQLite keeps the connection open after close() and so leaves the -wal and -shm
+    // files behind. A full collection first lets the last connection close cleanly: SQLite then
+    // checkpoints and removes them, and a stopped server leaves one database file.
+    Bun.gc(true);
     this.db.$client.close();
   }
 }
