@@ -81,8 +81,8 @@ async function start(init: Extract<ToThread, { type: "init" }>): Promise<void> {
   const logger = createLogger(config.logLevel);
   const services = await createServices(config, { logger, shared: init.shared });
   try {
-    // A commit here may have made jobs due: the job worker runs on the main thread. One message
-    // per turn of the event loop, however many commits it held.
+    // Jobs this thread's store committed (it says so only then) are run by the job worker on the
+    // main thread. One message per turn of the event loop, however many commits it held.
     let told = false;
     services.jobs.onEnqueued(() => {
       if (told) return;
