@@ -98,8 +98,11 @@ export async function startService(
   }
   // The checkpoint thread's connection closes last, so its final checkpoint takes in every commit.
   const closeStore = async () => {
-    await services.close();
-    await checkpointer?.stop();
+    try {
+      await services.close();
+    } finally {
+      await checkpointer?.stop();
+    }
   };
   if (checkpointer) {
     const wal = checkpointer;
@@ -141,12 +144,22 @@ export async function startService(
       throw error;
     }
   }
-  // Bound first, so a key is never printed by a process that cannot serve it (port taken, bad HOST).
-  const boot = config.bootstrap ? await bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n")), selfCommand()) : undefined;
   // Several instances: a lease of an instance that hangs while staying connected runs out within
   // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
   const worker = new JobWorker(services, services.store.kind === "postgres" ? { leaseMs: 30_000 } : {});
-  if (config.role !== "api") await worker.start();
+  let boot: Awaited<ReturnType<typeof bootstrapFirstAccount>> | undefined;
+  try {
+    // Bound first, so a key is never printed by a process that cannot serve it (port taken, bad HOST).
+    if (config.bootstrap) boot = await bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n")), selfCommand());
+    if (config.role !== "api") await worker.start();
+  } catch (error) {
+    await server.stop();
+    await threads?.stop();
+    await worker.stop();
+    await renderer.close();
+    await closeStore();
+    throw error;
+  }
   if (!services.mailer.configured) services.logger.warn("SMTP_URL is not set: email alerts are recorded and logged, not sent");
 
   let stopping: Promise<void> | undefined;

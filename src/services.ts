@@ -72,7 +72,11 @@ export interface ThreadShared {
 
 export async function createServices(config: Config, options: ServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await createStore(config, { writeLock: options.shared?.sqliteWriteLock, commits: options.shared?.sqliteCommits });
+  const store = await createStore(config, {
+    writeLock: options.shared?.sqliteWriteLock,
+    onWriteLockTakeover: () => logger.warn("SQLite write lock of the HTTP threads held too long by one thread (gone or stalled): taken over"),
+    commits: options.shared?.sqliteCommits,
+  });
   const testClock = config.testClock ? await openTestClock(store) : undefined;
   const clock: Clock = testClock ?? systemClock;
   const outbox = new Outbox();

@@ -107,7 +107,7 @@ export class JobQueue {
     return [...this.kinds.keys()];
   }
 
-  /** Adds a job on its own (due now unless `runAt` says otherwise). Call `notify()` to run it at once. */
+  /** Adds a job on its own (due now unless `runAt` says otherwise); the store tells the worker once it is committed. */
   enqueue(job: Omit<NewJob, "runAt" | "now"> & { runAt?: number }): Promise<string> {
     const now = this.clock.now();
     return this.store.enqueueJob({ ...job, runAt: job.runAt ?? now, now });

@@ -22,10 +22,11 @@
  * the holder's release. The whole look-up, decide and record is inside it, so two threads can
  * never both take the last admission of a window; it allocates nothing and reads the clock
  * inside, so threads see time in lock order. The section takes about a microsecond, so a wait of
- * `STUCK_MS` means its holder is gone (a thread killed mid-check) or frozen: the waiter then goes
- * ahead and `onStuck` is told. Two threads in the section at once can miscount or misplace a
- * key's entry, but only in this memory and only until the key is idle for a window (entries of
- * idle keys are dropped as probes meet them); a lock held for good would stop every API request.
+ * `STUCK_MS` on one holder means that holder is gone (a thread killed mid-check) or frozen: one
+ * waiter then takes the lock over and `onStuck` is told. If the old holder was only frozen, the
+ * two share the section once, which can miscount or misplace a key's entry, but only in this
+ * memory and only until the key is idle for a window (entries of idle keys are dropped as
+ * probes meet them); a lock held for good would stop every API request.
  *
  * Fallback: if every slot holds a key active within the last second, a new key is counted by a
  * thread-local `SlidingWindowLimiter` instead, so no request ever fails on a full table; its limit
@@ -45,8 +46,9 @@ const FULL_REPORT_INTERVAL_MS = 10_000;
 /** Marks a buffer made by `create`, so a wrong buffer fails at attach time, not with odd counts. */
 const MAGIC = 0x5357_4c31;
 
-// Header (Int32): lock word, slot count, magic.
+// Header (Int32): lock word, slot count, magic, the lock's tag counter.
 const LOCK = 0;
+const LOCK_TAGS = 3;
 const HEADER_BYTES = 16;
 // Index entry (Int32 × 4): hash low, hash high, key length + 1 (0: empty slot), ring number.
 const HASH_LO = 0;
@@ -128,7 +130,7 @@ export class SharedWindowLimiter implements RateLimiter {
     this.total = new Int32Array(buffer, at.total, slots);
     this.buckets = new Int32Array(buffer, at.buckets, slots * WINDOW_MS);
     this.local = new SlidingWindowLimiter(clock);
-    this.lockWord = new LockWord(this.header, LOCK, STUCK_MS, SPINS, options.onStuck);
+    this.lockWord = new LockWord(this.header, LOCK, LOCK_TAGS, STUCK_MS, SPINS, options.onStuck);
   }
 
   admit(key: string, limit: number): Promise<RateDecision> {

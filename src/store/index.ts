@@ -18,6 +18,8 @@ export interface StoreOptions {
    * SQLite's own (`SharedWriteLock.create()`); PostgreSQL ignores it.
    */
   writeLock?: SharedArrayBuffer;
+  /** Told when a writer took the shared write lock over from a holder gone or stalled. */
+  onWriteLockTakeover?: () => void;
   /**
    * SQLite: where this connection counts its commits for the server's background checkpoint
    * thread (`CommitSignal.create()`, store/sqlite/checkpointer.ts); it then leaves checkpoints

@@ -2,8 +2,8 @@
  * Runs due jobs: claims them with a lease, performs them concurrently (bounded overall and per
  * lane, so one slow endpoint cannot hold back the others) and settles each outcome.
  *
- * `kick()` is cheap and coalesced: the outbox calls it right after a commit so the first
- * attempt starts at once, the worker's tick calls it every second for retries, and every
+ * `kick()` is cheap and coalesced: a commit that queued jobs calls it (the store tells the job
+ * queue, `Store.onJobsAvailable`) so the first attempt starts at once, the worker's tick calls it every second for retries, and every
  * finished job calls it to fill its slot. `runDue()` runs until nothing is due or in flight
  * (the test clock's advance awaits it).
  */

@@ -5,13 +5,13 @@ declare const self: Worker;
 
 export type WriteLockJob =
   /** Increments `counter[0]` `rounds` times by read, pause, write: only mutual exclusion keeps every increment. */
-  | { kind: "increment"; lock: SharedArrayBuffer; counter: SharedArrayBuffer; start: SharedArrayBuffer; rounds: number; useLock: boolean }
+  | { kind: "increment"; lock: SharedArrayBuffer; counter: SharedArrayBuffer; start: SharedArrayBuffer; rounds: number; useLock: boolean; maxWaitMs?: number }
   /** Takes the lock and never lets go (the test terminates the thread). */
   | { kind: "hold-forever"; lock: SharedArrayBuffer };
 
 self.onmessage = (event: MessageEvent<WriteLockJob>) => {
   const job = event.data;
-  const lock = new SharedWriteLock(job.lock, 5_000);
+  const lock = new SharedWriteLock(job.lock, job.kind === "increment" ? (job.maxWaitMs ?? 5_000) : 5_000);
   if (job.kind === "hold-forever") {
     lock.hold(() => {
       self.postMessage({ holding: true });

@@ -34,9 +34,11 @@ function run(db: Database, words: Int32Array): void {
   // it was restarted) are pending too.
   let checkpointedAt = 0;
   for (;;) {
-    // A wake-up sent while the last checkpoint ran found nobody waiting: look before sleeping.
-    const behind = Atomics.load(words, COMMITS) - checkpointedAt;
-    if (behind < NOTIFY_EVERY && Atomics.load(words, STOP) === 0) Atomics.wait(words, WAKE, 0, IDLE_CHECKPOINT_MS);
+    // Read first: a wake-up sent after this read changes it, and the sleep below then returns
+    // at once instead of missing it.
+    const woken = Atomics.load(words, WAKE);
+    const behind = (Atomics.load(words, COMMITS) - checkpointedAt) | 0;
+    if (behind < NOTIFY_EVERY && Atomics.load(words, STOP) === 0) Atomics.wait(words, WAKE, woken, IDLE_CHECKPOINT_MS);
     const stopping = Atomics.load(words, STOP) === 1;
     const commits = Atomics.load(words, COMMITS);
     if (commits !== checkpointedAt) {

@@ -31,11 +31,16 @@ export const IDLE_CHECKPOINT_MS = 10_000;
 const START_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 10_000;
 const RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 60_000;
 
 // The shared words (Int32).
-/** Commits counted by the writers. */
+/** Commits counted by the writers (wraps at 2^32; read it as unsigned). */
 export const COMMITS = 0;
-/** Never changes: the thread sleeps on it and is woken by notify. */
+/**
+ * Bumped before each wake-up (every NOTIFY_EVERY commits, and to stop): the thread reads it
+ * before it looks at the other words and sleeps only while it is unchanged, so a wake-up sent
+ * between its look and its sleep is never lost.
+ */
 export const WAKE = 1;
 /** 1 once the thread is asked to stop. */
 export const STOP = 2;
@@ -59,8 +64,13 @@ export class CommitSignal {
   }
 
   committed(): void {
-    if (((Atomics.add(this.words, COMMITS, 1) + 1) & (NOTIFY_EVERY - 1)) === 0) Atomics.notify(this.words, WAKE, 1);
+    if (((Atomics.add(this.words, COMMITS, 1) + 1) & (NOTIFY_EVERY - 1)) === 0) wake(this.words);
   }
+}
+
+function wake(words: Int32Array): void {
+  Atomics.add(words, WAKE, 1);
+  Atomics.notify(words, WAKE);
 }
 
 export interface Checkpointer {
@@ -109,18 +119,27 @@ export async function startCheckpointer(path: string, signal: SharedArrayBuffer,
         reject(new Error("the checkpoint thread exited while starting"));
         if (stopping || !ready || current !== thread) return;
         logger.error("checkpoint thread exited; starting it again (meanwhile writers checkpoint themselves)");
-        setTimeout(() => {
-          if (!stopping) spawn().catch((error) => logger.error("checkpoint thread did not restart", { error: error.message }));
-        }, RESTART_DELAY_MS);
+        restart(RESTART_DELAY_MS);
       });
       worker.postMessage({ path, signal } satisfies ToCheckpointThread);
     });
   }
 
+  /** Starts the thread again after `delay`; a failed start tries again later, up to a minute apart. */
+  function restart(delay: number): void {
+    setTimeout(() => {
+      if (stopping) return;
+      spawn().catch((error) => {
+        logger.error("checkpoint thread did not restart; trying again", { error: error.message, retry_in_ms: Math.min(delay * 2, MAX_RESTART_DELAY_MS) });
+        restart(Math.min(delay * 2, MAX_RESTART_DELAY_MS));
+      });
+    }, delay).unref?.();
+  }
+
   async function stop(): Promise<void> {
     stopping = true;
     Atomics.store(words, STOP, 1);
-    Atomics.notify(words, WAKE);
+    wake(words);
     const thread = current;
     if (!thread) return;
     const late = setTimeout(() => thread.worker.terminate(), STOP_TIMEOUT_MS);
@@ -136,7 +155,7 @@ export async function startCheckpointer(path: string, signal: SharedArrayBuffer,
   }
   return {
     get commits() {
-      return Atomics.load(words, COMMITS);
+      return Atomics.load(words, COMMITS) >>> 0;
     },
     get checkpoints() {
       return Atomics.load(words, DONE);

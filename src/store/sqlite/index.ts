@@ -23,6 +23,8 @@ import { BACKSTOP_PAGES, CommitSignal } from "./checkpointer.ts";
 
 
 const DEFAULT_LOCK_WAIT_MS = 3_000;
+/** A writer waiting this long on one holder of the threads' write lock takes it over. */
+const WRITE_LOCK_TAKEOVER_MS = 4 * BUSY_TIMEOUT_MS;
 
 export async function openSqliteStore(path: string, options: StoreOptions = {}): Promise<Store> {
   let db;
@@ -38,8 +40,9 @@ export async function openSqliteStore(path: string, options: StoreOptions = {}):
   return new SqliteStore(db, {
     lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
     path,
-    // A wait on our own threads is bounded like a wait on SQLite's lock.
-    writeLock: options.writeLock && new SharedWriteLock(options.writeLock, BUSY_TIMEOUT_MS),
+    // A legitimate hold can include SQLite's busy timeout (another process writing): a wait on
+    // one holder is bounded well above that.
+    writeLock: options.writeLock && new SharedWriteLock(options.writeLock, WRITE_LOCK_TAKEOVER_MS, options.onWriteLockTakeover),
     commits: options.commits && new CommitSignal(options.commits),
   });
 }

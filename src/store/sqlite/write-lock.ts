@@ -10,11 +10,12 @@
  * (`Atomics.notify`).
  *
  * SQLite's lock stays the one that guarantees correctness: this lock only orders our own
- * threads before they reach it. So a wait here is bounded (`maxWaitMs`, the connection's busy
- * timeout): a writer that waited that long goes ahead anyway and takes the lock over, and
- * SQLite sorts out the rest as it would without this lock. A thread killed while holding the
- * lock therefore costs the others one bounded wait, not a deadlock. Other processes (the
- * operator CLI, a backup) never see this lock and are met by SQLite's own locking, as before.
+ * threads before they reach it. So a wait here is bounded: a writer that has waited `maxWaitMs`
+ * on one holder (set well above a legitimate hold, which can include SQLite's own busy timeout
+ * when another process writes) takes the lock over, and SQLite sorts out the rest as it would
+ * without this lock. A thread killed while holding the lock therefore costs the others one
+ * bounded wait, not a deadlock. Other processes (the operator CLI, a backup) never see this lock
+ * and are met by SQLite's own locking, as before.
  *
  * The lock word and its bounded wait are `LockWord` (lock-word.ts).
  */
@@ -26,14 +27,18 @@ const SPINS = 100;
 export class SharedWriteLock {
   /** The memory to hand to every thread's store (`StoreOptions.writeLock`). */
   static create(): SharedArrayBuffer {
-    return new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+    // The lock word and its tag counter (lock-word.ts).
+    return new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   }
 
   private readonly word: LockWord;
 
-  /** `maxWaitMs`: how long a writer waits here before it goes ahead to SQLite's own lock. */
-  constructor(buffer: SharedArrayBuffer, maxWaitMs: number) {
-    this.word = new LockWord(new Int32Array(buffer, 0, 1), 0, maxWaitMs, SPINS);
+  /**
+   * `maxWaitMs`: how long a writer waits here on one holder before it takes the lock over and
+   * goes ahead to SQLite's own; `onTakeover` is told each time.
+   */
+  constructor(buffer: SharedArrayBuffer, maxWaitMs: number, onTakeover?: () => void) {
+    this.word = new LockWord(new Int32Array(buffer, 0, 2), 0, 1, maxWaitMs, SPINS, onTakeover);
   }
 
   /** Writers that waited the whole `maxWaitMs` and went ahead (a holder stuck or gone). */
