@@ -99,7 +99,11 @@ export async function startCheckpointer(path: string, signal: SharedArrayBuffer,
     current = thread;
     let ready = false;
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the checkpoint thread did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+      const timer = setTimeout(() => {
+        reject(new Error(`the checkpoint thread did not start within ${START_TIMEOUT_MS / 1000} s`));
+        // Not left behind to start late beside the next attempt.
+        worker.terminate();
+      }, START_TIMEOUT_MS);
       worker.addEventListener("message", (event: MessageEvent<FromCheckpointThread>) => {
         const message = event.data;
         if (message.type === "ready") {
