@@ -23,6 +23,7 @@ import type { Logger } from "../logger.ts";
 import { DEFAULT_PNG_CACHE_BYTES } from "../render/png-cache.ts";
 import type { RenderBackend } from "../render/renderer.ts";
 import type { ThreadShared } from "../services.ts";
+import { startSupervisedThread, type SupervisedThread } from "../thread-supervisor.ts";
 import type { Metrics } from "./metrics.ts";
 import type { RequestSnapshot } from "./request-metrics.ts";
 import type { FromThread, ToThread } from "./thread-protocol.ts";
@@ -57,29 +58,19 @@ export interface HttpThreads {
 /** How long a thread may take to start listening, or to finish its requests when stopping. */
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
-/** A thread that died is started again after this pause (a crash loop must not spin). */
-const RESTART_DELAY_MS = 1_000;
 
 function threadUrl(): string | URL {
   return isCompiledBinary ? "./http/http-thread.ts" : new URL("./http-thread.ts", import.meta.url);
 }
 
-interface Thread {
-  index: number;
-  worker: Worker;
-  listening: boolean;
-  stopped: Promise<void>;
-}
-
 export async function startHttpThreads(options: HttpThreadsOptions): Promise<HttpThreads> {
   const { config, logger, backend, metrics } = options;
-  const threads: Thread[] = [];
+  const threads: SupervisedThread[] = [];
   const snapshots = new Map<number, (requests: RequestSnapshot) => void>();
   let nextSnapshot = 1;
-  let stopping = false;
 
-  function handle(thread: Thread, message: FromThread): void {
-    const post = (reply: ToThread) => thread.worker.postMessage(reply);
+  function handle(worker: Worker, message: FromThread): void {
+    const post = (reply: ToThread) => worker.postMessage(reply);
     switch (message.type) {
       case "produce":
         backend.produce(message.key, message.job).then(
@@ -112,59 +103,32 @@ export async function startHttpThreads(options: HttpThreadsOptions): Promise<Htt
   }
 
   /** Starts thread `index` and resolves once it listens (rejects if it cannot). */
-  function spawn(index: number): Promise<void> {
-    const worker = new Worker(threadUrl());
-    let settle: { resolve(): void; reject(error: Error): void } | undefined;
-    const started = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
-    let ended!: () => void;
-    const thread: Thread = { index, worker, listening: false, stopped: new Promise<void>((resolve) => (ended = resolve)) };
-    threads[index] = thread;
-    const timer = setTimeout(() => settle?.reject(new Error(`HTTP thread ${index} did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
-    worker.addEventListener("message", (event: MessageEvent<FromThread>) => {
-      const message = event.data;
-      if (message.type === "listening") {
-        thread.listening = true;
-        clearTimeout(timer);
-        settle?.resolve();
-      } else if (message.type === "failed") {
-        clearTimeout(timer);
-        settle?.reject(new Error(`HTTP thread ${index} did not start: ${message.message}`));
-      } else if (message.type === "stopped") {
-        worker.terminate();
-      } else handle(thread, message);
+  function start(index: number): Promise<SupervisedThread> {
+    return startSupervisedThread<FromThread>({
+      name: `HTTP thread ${index}`,
+      url: threadUrl(),
+      init: { type: "init", index, config, port: options.port, shared: options.shared } satisfies ToThread,
+      startTimeoutMs: START_TIMEOUT_MS,
+      startSignal: (message) => (message.type === "listening" ? { ready: true } : message.type === "failed" ? { failed: message.message } : undefined),
+      // A thread that exits is started again; its connections are gone with it, and the port
+      // stays served by the others meanwhile.
+      onMessage: (message, worker) => {
+        if (message.type === "stopped") worker.terminate();
+        else handle(worker, message);
+      },
+      logger,
+      logFields: { thread: index },
     });
-    worker.addEventListener("error", (event: ErrorEvent) => logger.error("HTTP thread error", { thread: index, error: event.message }));
-    worker.addEventListener("close", () => {
-      clearTimeout(timer);
-      ended();
-      settle?.reject(new Error(`HTTP thread ${index} exited while starting`));
-      if (stopping || !thread.listening || threads[index] !== thread) return;
-      // Its connections are gone with it; the port stays served by the others meanwhile.
-      logger.error("HTTP thread exited; starting it again", { thread: index });
-      setTimeout(() => {
-        if (!stopping) spawn(index).catch((error) => logger.error("HTTP thread did not restart", { thread: index, error: error.message }));
-      }, RESTART_DELAY_MS);
-    });
-    worker.postMessage({ type: "init", index, config, port: options.port, shared: options.shared } satisfies ToThread);
-    return started;
   }
 
   async function stopAll(): Promise<void> {
-    stopping = true;
-    await Promise.all(
-      threads.map(async (thread) => {
-        thread.worker.postMessage({ type: "stop" } satisfies ToThread);
-        const late = setTimeout(() => thread.worker.terminate(), STOP_TIMEOUT_MS);
-        await thread.stopped;
-        clearTimeout(late);
-      }),
-    );
+    await Promise.all(threads.map((thread) => thread.stop((worker) => worker.postMessage({ type: "stop" } satisfies ToThread), STOP_TIMEOUT_MS)));
   }
 
   metrics.otherThreads = () =>
     Promise.all(
       threads
-        .filter((thread) => thread.listening)
+        .filter((thread) => thread.running)
         .map(
           (thread) =>
             new Promise<RequestSnapshot>((resolve) => {
@@ -183,11 +147,12 @@ export async function startHttpThreads(options: HttpThreadsOptions): Promise<Htt
         ),
     );
 
-  try {
-    await Promise.all(Array.from({ length: config.httpThreads - 1 }, (_, i) => spawn(i)));
-  } catch (error) {
+  const started = await Promise.allSettled(Array.from({ length: config.httpThreads - 1 }, (_, i) => start(i)));
+  for (const result of started) if (result.status === "fulfilled") threads.push(result.value);
+  const failure = started.find((result) => result.status === "rejected");
+  if (failure) {
     await stopAll();
-    throw error;
+    throw failure.reason;
   }
   return { count: threads.length, stop: stopAll };
 }

@@ -16,11 +16,12 @@
  * sleeps on a futex and costs nothing.
  *
  * The writers' own automatic checkpoint stays on with a larger threshold (`BACKSTOP_PAGES`), so
- * the log stays bounded even if the thread falls behind or is gone; it is started again after a
- * second if it dies. Other processes (the operator CLI) keep SQLite's default.
+ * the log stays bounded even if the thread falls behind or is gone; it is started again if it
+ * dies (thread-supervisor.ts). Other processes (the operator CLI) keep SQLite's default.
  */
 import { isCompiledBinary } from "../../compiled.ts";
 import type { Logger } from "../../logger.ts";
+import { startSupervisedThread } from "../../thread-supervisor.ts";
 
 /** The writers' own checkpoint threshold while the thread does the work (pages, 4 KiB each). */
 export const BACKSTOP_PAGES = 10_000;
@@ -30,8 +31,6 @@ export const NOTIFY_EVERY = 256;
 export const IDLE_CHECKPOINT_MS = 10_000;
 const START_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 10_000;
-const RESTART_DELAY_MS = 1_000;
-const MAX_RESTART_DELAY_MS = 60_000;
 
 // The shared words (Int32).
 /** Commits counted by the writers (wraps at 2^32; read it as unsigned). */
@@ -78,6 +77,8 @@ export interface Checkpointer {
   readonly commits: number;
   /** Checkpoints run so far (by every incarnation of the thread). */
   readonly checkpoints: number;
+  /** Times the thread was started again after it died. */
+  readonly restarts: number;
   /** Runs a last checkpoint and ends the thread. */
   stop(): Promise<void>;
 }
@@ -89,74 +90,17 @@ function threadUrl(): string | URL {
 /** Starts the thread for the database at `path`; rejects if it cannot open the database. */
 export async function startCheckpointer(path: string, signal: SharedArrayBuffer, logger: Logger): Promise<Checkpointer> {
   const words = new Int32Array(signal, 0, WORDS);
-  let stopping = false;
-  let current: { worker: Worker; ended: Promise<void> } | undefined;
-
-  function spawn(): Promise<void> {
-    const worker = new Worker(threadUrl());
-    let ended!: () => void;
-    const thread = { worker, ended: new Promise<void>((resolve) => (ended = resolve)) };
-    current = thread;
-    let ready = false;
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error(`the checkpoint thread did not start within ${START_TIMEOUT_MS / 1000} s`));
-        // Not left behind to start late beside the next attempt.
-        worker.terminate();
-      }, START_TIMEOUT_MS);
-      worker.addEventListener("message", (event: MessageEvent<FromCheckpointThread>) => {
-        const message = event.data;
-        if (message.type === "ready") {
-          ready = true;
-          clearTimeout(timer);
-          resolve();
-        } else if (message.type === "failed") {
-          clearTimeout(timer);
-          reject(new Error(`the checkpoint thread did not start: ${message.message}`));
-          worker.terminate();
-        } else logger.warn("WAL checkpoint failed; the next one retries", { error: message.message });
-      });
-      worker.addEventListener("error", (event: ErrorEvent) => logger.error("checkpoint thread error", { error: event.message }));
-      worker.addEventListener("close", () => {
-        clearTimeout(timer);
-        ended();
-        reject(new Error("the checkpoint thread exited while starting"));
-        if (stopping || !ready || current !== thread) return;
-        logger.error("checkpoint thread exited; starting it again (meanwhile writers checkpoint themselves)");
-        restart(RESTART_DELAY_MS);
-      });
-      worker.postMessage({ path, signal } satisfies ToCheckpointThread);
-    });
-  }
-
-  /** Starts the thread again after `delay`; a failed start tries again later, up to a minute apart. */
-  function restart(delay: number): void {
-    setTimeout(() => {
-      if (stopping) return;
-      spawn().catch((error) => {
-        logger.error("checkpoint thread did not restart; trying again", { error: error.message, retry_in_ms: Math.min(delay * 2, MAX_RESTART_DELAY_MS) });
-        restart(Math.min(delay * 2, MAX_RESTART_DELAY_MS));
-      });
-    }, delay).unref?.();
-  }
-
-  async function stop(): Promise<void> {
-    stopping = true;
-    Atomics.store(words, STOP, 1);
-    wake(words);
-    const thread = current;
-    if (!thread) return;
-    const late = setTimeout(() => thread.worker.terminate(), STOP_TIMEOUT_MS);
-    await thread.ended;
-    clearTimeout(late);
-  }
-
-  try {
-    await spawn();
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const thread = await startSupervisedThread<FromCheckpointThread>({
+    name: "checkpoint thread",
+    url: threadUrl(),
+    init: { path, signal } satisfies ToCheckpointThread,
+    startTimeoutMs: START_TIMEOUT_MS,
+    startSignal: (message) => (message.type === "ready" ? { ready: true } : message.type === "failed" ? { failed: message.message } : undefined),
+    onMessage: (message) => {
+      if (message.type === "error") logger.warn("WAL checkpoint failed; the next one retries", { error: message.message });
+    },
+    logger,
+  });
   return {
     get commits() {
       return Atomics.load(words, COMMITS) >>> 0;
@@ -164,6 +108,13 @@ export async function startCheckpointer(path: string, signal: SharedArrayBuffer,
     get checkpoints() {
       return Atomics.load(words, DONE);
     },
-    stop,
+    get restarts() {
+      return thread.restarts;
+    },
+    stop: () =>
+      thread.stop(() => {
+        Atomics.store(words, STOP, 1);
+        wake(words);
+      }, STOP_TIMEOUT_MS),
   };
 }

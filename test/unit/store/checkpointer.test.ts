@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { AccountService } from "../../../src/accounts/accounts.ts";
 import { systemClock } from "../../../src/clock.ts";
 import { createLogger } from "../../../src/logger.ts";
-import { CommitSignal, startCheckpointer } from "../../../src/store/sqlite/checkpointer.ts";
+import { CommitSignal, NOTIFY_EVERY, STOP, startCheckpointer, WAKE } from "../../../src/store/sqlite/checkpointer.ts";
 import { openSqliteStore } from "../../../src/store/sqlite/index.ts";
 import { waitFor } from "../../support/wait.ts";
 
@@ -55,4 +55,28 @@ test("with a checkpoint thread, the writers leave checkpoints to it and it catch
 
 test("a database that cannot be opened fails the start, not the first checkpoint", async () => {
   await expect(startCheckpointer(join(dir, "missing", "nothing.db"), CommitSignal.create(), logger)).rejects.toThrow("did not start");
+});
+
+test("a checkpoint thread that dies is started again, and the new one checkpoints", async () => {
+  const path = join(dir, "restart.db");
+  await (await openSqliteStore(path)).close();
+  const signal = CommitSignal.create();
+  const lines: string[] = [];
+  const checkpointer = await startCheckpointer(path, signal, createLogger("info", (line) => lines.push(line)));
+  // The thread ends when it finds STOP set; set behind the supervisor's back, that is a death.
+  const words = new Int32Array(signal);
+  Atomics.store(words, STOP, 1);
+  Atomics.add(words, WAKE, 1);
+  Atomics.notify(words, WAKE);
+  await waitFor(() => lines.some((line) => line.includes("checkpoint thread exited")), () => lines.join("\n"));
+  Atomics.store(words, STOP, 0);
+  await waitFor(() => checkpointer.restarts === 1, () => `restarts: ${checkpointer.restarts}`);
+
+  const before = checkpointer.checkpoints;
+  const store = await commit(path, signal, NOTIFY_EVERY);
+  await waitFor(() => checkpointer.checkpoints > before, () => `checkpoints: ${checkpointer.checkpoints}`);
+  expect(framesBehind(path)).toBe(0);
+  await checkpointer.stop();
+  await store.close();
+  expect(lines.filter((line) => line.includes('"level":"error"')).length).toBe(1);
 });
