@@ -34,7 +34,8 @@ import {
 import type { Db } from "./database.ts";
 import { CommitWatch } from "./commit-watch.ts";
 import { classifySqliteError } from "./faults.ts";
-import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, events, jobs, signingKeys, storeProbe, usageDays, usagePeriods, webhooks } from "./schema/index.ts";
+import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, jobs, signingKeys, storeProbe, usagePeriods, webhooks } from "./schema/index.ts";
+import { type PreparedQueries, preparedQueries, StatementCache } from "./statements.ts";
 import type { SharedWriteLock } from "./write-lock.ts";
 import type { CommitSignal } from "./checkpointer.ts";
 
@@ -127,6 +128,8 @@ export class SqliteStore implements Store {
     private readonly options: { lockWaitMs: number; path?: string; writeLock?: SharedWriteLock; commits?: CommitSignal },
   ) {
     this.inTransaction = db.$client.transaction((body: () => unknown) => body());
+    this.statements = new StatementCache(db);
+    this.queries = preparedQueries(db);
     this.commitWatch = options.path === undefined ? undefined : CommitWatch.open(db.$client, options.path);
   }
 
@@ -222,10 +225,13 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** A cached prepared statement: the hot paths skip drizzle's per-call query building. */
+  /** A compiled statement kept for the connection's life: the hot paths skip drizzle's per-call query building. */
   private sql(text: string) {
-    return this.db.$client.query(text);
+    return this.statements.get(text);
   }
+
+  private readonly statements: StatementCache;
+  private readonly queries: PreparedQueries;
 
   /* ───────────── accounts and keys ───────────── */
 
@@ -241,7 +247,7 @@ export class SqliteStore implements Store {
   }
 
   getAccount(id: string): Promise<AccountRecord | undefined> {
-    return this.run(() => this.db.select().from(accounts).where(eq(accounts.id, id)).get() ?? undefined);
+    return this.run(() => this.queries.accountById.get({ id }) ?? undefined);
   }
 
   listAccounts(): Promise<{ account: AccountRecord; keyPrefix: string | null }[]> {
@@ -453,14 +459,7 @@ export class SqliteStore implements Store {
   }
 
   dailyUsage(accountId: string, period: string): Promise<{ day: string; count: number }[]> {
-    return this.run(() =>
-      this.db
-        .select({ day: usageDays.day, count: usageDays.count })
-        .from(usageDays)
-        .where(and(eq(usageDays.accountId, accountId), sql`${usageDays.day} LIKE ${period + "-%"}`))
-        .orderBy(usageDays.day)
-        .all(),
-    );
+    return this.run(() => this.queries.dailyUsage.all({ accountId, pattern: `${period}-%` }));
   }
 
   clearStaleReservations(): Promise<void> {
@@ -546,7 +545,7 @@ export class SqliteStore implements Store {
   }
 
   getEvent(id: string): Promise<EventRecord | undefined> {
-    return this.run(() => this.db.select().from(events).where(eq(events.id, id)).get() ?? undefined);
+    return this.run(() => this.queries.eventById.get({ id }) ?? undefined);
   }
 
   /* ───────────── jobs ───────────── */
@@ -705,7 +704,7 @@ export class SqliteStore implements Store {
   }
 
   getJob(id: string): Promise<JobRecord | undefined> {
-    return this.run(() => this.db.select().from(jobs).where(eq(jobs.id, id)).get() ?? undefined);
+    return this.run(() => this.queries.jobById.get({ id }) ?? undefined);
   }
 
   listJobs(filter: { status: JobStatus }): Promise<JobRecord[]> {
@@ -754,7 +753,7 @@ export class SqliteStore implements Store {
   }
 
   getWebhookById(id: string): Promise<WebhookRecord | undefined> {
-    return this.run(() => this.db.select().from(webhooks).where(eq(webhooks.id, id)).get() ?? undefined);
+    return this.run(() => this.queries.webhookById.get({ id }) ?? undefined);
   }
 
   listWebhooks(accountId: string, options: { enabledOnly?: boolean } = {}): Promise<WebhookRecord[]> {
@@ -859,7 +858,7 @@ export class SqliteStore implements Store {
   /* ───────────── email alerts ───────────── */
 
   getEmailAlert(id: string): Promise<EmailAlertRecord | undefined> {
-    return this.run(() => this.db.select().from(emailAlerts).where(eq(emailAlerts.id, id)).get() ?? undefined);
+    return this.run(() => this.queries.emailAlertById.get({ id }) ?? undefined);
   }
 
   recentEmailAlerts(accountId: string, limit: number): Promise<EmailAlertRecord[]> {
@@ -885,16 +884,7 @@ export class SqliteStore implements Store {
   }
 
   findSession(tokenHash: string): Promise<{ session: SessionRecord; account: AccountRecord; keyPrefix: string } | undefined> {
-    return this.run(
-      () =>
-        this.db
-          .select({ session: dashboardSessions, account: accounts, keyPrefix: apiKeys.keyPrefix })
-          .from(dashboardSessions)
-          .innerJoin(accounts, eq(accounts.id, dashboardSessions.accountId))
-          .innerJoin(apiKeys, and(eq(apiKeys.id, dashboardSessions.keyId), isNull(apiKeys.revokedAt)))
-          .where(eq(dashboardSessions.tokenHash, tokenHash))
-          .get() ?? undefined,
-    );
+    return this.run(() => this.queries.sessionByTokenHash.get({ tokenHash }) ?? undefined);
   }
 
   deleteSession(tokenHash: string): Promise<void> {
@@ -925,12 +915,16 @@ export class SqliteStore implements Store {
     this.closed = true;
     this.commitWatch = undefined;
     this.keyOwners.clear();
-    // drizzle prepares a statement per query and leaves it to the collector; while one is not
-    // finalized, SQLite keeps the connection open after close() and so leaves the -wal and -shm
-    // files behind. A full collection first lets the last connection close cleanly: SQLite then
+    // Every statement is finalized now, including those drizzle prepared for one query and left
+    // to the collector: while one is alive SQLite keeps the connection open after a plain close(),
+    // and so leaves the -wal and -shm files behind. Closed at once, the last connection
     // checkpoints and removes them, and a stopped server leaves one database file.
-    Bun.gc(true);
-    this.db.$client.close();
+    try {
+      this.db.$client.close(true);
+    } catch {
+      // SQLite refused to close now: it releases the connection once nothing uses it.
+      this.db.$client.close();
+    }
   }
 }
 
