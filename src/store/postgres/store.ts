@@ -65,6 +65,13 @@ const TX_TRIES = 5;
 type Tx = Sql; // a transaction handle takes the same tagged-template calls
 type Row = Record<string, any>;
 
+/**
+ * Statements written as text (`unsafe`) are prepared like the tagged ones: postgres.js prepares
+ * each text once per connection, so PostgreSQL parses and plans it once rather than on every
+ * call. The texts are this file's constants (values are always bound), so they are few.
+ */
+const PREPARED = { prepare: true } as const;
+
 const ACCOUNT_COLS = "id, email, plan, status, custom_quota, custom_requests_per_second, created_at, updated_at";
 const KEY_COLS = "id, account_id, key_hash, key_prefix, created_at, revoked_at";
 const USAGE_COLS = "account_id, period, used, reserved, warned_80_at, warned_90_at, warned_95_at, limit_reached_at, reset_emitted_at";
@@ -321,7 +328,7 @@ export class PostgresStore implements Store {
 
   getAccount(id: string): Promise<AccountRecord | undefined> {
     return this.run(async (sql) => {
-      const [row] = await sql.unsafe(`select ${ACCOUNT_COLS} from accounts where id = $1`, [id]);
+      const [row] = await sql.unsafe(`select ${ACCOUNT_COLS} from accounts where id = $1`, [id], PREPARED);
       return row ? account(row) : undefined;
     });
   }
@@ -331,8 +338,7 @@ export class PostgresStore implements Store {
       const rows = await sql.unsafe(
         `select ${prefixed(ACCOUNT_COLS, "a")},
            (select k.key_prefix from api_keys k where k.account_id = a.id and k.revoked_at is null order by k.created_at desc, k.seq desc limit 1) as key_prefix
-         from accounts a order by a.created_at, a.seq`,
-      );
+         from accounts a order by a.created_at, a.seq`, [], PREPARED);
       return rows.map((r) => ({ account: account(r), keyPrefix: r.key_prefix ?? null }));
     });
   }
@@ -341,8 +347,7 @@ export class PostgresStore implements Store {
     return this.run(async (sql) => {
       const [row] = await sql.unsafe(
         `update accounts set email = $2, plan = $3, status = $4, custom_quota = $5, custom_requests_per_second = $6, updated_at = $7 where id = $1 returning ${ACCOUNT_COLS}`,
-        [id, c.email, c.plan, c.status, c.customQuota, c.customRequestsPerSecond, c.updatedAt],
-      );
+        [id, c.email, c.plan, c.status, c.customQuota, c.customRequestsPerSecond, c.updatedAt], PREPARED);
       return row ? account(row) : undefined;
     });
   }
@@ -369,14 +374,13 @@ export class PostgresStore implements Store {
     return this.run(async (sql) => {
       const [row] = await sql.unsafe(
         `select ${prefixed(ACCOUNT_COLS, "a")}, k.id as key_id, k.key_prefix from api_keys k join accounts a on a.id = k.account_id where k.key_hash = $1 and k.revoked_at is null`,
-        [keyHash],
-      );
+        [keyHash], PREPARED);
       return row ? { account: account(row), keyId: row.key_id, keyPrefix: row.key_prefix } : undefined;
     });
   }
 
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
-    return this.run(async (sql) => (await sql.unsafe(`select ${KEY_COLS} from api_keys where account_id = $1 order by created_at, seq`, [accountId])).map(apiKey));
+    return this.run(async (sql) => (await sql.unsafe(`select ${KEY_COLS} from api_keys where account_id = $1 order by created_at, seq`, [accountId], PREPARED)).map(apiKey));
   }
 
   /* ───────────── metering ───────────── */
@@ -481,8 +485,7 @@ export class PostgresStore implements Store {
          on conflict (account_id, period) do update set used = usage_periods.used + 1
            where usage_periods.used + usage_periods.reserved < $3::int
          returning ${USAGE_COLS}`,
-        [input.accountId, input.period, input.quota],
-      );
+        [input.accountId, input.period, input.quota], PREPARED);
       return row ? this.afterIncrement(tx, row, input) : undefined;
     });
   }
@@ -500,8 +503,7 @@ export class PostgresStore implements Store {
     // The UPDATE holds the row lock until commit: concurrent confirmations see distinct counters.
     const [row] = await tx.unsafe(
       `update usage_periods set used = used + 1, reserved = greatest(reserved - $3, 0) where account_id = $1 and period = $2 returning ${USAGE_COLS}`,
-      [accountId, period, held.length > 0 ? 1 : 0],
-    );
+      [accountId, period, held.length > 0 ? 1 : 0], PREPARED);
     return this.afterIncrement(tx, row!, input);
   }
 
@@ -514,7 +516,7 @@ export class PostgresStore implements Store {
     const decision = input.decide(after);
     const columns: Record<string, string> = { warned80At: "warned_80_at", warned90At: "warned_90_at", warned95At: "warned_95_at", limitReachedAt: "limit_reached_at" };
     if (decision.marks.length > 0) {
-      await tx.unsafe(`update usage_periods set ${decision.marks.map((m) => `${columns[m]} = $3`).join(", ")} where account_id = $1 and period = $2`, [accountId, period, now]);
+      await tx.unsafe(`update usage_periods set ${decision.marks.map((m) => `${columns[m]} = $3`).join(", ")} where account_id = $1 and period = $2`, [accountId, period, now], PREPARED);
     }
     for (const event of decision.events) await this.recordEvent(tx, accountId, event, now);
     return after;
@@ -522,7 +524,7 @@ export class PostgresStore implements Store {
 
   usage(accountId: string, period: string): Promise<UsageCounters | undefined> {
     return this.run(async (sql) => {
-      const [row] = await sql.unsafe(`select ${USAGE_COLS} from usage_periods where account_id = $1 and period = $2`, [accountId, period]);
+      const [row] = await sql.unsafe(`select ${USAGE_COLS} from usage_periods where account_id = $1 and period = $2`, [accountId, period], PREPARED);
       return row ? usage(row) : undefined;
     });
   }
@@ -552,8 +554,7 @@ export class PostgresStore implements Store {
       const rows = await sql.unsafe(
         `select ${prefixed(ACCOUNT_COLS, "a")} from accounts a left join usage_periods u on u.account_id = a.id and u.period = $1
          where a.created_at < $2 and u.reset_emitted_at is null order by a.seq limit $3`,
-        [input.period, input.createdBefore, input.limit],
-      );
+        [input.period, input.createdBefore, input.limit], PREPARED);
       return rows.map(account);
     });
   }
@@ -680,8 +681,7 @@ export class PostgresStore implements Store {
       if (chosen.length === 0) return { jobs: [], searchedEmpty };
       const rows = await tx.unsafe(
         `update jobs set claimed_until = $1, claimed_by = $3, attempts = attempts + 1 where id = any($2::text[]) returning ${JOB_COLS}`,
-        [request.realNow + request.leaseMs, chosen, this.instanceKey],
-      );
+        [request.realNow + request.leaseMs, chosen, this.instanceKey], PREPARED);
       const byId = new Map(rows.map((r) => [r.id as string, job(r)]));
       return { jobs: chosen.map((id) => byId.get(id)!), searchedEmpty };
     });
@@ -738,13 +738,13 @@ export class PostgresStore implements Store {
 
   getJob(id: string): Promise<JobRecord | undefined> {
     return this.run(async (sql) => {
-      const [row] = await sql.unsafe(`select ${JOB_COLS} from jobs where id = $1`, [id]);
+      const [row] = await sql.unsafe(`select ${JOB_COLS} from jobs where id = $1`, [id], PREPARED);
       return row ? job(row) : undefined;
     });
   }
 
   listJobs(filter: { status: JobStatus }): Promise<JobRecord[]> {
-    return this.run(async (sql) => (await sql.unsafe(`select ${JOB_COLS} from jobs where status = $1 order by created_at, seq`, [filter.status])).map(job));
+    return this.run(async (sql) => (await sql.unsafe(`select ${JOB_COLS} from jobs where status = $1 order by created_at, seq`, [filter.status], PREPARED)).map(job));
   }
 
   /* ───────────── webhooks ───────────── */
@@ -775,8 +775,7 @@ export class PostgresStore implements Store {
       const [row] = await sql.unsafe(
         `select ${prefixed(ACCOUNT_COLS, "a")}, k.id as k_id, k.account_id as k_account_id, k.secret as k_secret, k.created_at as k_created_at, k.last_used_at as k_last_used_at
          from signing_keys k join accounts a on a.id = k.account_id where k.id = $1`,
-        [id],
-      );
+        [id], PREPARED);
       if (!row) return undefined;
       return {
         key: signingKey({ id: row.k_id, account_id: row.k_account_id, secret: row.k_secret, created_at: row.k_created_at, last_used_at: row.k_last_used_at }),
@@ -799,15 +798,14 @@ export class PostgresStore implements Store {
       if (n >= maxPerAccount) return "limit_reached" as const;
       const [row] = await tx.unsafe(
         `insert into webhooks (id, account_id, url, events, secret, status, disabled_reason, created_at, updated_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning ${WEBHOOK_COLS}`,
-        [w.id, w.accountId, w.url, JSON.stringify(w.events), w.secret, w.status, w.disabledReason, w.createdAt, w.updatedAt],
-      );
+        [w.id, w.accountId, w.url, JSON.stringify(w.events), w.secret, w.status, w.disabledReason, w.createdAt, w.updatedAt], PREPARED);
       return webhook(row!);
     });
   }
 
   updateWebhook(accountId: string, id: string, c: WebhookChanges): Promise<WebhookRecord | undefined> {
     return this.write(async (tx) => {
-      const [current] = await tx.unsafe(`select ${WEBHOOK_COLS} from webhooks where id = $1 and account_id = $2 for update`, [id, accountId]);
+      const [current] = await tx.unsafe(`select ${WEBHOOK_COLS} from webhooks where id = $1 and account_id = $2 for update`, [id, accountId], PREPARED);
       if (!current) return undefined;
       let status: string = current.status;
       let reason: string | null = current.disabled_reason;
@@ -821,8 +819,7 @@ export class PostgresStore implements Store {
       }
       const [row] = await tx.unsafe(
         `update webhooks set url = $2, events = $3, secret = $4, status = $5, disabled_reason = $6, updated_at = $7 where id = $1 returning ${WEBHOOK_COLS}`,
-        [id, c.url, JSON.stringify(c.events), c.secret ?? current.secret, status, reason, c.now],
-      );
+        [id, c.url, JSON.stringify(c.events), c.secret ?? current.secret, status, reason, c.now], PREPARED);
       return webhook(row!);
     });
   }
@@ -841,14 +838,14 @@ export class PostgresStore implements Store {
 
   getWebhook(accountId: string, id: string): Promise<WebhookRecord | undefined> {
     return this.run(async (sql) => {
-      const [row] = await sql.unsafe(`select ${WEBHOOK_COLS} from webhooks where id = $1 and account_id = $2`, [id, accountId]);
+      const [row] = await sql.unsafe(`select ${WEBHOOK_COLS} from webhooks where id = $1 and account_id = $2`, [id, accountId], PREPARED);
       return row ? webhook(row) : undefined;
     });
   }
 
   getWebhookById(id: string): Promise<WebhookRecord | undefined> {
     return this.run(async (sql) => {
-      const [row] = await sql.unsafe(`select ${WEBHOOK_COLS} from webhooks where id = $1`, [id]);
+      const [row] = await sql.unsafe(`select ${WEBHOOK_COLS} from webhooks where id = $1`, [id], PREPARED);
       return row ? webhook(row) : undefined;
     });
   }
@@ -856,7 +853,7 @@ export class PostgresStore implements Store {
   listWebhooks(accountId: string, options: { enabledOnly?: boolean } = {}): Promise<WebhookRecord[]> {
     return this.run(async (sql) =>
       (
-        await sql.unsafe(`select ${WEBHOOK_COLS} from webhooks where account_id = $1 ${options.enabledOnly ? "and status = 'enabled'" : ""} order by created_at, seq`, [accountId])
+        await sql.unsafe(`select ${WEBHOOK_COLS} from webhooks where account_id = $1 ${options.enabledOnly ? "and status = 'enabled'" : ""} order by created_at, seq`, [accountId], PREPARED)
       ).map(webhook),
     );
   }
@@ -886,7 +883,7 @@ export class PostgresStore implements Store {
 
   listDeliveryAttempts(webhookId: string, limit: number): Promise<DeliveryAttemptRecord[]> {
     return this.run(async (sql) =>
-      (await sql.unsafe(`select ${ATTEMPT_COLS} from delivery_attempts where webhook_id = $1 order by created_at desc, seq desc limit $2`, [webhookId, limit])).map(attempt),
+      (await sql.unsafe(`select ${ATTEMPT_COLS} from delivery_attempts where webhook_id = $1 order by created_at desc, seq desc limit $2`, [webhookId, limit], PREPARED)).map(attempt),
     );
   }
 
@@ -894,14 +891,14 @@ export class PostgresStore implements Store {
 
   getEmailAlert(id: string): Promise<EmailAlertRecord | undefined> {
     return this.run(async (sql) => {
-      const [row] = await sql.unsafe(`select ${ALERT_COLS} from email_alerts where id = $1`, [id]);
+      const [row] = await sql.unsafe(`select ${ALERT_COLS} from email_alerts where id = $1`, [id], PREPARED);
       return row ? alert(row) : undefined;
     });
   }
 
   recentEmailAlerts(accountId: string, limit: number): Promise<EmailAlertRecord[]> {
     return this.run(async (sql) =>
-      (await sql.unsafe(`select ${ALERT_COLS} from email_alerts where account_id = $1 order by created_at desc, seq desc limit $2`, [accountId, limit])).map(alert),
+      (await sql.unsafe(`select ${ALERT_COLS} from email_alerts where account_id = $1 order by created_at desc, seq desc limit $2`, [accountId, limit], PREPARED)).map(alert),
     );
   }
 
@@ -923,8 +920,7 @@ export class PostgresStore implements Store {
           .join(", ")}, k.key_prefix
          from dashboard_sessions s join accounts a on a.id = s.account_id join api_keys k on k.id = s.key_id and k.revoked_at is null
          where s.token_hash = $1`,
-        [tokenHash],
-      );
+        [tokenHash], PREPARED);
       if (!row) return undefined;
       const acc = Object.fromEntries(ACCOUNT_COLS.split(", ").map((c) => [c, row[`a_${c}`]]));
       return { session: session(row), account: account(acc), keyPrefix: row.key_prefix };
@@ -938,7 +934,7 @@ export class PostgresStore implements Store {
   }
 
   listSessions(accountId: string): Promise<SessionRecord[]> {
-    return this.run(async (sql) => (await sql.unsafe(`select ${SESSION_COLS} from dashboard_sessions where account_id = $1 order by created_at`, [accountId])).map(session));
+    return this.run(async (sql) => (await sql.unsafe(`select ${SESSION_COLS} from dashboard_sessions where account_id = $1 order by created_at`, [accountId], PREPARED)).map(session));
   }
 
   /* ───────────── operations ───────────── */
