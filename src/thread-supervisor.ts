@@ -38,7 +38,7 @@ export interface SupervisedThread {
   readonly worker: Worker;
   /** Ready, and not ended since. */
   readonly running: boolean;
-  /** Times the thread was started again after it died. */
+  /** Restarts tried after the thread died, failed ones included. */
   readonly restarts: number;
   /**
    * Asks the thread to end (`ask`, given the current worker), terminates it if it has not ended

@@ -17,6 +17,11 @@ self.onmessage = (event: MessageEvent<SupervisedInit>) => {
   const start = Atomics.add(new Int32Array(starts), 0, 1) + 1;
   const behaviour = plan[Math.min(start, plan.length) - 1];
   if (behaviour === "fail") send({ type: "failed", message: `start ${start} refused` });
+  if (behaviour === "silent") {
+    // Deaf as well: a stop message changes nothing, only terminate() ends it.
+    self.onmessage = () => {};
+    return;
+  }
   if (behaviour !== "ready") return;
   self.onmessage = (next: MessageEvent<string>) => {
     if (next.data === "ping") send({ type: "pong", start });

@@ -86,3 +86,15 @@ test("a thread stopped on purpose is not started again", async () => {
   expect(thread.restarts).toBe(0);
   expect(s.lines).toEqual([]);
 });
+
+test("a restart still starting when stop comes is terminated at once, not after the stop deadline", async () => {
+  // Start 1 is ready; its restart (start 2) never answers.
+  const s = supervise(["ready", "silent"], { startTimeoutMs: 60_000 });
+  const thread = await s.thread;
+  thread.worker.postMessage("die");
+  await waitFor(() => s.starts() === 2, () => `starts: ${s.starts()}`);
+  // The stop deadline is far beyond the test's own timeout: only an immediate end passes.
+  await thread.stop(stopMessage, 60_000);
+  expect(thread.running).toBe(false);
+  expect(s.starts()).toBe(2);
+});

@@ -77,7 +77,7 @@ export interface Checkpointer {
   readonly commits: number;
   /** Checkpoints run so far (by every incarnation of the thread). */
   readonly checkpoints: number;
-  /** Times the thread was started again after it died. */
+  /** Restarts tried after the thread died, failed ones included. */
   readonly restarts: number;
   /** Runs a last checkpoint and ends the thread. */
   stop(): Promise<void>;
