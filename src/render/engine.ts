@@ -23,7 +23,15 @@ import { fontsForCard, fontsForSegment, hanPreference, loadFonts, ownFontList, t
 import { initLayout, satori } from "./layout.ts";
 import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "./encode.ts";
 import { unpremultiply } from "./png.ts";
+import { renderWithTakumi } from "./takumi.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
+
+/**
+ * What draws a card (OG_RENDER_ENGINE, `--engine`; docs/engines.md): satori + resvg, the
+ * pipeline below, or takumi (takumi.ts). Templates do not know which.
+ */
+export const RENDER_ENGINES = ["satori", "takumi"] as const;
+export type RenderEngine = (typeof RENDER_ENGINES)[number];
 
 export const DESIGN_WIDTH = 1200;
 export const DESIGN_HEIGHT = 630;
@@ -139,6 +147,8 @@ export interface RenderOptions {
   format?: ImageFormat;
   /** 1–100 for jpeg and webp; ignored for png. */
   quality?: number;
+  /** Default satori. */
+  engine?: RenderEngine;
 }
 
 /** What a JPEG is flattened on when the card's root sets no usable background colour. */
@@ -177,6 +187,10 @@ export async function renderTemplate(
   const { width, height } = options;
   const format = options.format ?? "png";
   const logical = layoutSize(width, height);
+  if (options.engine === "takumi") {
+    const background = format === "jpeg" ? cardBackground(template.render(fields, { width: logical.width, height: logical.height, theme: options.theme, images: options.images }) as SatoriNode) : undefined;
+    return renderWithTakumi(template, fields, { ...options, logical, background });
+  }
   const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
   const texts = template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]);
   const han = hanPreference(texts);
@@ -229,6 +243,8 @@ export async function renderTemplate(
 
 export interface InProcessRendererOptions {
   loadImage?: ImageLoader;
+  /** Default satori. */
+  engine?: RenderEngine;
 }
 
 export function createInProcessRenderer(options: InProcessRendererOptions = {}): Renderer {
@@ -249,6 +265,7 @@ export function createInProcessRenderer(options: InProcessRendererOptions = {}):
         images,
         format: request.format,
         quality: request.quality,
+        engine: options.engine,
       });
       return {
         missingGlyphs,

@@ -1,0 +1,258 @@
+/**
+ * The takumi engine (OG_RENDER_ENGINE=takumi; docs/engines.md): the same template element
+ * trees drawn by takumi's Rust renderer, which lays out and rasterizes in one native call,
+ * instead of satori (tree → SVG) and resvg (SVG → pixels). Templates do not know which engine
+ * draws them; engine.ts picks one per render.
+ *
+ * Per card:
+ *   1. the template's tree is given React's element marker and turned into takumi's node tree
+ *      by @takumi-rs/helpers' `fromJsx` (function components run, `<svg>` becomes an image);
+ *   2. its text decides the fonts, as satori's fallback hook does (fonts.ts): Inter first, the
+ *      OG_FONTS_DIR fonts, then the Inter subsets and bundled Noto slices the text needs, each
+ *      registered once per process and named in this card's fallback chain (`fontFamilies`);
+ *      characters nothing has are drawn as □ and reported (X-Missing-Glyphs);
+ *   3. emoji become inline images from the embedded Twemoji set (emoji.ts);
+ *   4. takumi draws straight-alpha RGBA at the requested pixel size (the logical canvas times
+ *      `devicePixelRatio`), which our encoders turn into PNG, JPEG or WebP (see `encode`).
+ *
+ * takumi never fetches: image sources are the data: URIs the guarded fetcher made (or the
+ * embedded emoji); any other `src` is drawn as nothing (test/unit/render/takumi.test.ts).
+ *
+ * Memory: one renderer per thread, its resource cache (decoded images, SVG rasters) and the
+ * module's glyph cache both bounded (`TAKUMI_CACHE_BYTES`, `TAKUMI_GLYPH_CACHE_BYTES`); fonts
+ * are registered once and kept, like satori's parsed faces.
+ */
+import type { Node } from "@takumi-rs/core";
+import { fromJsx } from "@takumi-rs/helpers/jsx";
+import { ApiError } from "../errors.ts";
+import type { RenderContext, SatoriNode, TemplateDefinition } from "../templates/types.ts";
+import { emojiDataUri } from "./emoji.ts";
+import { encodeImage } from "./encode.ts";
+import { fontsForSegment, hanPreference, isIgnorable, loadFonts, sharedCoverage } from "./fonts.ts";
+import type { Font } from "satori";
+import { loadTakumiNative, type NativeRenderer } from "./takumi-native.ts";
+import type { RenderedImage, RenderOptions } from "./engine.ts";
+
+/** Decoded images and SVG rasters takumi keeps between renders (its default is 64 MiB). */
+export const TAKUMI_CACHE_BYTES = 8 * 1024 * 1024;
+/** Shaped and rasterized glyphs, shared by every renderer in the thread (its default, 8 MiB). */
+export const TAKUMI_GLYPH_CACHE_BYTES = 8 * 1024 * 1024;
+
+/** What a character no font has is drawn as (as on the satori engine). */
+const MISSING_GLYPH_BOX = "\u25A1";
+
+let renderer: NativeRenderer | undefined;
+
+function takumi(): NativeRenderer {
+  if (!renderer) {
+    const native = loadTakumiNative();
+    // Read once, at the first use of the glyph cache: set before the first render.
+    native.setGlyphCacheMaxBytes(TAKUMI_GLYPH_CACHE_BYTES);
+    renderer = new native.Renderer({ cacheMaxBytes: TAKUMI_CACHE_BYTES });
+  }
+  return renderer;
+}
+
+/** Font bytes already handed to takumi: each face is registered (parsed) once per thread. */
+const registered = new WeakMap<ArrayBuffer, Promise<unknown>>();
+
+function register(fonts: Font[]): Promise<unknown> {
+  return Promise.all(
+    fonts.map((font) => {
+      const data = font.data as ArrayBuffer;
+      let done = registered.get(data);
+      if (!done) {
+        done = takumi().registerFont({ name: font.name, data: new Uint8Array(data), weight: font.weight, style: font.style ?? "normal" });
+        // A font takumi refuses (a broken OG_FONTS_DIR file) is skipped, not fatal to every card.
+        done = done.catch(() => undefined);
+        registered.set(data, done);
+      }
+      return done;
+    }),
+  );
+}
+
+const REACT_ELEMENT = Symbol.for("react.transitional.element");
+
+/** The tiny JSX runtime's `{type, props, key}` objects, marked as React elements for `fromJsx`. */
+function asReactElement(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(asReactElement);
+  if (node === null || typeof node !== "object" || !("props" in node)) return node;
+  const element = node as SatoriNode;
+  const children = element.props.children;
+  const props = children === undefined ? element.props : { ...element.props, children: asReactElement(children) };
+  return { $$typeof: REACT_ELEMENT, type: element.type, key: element.key ?? null, ref: null, props };
+}
+
+type TakumiNode = Node & { children?: TakumiNode[]; text?: string; src?: unknown };
+
+function eachText(node: TakumiNode, visit: (node: TakumiNode & { text: string }) => void): void {
+  if (node.type === "text" && typeof node.text === "string") visit(node as TakumiNode & { text: string });
+  else if (node.type === "container") for (const child of node.children ?? []) if (child) eachText(child, visit);
+}
+
+const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
+const MAYBE_EMOJI = /[\p{Extended_Pictographic}\p{Regional_Indicator}\u20E3]/u;
+
+/** Whether a grapheme is drawn as an emoji (not text presentation, U+FE0E). */
+function isEmoji(grapheme: string): boolean {
+  if (grapheme.includes("\uFE0E")) return false;
+  if (/^\p{Regional_Indicator}{1,2}$/u.test(grapheme) || /^[#*0-9]\uFE0F?\u20E3$/u.test(grapheme)) return true;
+  return /^\p{Extended_Pictographic}/u.test(grapheme) && (/[\uFE0F\u200D]/.test(grapheme) || /^\p{Emoji_Presentation}/u.test(grapheme) || /^\p{Emoji_Modifier_Base}\p{Emoji_Modifier}/u.test(grapheme));
+}
+
+/** The image an emoji grapheme is drawn as, or undefined when Twemoji lacks it (then it stays text). */
+function emojiImage(grapheme: string): string | undefined {
+  return isEmoji(grapheme) ? emojiDataUri(grapheme) : undefined;
+}
+
+/**
+ * A text node with emoji as a row of inline text and images, each emoji an em square sitting on
+ * the baseline as satori draws them.
+ */
+function withEmojiImages(node: TakumiNode & { text: string }): TakumiNode {
+  if (!MAYBE_EMOJI.test(node.text)) return node;
+  const children: TakumiNode[] = [];
+  let run = "";
+  let found = false;
+  for (const { segment } of segmenter.segment(node.text)) {
+    const src = emojiImage(segment);
+    if (!src) {
+      run += segment;
+      continue;
+    }
+    found = true;
+    if (run) children.push({ type: "text", text: run } as TakumiNode);
+    run = "";
+    children.push({ type: "image", src, style: { width: "1em", height: "1em", verticalAlign: "-0.1em", flexShrink: 0 } } as TakumiNode);
+  }
+  if (!found) return node;
+  if (run) children.push({ type: "text", text: run } as TakumiNode);
+  const { text: _text, type: _type, ...meta } = node;
+  return { ...meta, type: "container", children } as TakumiNode;
+}
+
+function replaceEmoji(node: TakumiNode): TakumiNode {
+  if (node.type === "text" && typeof node.text === "string") return withEmojiImages(node as TakumiNode & { text: string });
+  if (node.type === "container" && node.children) return { ...node, children: node.children.map((child) => (child ? replaceEmoji(child) : child)) } as TakumiNode;
+  return node;
+}
+
+/** Code points of the card's text that are not drawn as emoji images and draw something. */
+function textCodePoints(tree: TakumiNode): Set<number> {
+  const points = new Set<number>();
+  eachText(tree, ({ text }) => {
+    for (const { segment } of segmenter.segment(text)) {
+      if (MAYBE_EMOJI.test(segment) && emojiImage(segment)) continue;
+      for (const ch of segment) {
+        const cp = ch.codePointAt(0)!;
+        if (!isIgnorable(cp)) points.add(cp);
+      }
+    }
+  });
+  return points;
+}
+
+interface CardFontChain {
+  /** Family names in fallback order, for `fontFamilies`. */
+  families: string[];
+  missing: number[];
+}
+
+/** The fonts this card's text needs, registered, in fallback order; and what none of them has. */
+async function fontChainFor(points: Set<number>, han: ReturnType<typeof hanPreference>): Promise<CardFontChain> {
+  const shared = await loadFonts();
+  const covered = await sharedCoverage();
+  const rest = [...points].filter((cp) => !covered.has(cp));
+  const extra = rest.length > 0 ? await fontsForSegment("unknown", String.fromCodePoint(...rest), han) : { fonts: [], missing: [] };
+  await register([...shared, ...extra.fonts]);
+  const families = [...new Set([...shared, ...extra.fonts].map((font) => font.name))];
+  return { families, missing: extra.missing };
+}
+
+/** The sRGB colour a CSS colour comes out as over white, as takumi paints it (for JPEG's flattening). */
+const colourCache = new Map<string, Promise<[number, number, number]>>();
+
+function opaqueColour(css: string): Promise<[number, number, number]> {
+  let colour = colourCache.get(css);
+  if (!colour) {
+    const swatch = { type: "container", style: { width: 1, height: 1, backgroundColor: "#FFFFFF" }, children: [{ type: "container", style: { width: 1, height: 1, backgroundColor: css } }] };
+    colour = takumi()
+      .render(JSON.stringify(swatch), { width: 1, height: 1, format: "raw" })
+      .then((px): [number, number, number] => [px[0]!, px[1]!, px[2]!], (): [number, number, number] => [255, 255, 255]);
+    if (colourCache.size < 256) colourCache.set(css, colour);
+  }
+  return colour;
+}
+
+/** Composites straight-alpha RGBA onto an opaque colour, in place (a JPEG has no alpha). */
+function flattenStraight(rgba: Uint8Array, [r, g, b]: [number, number, number]): void {
+  for (let i = 3; i < rgba.length; i += 4) {
+    const a = rgba[i]!;
+    if (a === 255) continue;
+    const rest = 255 - a;
+    rgba[i - 3] = Math.round((rgba[i - 3]! * a + r * rest) / 255);
+    rgba[i - 2] = Math.round((rgba[i - 2]! * a + g * rest) / 255);
+    rgba[i - 1] = Math.round((rgba[i - 1]! * a + b * rest) / 255);
+    rgba[i] = 255;
+  }
+}
+
+/**
+ * The takumi half of engine.ts's `renderTemplate`: same arguments, same result. `logical` is the
+ * canvas the template lays out on; `background` the card's own colour (JPEG only).
+ */
+export async function renderWithTakumi(
+  template: TemplateDefinition,
+  fields: Record<string, string | undefined>,
+  options: RenderOptions & { logical: { width: number; height: number }; background?: string },
+): Promise<RenderedImage> {
+  const { width, height, logical } = options;
+  const format = options.format ?? "png";
+  const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
+
+  const t0 = performance.now();
+  const { node } = await fromJsx(asReactElement(template.render(fields, ctx)) as Parameters<typeof fromJsx>[0], { defaultStyles: false });
+  let tree = node as TakumiNode;
+  const han = hanPreference(template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]));
+  let chain = await fontChainFor(textCodePoints(tree), han);
+  const missing = chain.missing;
+  if (missing.length > 0) {
+    const gone = new Set(missing);
+    eachText(tree, (text) => {
+      text.text = Array.from(text.text, (ch) => (gone.has(ch.codePointAt(0)!) ? MISSING_GLYPH_BOX : ch)).join("");
+    });
+    chain = await fontChainFor(textCodePoints(tree), han);
+  }
+  tree = replaceEmoji(tree);
+
+  let pixels: Uint8Array;
+  try {
+    pixels = await takumi().render(JSON.stringify(tree), {
+      width,
+      height,
+      format: "raw",
+      devicePixelRatio: width / logical.width,
+      fontFamilies: chain.families,
+    });
+  } catch (error) {
+    // A panic or refusal in the native renderer arrives here as an exception, never as a dead
+    // thread: the request gets an error answer and the renderer stays usable.
+    throw new Error(`takumi could not draw this card: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (pixels.length !== width * height * 4) throw new Error(`takumi drew ${pixels.length} bytes, expected ${width}×${height} RGBA`);
+  const t1 = performance.now();
+  if (format === "jpeg") flattenStraight(pixels, await opaqueColour(options.background ?? "#FFFFFF"));
+  const bytes = await encodeImage(pixels, width, height, format, options.quality);
+  const t2 = performance.now();
+  return { bytes, timings: { satoriMs: 0, rasterizeMs: t1 - t0, encodeMs: t2 - t1 }, missingGlyphs: missing.sort((a, b) => a - b) };
+}
+
+/** Throws unless the takumi native module loads here (start-up check of OG_RENDER_ENGINE=takumi). */
+export function checkTakumi(): void {
+  try {
+    takumi();
+  } catch (error) {
+    throw new ApiError("INTERNAL_ERROR", `the takumi engine cannot load: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
