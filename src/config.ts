@@ -34,6 +34,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** all: HTTP and jobs; api: HTTP only; worker: jobs only (HTTP answers /healthz, /readyz, /metrics). */
   role: "all" | "api" | "worker";
+  /** What draws the cards (OG_RENDER_ENGINE): satori + resvg, or takumi (docs/engines.md). */
+  renderEngine: "satori" | "takumi";
 }
 
 export class ConfigError extends Error {
@@ -129,6 +131,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   const role = (optional(env, "OG_ROLE") ?? "all") as Config["role"];
   if (!["all", "api", "worker"].includes(role)) throw new ConfigError(`OG_ROLE must be one of all, api, worker, got "${role}"`);
   const databaseUrl = url(env, "OG_DATABASE_URL", ["postgres:", "postgresql:"]);
+  const renderEngine = (optional(env, "OG_RENDER_ENGINE")?.toLowerCase() ?? "satori") as Config["renderEngine"];
+  if (!["satori", "takumi"].includes(renderEngine)) throw new ConfigError(`OG_RENDER_ENGINE must be one of satori, takumi, got "${env.OG_RENDER_ENGINE}"`);
   const testClock = bool(env, "OG_TEST_CLOCK", false);
   const httpThreads = int(env, "OG_HTTP_THREADS", 1, 1, 64);
   // The test clock lives in the memory of one thread unless PostgreSQL keeps it for everyone.
@@ -155,5 +159,6 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     cacheDir,
     cacheMaxBytes,
     redisUrl: url(env, "OG_REDIS_URL", ["redis:", "rediss:"]),
+    renderEngine,
   };
 }

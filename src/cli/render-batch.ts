@@ -94,7 +94,7 @@ export async function renderBatchStreaming(config: Config, options: BatchOptions
   // No image caches (a batch seldom repeats itself, and they would hold images for nothing);
   // the queue is as long as the in-flight limit, so the pool never answers SERVER_BUSY here.
   const renderer = createServiceRenderer({
-    config: { renderWorkers: workers, allowPrivateNetworks: config.allowPrivateNetworks, templatesDir: config.templatesDir, fontsDir: config.fontsDir },
+    config: { renderWorkers: workers, allowPrivateNetworks: config.allowPrivateNetworks, templatesDir: config.templatesDir, fontsDir: config.fontsDir, renderEngine: config.renderEngine },
     logger,
     pngCacheBytes: 0,
     pool: { maxQueue: concurrency },

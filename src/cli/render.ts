@@ -17,7 +17,7 @@ import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { EXTENSIONS, IMAGE_FORMATS, type ImageFormat } from "../render/encode.ts";
-import { createInProcessRenderer, type ImageLoader } from "../render/engine.ts";
+import { createInProcessRenderer, RENDER_ENGINES, type ImageLoader, type RenderEngine } from "../render/engine.ts";
 import { formatCodePoints } from "../render/renderer.ts";
 import { fetchImage } from "../render/fetch-image.ts";
 import { parseRenderRequest } from "../render/request.ts";
@@ -27,8 +27,8 @@ import type { TemplateRegistry } from "../templates/registry.ts";
 import { UsageError } from "./output.ts";
 
 export const RENDER_HELP = `Usage:
-  ogsmith render --json '<request body>' -o out.png
-  ogsmith render --batch items.json --out-dir DIR [--workers N] [--concurrency N]
+  ogsmith render --json '<request body>' -o out.png [--engine satori|takumi]
+  ogsmith render --batch items.json --out-dir DIR [--workers N] [--concurrency N] [--engine satori|takumi]
 
 A request body is the JSON of POST /api/generate: {"template": "blog", "title": "…", …};
 "format": "jpeg" or "webp" (with "quality", 1–100, default 85) writes that format instead of PNG.
@@ -38,7 +38,8 @@ to allow a single line), streamed ("-" reads standard input). Each may carry "fi
 named after a slug of the title, or <index>.png. --json renders in this process; --batch on
 --workers render threads (default: one per core) with at most --concurrency items in flight
 (default 2 × workers), writing each image as it is done. No server, no API key, no quota.
-OG_TEMPLATES_DIR and OG_FONTS_DIR apply as for \`ogsmith serve\`.
+OG_TEMPLATES_DIR and OG_FONTS_DIR apply as for \`ogsmith serve\`; --engine picks what draws
+the images (default OG_RENDER_ENGINE, else satori; docs/engines.md).
 
 Exit status: 0 all rendered, 1 some failed (each reported by index), 2 usage error.`;
 
@@ -78,12 +79,17 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
       "out-dir": { type: "string" },
       concurrency: { type: "string" },
       workers: { type: "string" },
+      engine: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) {
     console.log(RENDER_HELP);
     return 0;
+  }
+  if (values.engine !== undefined) {
+    if (!(RENDER_ENGINES as readonly string[]).includes(values.engine)) throw new UsageError(`--engine must be one of ${RENDER_ENGINES.join(", ")}, got "${values.engine}"`);
+    config = { ...config, renderEngine: values.engine as RenderEngine };
   }
   if (values.json !== undefined && values.batch !== undefined) throw new UsageError(`Use either --json or --batch, not both.\n\n${RENDER_HELP}`);
   if (values.json !== undefined) {
@@ -104,7 +110,7 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
 
 async function setUp(config: Config): Promise<{ templates: TemplateRegistry; renderer: Renderer }> {
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: cliLogger() });
-  return { templates, renderer: createInProcessRenderer({ loadImage: imageLoader(config) }) };
+  return { templates, renderer: createInProcessRenderer({ loadImage: imageLoader(config), engine: config.renderEngine }) };
 }
 
 /** Removes `filename` (a batch-only key) so validation sees exactly an API body. */

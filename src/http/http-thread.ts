@@ -98,6 +98,7 @@ async function start(init: Extract<ToThread, { type: "init" }>): Promise<void> {
       logger,
       allowPrivateNetworks: config.allowPrivateNetworks,
       pngCacheBytes: threadPngCacheBytes(config),
+      engine: config.renderEngine,
     });
     const metrics = new ThreadMetrics();
     const app = createApp({ services, renderer, templates, metrics });

@@ -10,7 +10,7 @@
  */
 import { ApiError, toPlainError } from "../errors.ts";
 import { silentLogger } from "../logger.ts";
-import { renderTemplate, renderTemplateToPng } from "./engine.ts";
+import { renderTemplate, type RenderEngine } from "./engine.ts";
 import { initLayout } from "./layout.ts";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./pool.ts";
 import { prepareRendering, type RenderSetup } from "./setup.ts";
@@ -19,10 +19,13 @@ import { createMemoryUpkeep } from "./worker-memory.ts";
 declare const self: Worker;
 
 let setup: Promise<RenderSetup> | undefined;
+/** What draws this worker's cards (OG_RENDER_ENGINE), from the init message. */
+let engine: RenderEngine | undefined;
 
 const reply = (message: WorkerReply, transfer: Transferable[] = []) => self.postMessage(message, transfer);
 
 async function init(message: WorkerInit): Promise<RenderSetup> {
+  engine = message.engine;
   releaseNativeMemory = createMemoryUpkeep({ fullEvery: message.gcEvery });
   await initLayout(message.layout);
   // The main thread already logged what the directories held; repeating it per worker is noise.
@@ -31,7 +34,7 @@ async function init(message: WorkerInit): Promise<RenderSetup> {
     // The first satori call parses every font and compiles yoga (~0.8 s); pay it now, not in a request.
     const template = ready.templates.get("event") ?? ready.templates.list()[0];
     if (template) {
-      await renderTemplateToPng(template, { title: "warm-up" }, { width: 1200, height: 630, theme: "dark", images: {} }).catch(() => {});
+      await renderTemplate(template, { title: "warm-up" }, { width: 1200, height: 630, theme: "dark", images: {}, engine }).catch(() => {});
       Bun.gc(true);
     }
   }
@@ -52,6 +55,7 @@ async function render(message: Extract<WorkerRequest, { type: "render" }>): Prom
       images: job.images,
       format: job.format,
       quality: job.quality,
+      engine,
     });
     outcome = { message: { type: "done", id: message.id, bytes, timings, missingGlyphs }, transfer: [bytes.buffer as ArrayBuffer] };
   } catch (error) {

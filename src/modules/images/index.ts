@@ -124,7 +124,8 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     const { prepared } = entry;
     const result = await countOnce(owner.account, prepared, entry.template, requestState(request).id, set.headers);
 
-    const etag = `"${prepared.contentAddress}"`;
+    // The bytes' own address (engine included), so a CDN never revalidates one engine's image as the other's.
+    const etag = `"${result.contentAddress ?? prepared.contentAddress}"`;
     const maxAge = secondsLeft === undefined ? YEAR_SECONDS : Math.min(secondsLeft, YEAR_SECONDS);
     const headers: Record<string, string> = {
       etag,
