@@ -176,7 +176,8 @@ const colourCache = new Map<string, Promise<[number, number, number]>>();
 function opaqueColour(css: string): Promise<[number, number, number]> {
   let colour = colourCache.get(css);
   if (!colour) {
-    const swatch = { type: "container", style: { width: 1, height: 1, backgroundColor: "#FFFFFF" }, children: [{ type: "container", style: { width: 1, height: 1, backgroundColor: css } }] };
+    const fill = { display: "flex", width: "100%", height: "100%" };
+    const swatch = { type: "container", style: { ...fill, backgroundColor: "#FFFFFF" }, children: [{ type: "container", style: { ...fill, backgroundColor: css } }] };
     colour = takumi()
       .render(JSON.stringify(swatch), { width: 1, height: 1, format: "raw" })
       .then((px): [number, number, number] => [px[0]!, px[1]!, px[2]!], (): [number, number, number] => [255, 255, 255]);
