@@ -12,8 +12,10 @@
  *      registered once per process and named in this card's fallback chain (`fontFamilies`);
  *      characters nothing has are drawn as □ and reported (X-Missing-Glyphs);
  *   3. emoji become inline images from the embedded Twemoji set (emoji.ts);
- *   4. takumi draws straight-alpha RGBA at the requested pixel size (the logical canvas times
- *      `devicePixelRatio`), which our encoders turn into PNG, JPEG or WebP (see `encode`).
+ *   4. takumi draws at the requested pixel size (the logical canvas times `devicePixelRatio`):
+ *      straight-alpha RGBA that our PNG writer encodes (faster than takumi's, larger files), or
+ *      JPEG and WebP from takumi's own encoders (several times faster than the wasm MozJPEG and
+ *      libwebp of encode.ts on its pixels; `bun bench/engines.ts encode`, docs/engines.md).
  *
  * takumi never fetches: image sources are the data: URIs the guarded fetcher made (or the
  * embedded emoji); any other `src` is drawn as nothing (test/unit/render/takumi.test.ts).
@@ -27,7 +29,7 @@ import { fromJsx } from "@takumi-rs/helpers/jsx";
 import { ApiError } from "../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition } from "../templates/types.ts";
 import { emojiDataUri } from "./emoji.ts";
-import { encodeImage } from "./encode.ts";
+import { DEFAULT_QUALITY, encodeImage } from "./encode.ts";
 import { fontsForSegment, hanPreference, isIgnorable, loadFonts, sharedCoverage } from "./fonts.ts";
 import type { Font } from "satori";
 import { loadTakumiNative, type NativeRenderer } from "./takumi-native.ts";
@@ -186,19 +188,6 @@ function opaqueColour(css: string): Promise<[number, number, number]> {
   return colour;
 }
 
-/** Composites straight-alpha RGBA onto an opaque colour, in place (a JPEG has no alpha). */
-function flattenStraight(rgba: Uint8Array, [r, g, b]: [number, number, number]): void {
-  for (let i = 3; i < rgba.length; i += 4) {
-    const a = rgba[i]!;
-    if (a === 255) continue;
-    const rest = 255 - a;
-    rgba[i - 3] = Math.round((rgba[i - 3]! * a + r * rest) / 255);
-    rgba[i - 2] = Math.round((rgba[i - 2]! * a + g * rest) / 255);
-    rgba[i - 1] = Math.round((rgba[i - 1]! * a + b * rest) / 255);
-    rgba[i] = 255;
-  }
-}
-
 /**
  * The takumi half of engine.ts's `renderTemplate`: same arguments, same result. `logical` is the
  * canvas the template lays out on; `background` the card's own colour (JPEG only).
@@ -227,26 +216,35 @@ export async function renderWithTakumi(
   }
   tree = replaceEmoji(tree);
 
-  let pixels: Uint8Array;
+  const size = { width, height, devicePixelRatio: width / logical.width, fontFamilies: chain.families };
+  let bytes: Uint8Array;
+  let t1: number;
   try {
-    pixels = await takumi().render(JSON.stringify(tree), {
-      width,
-      height,
-      format: "raw",
-      devicePixelRatio: width / logical.width,
-      fontFamilies: chain.families,
-    });
+    if (format === "png") {
+      const pixels = await takumi().render(JSON.stringify(tree), { ...size, format: "raw" });
+      if (pixels.length !== width * height * 4) throw new Error(`drew ${pixels.length} bytes, expected ${width}×${height} RGBA`);
+      t1 = performance.now();
+      bytes = await encodeImage(pixels, width, height, "png");
+    } else {
+      // A JPEG has no alpha: the card is drawn on its own background colour (over white), the
+      // backdrop a wrapper around the card paints where the card itself is transparent.
+      const source = format === "jpeg" ? onBackdrop(tree, await opaqueColour(options.background ?? "#FFFFFF")) : tree;
+      // Copied out of the addon's buffer into one of our own, which a render worker can transfer.
+      bytes = new Uint8Array(await takumi().render(JSON.stringify(source), { ...size, format, quality: options.quality ?? DEFAULT_QUALITY }));
+      t1 = performance.now();
+    }
   } catch (error) {
     // A panic or refusal in the native renderer arrives here as an exception, never as a dead
     // thread: the request gets an error answer and the renderer stays usable.
     throw new Error(`takumi could not draw this card: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (pixels.length !== width * height * 4) throw new Error(`takumi drew ${pixels.length} bytes, expected ${width}×${height} RGBA`);
-  const t1 = performance.now();
-  if (format === "jpeg") flattenStraight(pixels, await opaqueColour(options.background ?? "#FFFFFF"));
-  const bytes = await encodeImage(pixels, width, height, format, options.quality);
   const t2 = performance.now();
   return { bytes, timings: { satoriMs: 0, rasterizeMs: t1 - t0, encodeMs: t2 - t1 }, missingGlyphs: missing.sort((a, b) => a - b) };
+}
+
+/** The card inside a full-canvas box of an opaque colour (JPEG's backdrop). */
+function onBackdrop(tree: TakumiNode, [r, g, b]: [number, number, number]): TakumiNode {
+  return { type: "container", style: { display: "flex", width: "100%", height: "100%", backgroundColor: `rgb(${r}, ${g}, ${b})` }, children: [tree] } as TakumiNode;
 }
 
 /** Throws unless the takumi native module loads here (start-up check of OG_RENDER_ENGINE=takumi). */

@@ -35,6 +35,13 @@ describe("config", () => {
     expect(() => loadConfig({ OG_DATABASE_URL: "postgres://user:secret@[bad" })).not.toThrow(/secret/);
   });
 
+  test("OG_RENDER_ENGINE: satori by default, takumi when named, anything else a one-line error", () => {
+    expect(loadConfig({}).renderEngine).toBe("satori");
+    expect(loadConfig({ OG_RENDER_ENGINE: "takumi" }).renderEngine).toBe("takumi");
+    expect(loadConfig({ OG_RENDER_ENGINE: " Takumi " }).renderEngine).toBe("takumi");
+    expect(() => loadConfig({ OG_RENDER_ENGINE: "resvg" })).toThrow(/^OG_RENDER_ENGINE must be one of satori, takumi, got "resvg"$/);
+  });
+
   test("booleans accept true/false/1/0/yes/no", () => {
     expect(loadConfig({ OG_TEST_CLOCK: "1" }).testClock).toBe(true);
     expect(loadConfig({ OG_TEST_CLOCK: "yes" }).testClock).toBe(true);
