@@ -27,7 +27,8 @@ const reply = (message: WorkerReply, transfer: Transferable[] = []) => self.post
 async function init(message: WorkerInit): Promise<RenderSetup> {
   engine = message.engine;
   releaseNativeMemory = createMemoryUpkeep({ fullEvery: message.gcEvery });
-  await initLayout(message.layout);
+  // satori's layout engine (yoga, wasm) is only instantiated where satori draws.
+  if (engine !== "takumi") await initLayout(message.layout);
   // The main thread already logged what the directories held; repeating it per worker is noise.
   const ready = await prepareRendering({ templatesDir: message.templatesDir, fontsDir: message.fontsDir, logger: silentLogger });
   if (message.warmUp) {

@@ -5,8 +5,8 @@
  * draws them; engine.ts picks one per render.
  *
  * Per card:
- *   1. the template's tree is given React's element marker and turned into takumi's node tree
- *      by @takumi-rs/helpers' `fromJsx` (function components run, `<svg>` becomes an image);
+ *   1. the template's tree becomes takumi's node tree (takumi-tree.ts: function components run,
+ *      `<svg>` becomes an image of its markup);
  *   2. its text decides the fonts, as satori's fallback hook does (fonts.ts): Inter first, the
  *      OG_FONTS_DIR fonts, then the Inter subsets and bundled Noto slices the text needs, each
  *      registered once per process and named in this card's fallback chain (`fontFamilies`);
@@ -24,15 +24,14 @@
  * module's glyph cache both bounded (`TAKUMI_CACHE_BYTES`, `TAKUMI_GLYPH_CACHE_BYTES`); fonts
  * are registered once and kept, like satori's parsed faces.
  */
-import type { Node } from "@takumi-rs/core";
-import { fromJsx } from "@takumi-rs/helpers/jsx";
 import { ApiError } from "../errors.ts";
-import type { RenderContext, SatoriNode, TemplateDefinition } from "../templates/types.ts";
+import type { RenderContext, TemplateDefinition } from "../templates/types.ts";
 import { emojiDataUri } from "./emoji.ts";
 import { DEFAULT_QUALITY, encodeImage } from "./encode.ts";
 import { fontsForSegment, hanPreference, isIgnorable, loadFonts, sharedCoverage } from "./fonts.ts";
 import type { Font } from "satori";
 import { loadTakumiNative, type NativeRenderer } from "./takumi-native.ts";
+import { toTakumiTree, type TakumiNode } from "./takumi-tree.ts";
 import type { RenderedImage, RenderOptions } from "./engine.ts";
 
 /** Decoded images and SVG rasters takumi keeps between renders (its default is 64 MiB). */
@@ -74,27 +73,13 @@ function register(fonts: Font[]): Promise<unknown> {
   );
 }
 
-const REACT_ELEMENT = Symbol.for("react.transitional.element");
-
-/** The tiny JSX runtime's `{type, props, key}` objects, marked as React elements for `fromJsx`. */
-function asReactElement(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(asReactElement);
-  if (node === null || typeof node !== "object" || !("props" in node)) return node;
-  const element = node as SatoriNode;
-  const children = element.props.children;
-  const props = children === undefined ? element.props : { ...element.props, children: asReactElement(children) };
-  return { $$typeof: REACT_ELEMENT, type: element.type, key: element.key ?? null, ref: null, props };
-}
-
-type TakumiNode = Node & { children?: TakumiNode[]; text?: string; src?: unknown };
-
 function eachText(node: TakumiNode, visit: (node: TakumiNode & { text: string }) => void): void {
   if (node.type === "text" && typeof node.text === "string") visit(node as TakumiNode & { text: string });
   else if (node.type === "container") for (const child of node.children ?? []) if (child) eachText(child, visit);
 }
 
 const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
-const MAYBE_EMOJI = /[\p{Extended_Pictographic}\p{Regional_Indicator}\u20E3]/u;
+const MAYBE_EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u20E3/u;
 
 /** Whether a grapheme is drawn as an emoji (not text presentation, U+FE0E). */
 function isEmoji(grapheme: string): boolean {
@@ -202,8 +187,7 @@ export async function renderWithTakumi(
   const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
 
   const t0 = performance.now();
-  const { node } = await fromJsx(asReactElement(template.render(fields, ctx)) as Parameters<typeof fromJsx>[0], { defaultStyles: false });
-  let tree = node as TakumiNode;
+  let tree = toTakumiTree(template.render(fields, ctx));
   const han = hanPreference(template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]));
   let chain = await fontChainFor(textCodePoints(tree), han);
   const missing = chain.missing;
