@@ -20,7 +20,7 @@ import { ApiError } from "../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
 import { emojiDataUri } from "./emoji.ts";
 import { fontsForCard, fontsForSegment, hanPreference, loadFonts, ownFontList, type HanPreference } from "./fonts.ts";
-import { initLayout, satori } from "./layout.ts";
+import type { initLayout as InitLayout, satori as Satori } from "./layout.ts";
 import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "./encode.ts";
 import { unpremultiply } from "./png.ts";
 import { renderWithTakumi } from "./takumi.ts";
@@ -32,6 +32,13 @@ import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
  */
 export const RENDER_ENGINES = ["satori", "takumi"] as const;
 export type RenderEngine = (typeof RENDER_ENGINES)[number];
+
+/**
+ * satori (with its layout engine) is imported on the first satori render, not with this file: a
+ * takumi render worker never loads it (≈ 18 MB per worker, docs/engines.md).
+ */
+let layout: Promise<{ initLayout: typeof InitLayout; satori: typeof Satori }> | undefined;
+export const loadLayout = () => (layout ??= import("./layout.ts"));
 
 export const DESIGN_WIDTH = 1200;
 export const DESIGN_HEIGHT = 630;
@@ -195,6 +202,7 @@ export async function renderTemplate(
   const texts = template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]);
   const han = hanPreference(texts);
   let { fonts, shared } = await fontsForCard(texts);
+  const { initLayout, satori } = await loadLayout();
   await initLayout();
 
   const t0 = performance.now();

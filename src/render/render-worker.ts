@@ -10,8 +10,7 @@
  */
 import { ApiError, toPlainError } from "../errors.ts";
 import { silentLogger } from "../logger.ts";
-import { renderTemplate, type RenderEngine } from "./engine.ts";
-import { initLayout } from "./layout.ts";
+import { loadLayout, renderTemplate, type RenderEngine } from "./engine.ts";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./pool.ts";
 import { prepareRendering, type RenderSetup } from "./setup.ts";
 import { createMemoryUpkeep } from "./worker-memory.ts";
@@ -28,7 +27,7 @@ async function init(message: WorkerInit): Promise<RenderSetup> {
   engine = message.engine;
   releaseNativeMemory = createMemoryUpkeep({ fullEvery: message.gcEvery });
   // satori's layout engine (yoga, wasm) is only instantiated where satori draws.
-  if (engine !== "takumi") await initLayout(message.layout);
+  if (engine !== "takumi") await (await loadLayout()).initLayout(message.layout);
   // The main thread already logged what the directories held; repeating it per worker is noise.
   const ready = await prepareRendering({ templatesDir: message.templatesDir, fontsDir: message.fontsDir, logger: silentLogger });
   if (message.warmUp) {
