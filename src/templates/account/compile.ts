@@ -79,6 +79,9 @@ function renderElement(node: ElementNode, state: RenderState): SatoriNode | unde
   }
   if (node.tag === "img" || (node.svg && node.tag === "image")) state.images++;
   const style = styleOf(node, state);
+  // As with Tailwind's reset and most design tools: width and height include padding and border,
+  // so `width: 100%; padding: 80px` fits the card instead of overflowing it.
+  if (!node.svg && style.boxSizing === undefined) style.boxSizing = "border-box";
   const children = renderChildren(node.children, state);
   if (node.fit) {
     const text = children.filter((c): c is string => typeof c === "string").join("");
