@@ -233,3 +233,10 @@ describe("per-render bounds", () => {
     expect(() => render(definition, {})).toThrow(/21 images; at most 20/);
   });
 });
+
+describe("docs/templates.md", () => {
+  test("shows exactly the examples these tests accept", async () => {
+    const doc = await Bun.file(new URL("../../../../docs/templates.md", import.meta.url)).text();
+    for (const example of Object.values(EXAMPLES)) expect(doc).toContain(`\`\`\`json\n${JSON.stringify(example, null, 2)}\n\`\`\``);
+  });
+});
