@@ -13,6 +13,7 @@ import { checkDataImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from
 import { camelCaseProperty, checkDeclaration, clipValue, COLOR_PROPERTIES, kebabCaseProperty, splitDeclarations } from "./css.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
 import { clip, splitPlaceholders, type Piece, type TagProblem } from "./placeholders.ts";
+import { embeddedImageProblem } from "./images.ts";
 import { expandClasses } from "./tailwind.ts";
 import type { ElementNode, FieldRef, StyleValue, TemplateNode, TextFit } from "./tree.ts";
 
@@ -320,9 +321,9 @@ function imageSource(ctx: Context, element: ElementNode, value: string, offset: 
     report(ctx, offset, `${attribute}: a literal http(s) URL is not allowed (declare an image_url field and use {{field}}, or embed a data: URI)`);
     return;
   }
-  const problem = checkDataImage(v, "template", 0);
+  const problem = checkDataImage(v, "template", 0) ?? embeddedImageProblem(v);
   if (problem) {
-    report(ctx, offset, `${attribute}: ${problem}`);
+    report(ctx, offset, `${attribute}: the image ${problem}`);
     return;
   }
   element.attributes[attribute] = v;
@@ -356,7 +357,10 @@ function readStyles(node: P5Element, ctx: Context, element: ElementNode): void {
   }
 }
 
-const dataUriCheck = (uri: string) => checkDataImage(uri, "template", 0);
+const dataUriCheck = (uri: string) => {
+  const problem = checkDataImage(uri, "template", 0) ?? embeddedImageProblem(uri);
+  return problem && `the image ${problem}`;
+};
 
 function readDeclaration(ctx: Context, rawProperty: string, value: string, offset: number): [string, StyleValue] | undefined {
   if (!rawProperty || !/^-?[a-zA-Z][a-zA-Z-]*$/.test(rawProperty)) {

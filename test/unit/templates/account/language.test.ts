@@ -7,6 +7,7 @@ import { ApiError } from "../../../../src/errors.ts";
 import { parseRenderRequest } from "../../../../src/render/request.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 import type { SatoriNode } from "../../../../src/templates/types.ts";
+import { solidPngDataUri } from "../../../support/png.ts";
 import { EXAMPLES } from "./examples.ts";
 
 const TEXT = (name: string, extra: Record<string, unknown> = {}) => ({ name, type: "text", ...extra });
@@ -81,7 +82,7 @@ describe("refused with the position of the problem", () => {
     ["style element", "<div><style>div{}</style></div>", /<style>/, 1, 6],
     ["iframe", '<div>\n<iframe src="x"></iframe></div>', /<iframe>/, 2, 1],
     ["link", '<link rel="stylesheet" href="x"><div></div>', /<link>/, 1, 1],
-    ["on* attribute", '<div>\n  <img src="data:image/png;base64,AAAA" onerror="x()"></div>', /onerror/, 2, 41],
+    ["on* attribute", '<div>\n  <span class="flex" onclick="x()"></span></div>', /onclick/, 2, 22],
     ["javascript:", '<div><span style="color: red" class="" lang="javascript:alert(1)">x</span></div>', /javascript:/, 1, 40],
     ["literal http(s) in src", '<div><img src="https://example.com/a.png"></div>', /http\(s\)/, 1, 16],
     ["literal http(s) in url()", '<div style="background-image: url(https://example.com/a.png)"></div>', /url\(\)/, 1, 13],
@@ -228,9 +229,25 @@ describe("per-render bounds", () => {
     expect(() => render(definition, { t: "x".repeat(1000) })).not.toThrow();
   });
   test("more than 20 images", () => {
-    const png = "data:image/png;base64,iVBORw0KGgo=";
+    const png = solidPngDataUri(2, 2, [255, 0, 0]);
     const definition = { id: "t", html: `<div>${`<img src="${png}">`.repeat(21)}</div>` };
     expect(() => render(definition, {})).toThrow(/21 images; at most 20/);
+  });
+  test("images that decode to more than 40 megapixels in all", () => {
+    const big = solidPngDataUri(1, 1, [0, 0, 0]).replace(/^data:image\/png;base64,/, "");
+    // A PNG header claiming 5000×5000 (25 MP): two of them pass one by one, not together.
+    const bytes = Buffer.from(big, "base64");
+    bytes.writeUInt32BE(5000, 16);
+    bytes.writeUInt32BE(5000, 20);
+    const uri = `data:image/png;base64,${bytes.toString("base64")}`;
+    const one = { id: "t", fields: [{ name: "a", type: "image_url" }], html: '<div><img src="{{a}}"></div>' };
+    expect(() => render(one, { a: "x" }, "dark", { a: uri })).not.toThrow();
+    const two = { ...one, fields: [...one.fields, { name: "b", type: "image_url" }], html: '<div><img src="{{a}}"><img src="{{b}}"></div>' };
+    expect(() => render(two, { a: "x", b: "y" }, "dark", { a: uri, b: uri })).toThrow(/50\.0 megapixels; at most 40/);
+  });
+  test("an embedded image must be one the renderer draws", () => {
+    expect(htmlProblem('<img src="data:image/png;base64,AAAA">').message).toMatch(/not a PNG, JPEG, GIF or SVG/);
+    expect(htmlProblem('<img src="data:image/webp;base64,UklGRhwAAABXRUJQVlA4TA8AAAAvB8ABAAcQ/Y/+ByKi/wEA">').message).toMatch(/WebP/);
   });
 });
 
