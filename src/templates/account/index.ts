@@ -8,7 +8,7 @@ import { validationError, type FieldProblem } from "../../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, TemplateField } from "../types.ts";
 import { renderTree } from "./compile.ts";
 import { checkDefinitionShape } from "./definition.ts";
-import { parseTemplateHtml } from "./html.ts";
+import { parseTemplateHtml, themeVariables } from "./html.ts";
 import type { TemplateNode } from "./tree.ts";
 
 export interface AccountFieldSpec {
@@ -83,8 +83,7 @@ export function accountTemplateDefinition(spec: AccountTemplateSpec): TemplateDe
     fields,
     canvas: { width: spec.width, height: spec.height },
     render(values: Record<string, string | undefined>, ctx: RenderContext): SatoriNode {
-      const variables = (ctx.theme === "light" ? (spec.themes.light ?? spec.themes.dark) : (spec.themes.dark ?? spec.themes.light)) ?? {};
-      return renderTree(treeOf(spec), values, ctx, variables);
+      return renderTree(treeOf(spec), values, ctx, themeVariables(spec.themes)[ctx.theme]);
     },
   };
 }

@@ -216,6 +216,19 @@ describe("theme variables", () => {
     const one = { ...both, themes: { dark: { bg: "#123456" } } };
     expect(render(one, {}, "light").props.style).toMatchObject({ backgroundColor: "#123456" });
   });
+  test("a variable only one set defines has that value in both themes; SVG attributes take variables too", () => {
+    const definition = {
+      id: "t",
+      html: '<div style="color: var(--ink); background-color: var(--bg)"><svg width="9" height="9"><rect width="9" height="9" fill="var(--bg)"/></svg></div>',
+      themes: { dark: { ink: "#eeeeee", bg: "#000000" }, light: { ink: "#111111" } },
+    };
+    const light = render(definition, {}, "light");
+    expect(light.props.style).toMatchObject({ color: "#111111", backgroundColor: "#000000" });
+    expect(find(light, "rect")[0]!.props.fill).toBe("#000000");
+    expect(htmlProblem('<svg width="9" height="9"><rect fill="var(--nope)"/></svg>').message).toMatch(/--nope/);
+    expect(htmlProblem('<svg width="9" height="9"><rect fill="var(--x)"/></svg>', [], { dark: { x: "url(/etc/passwd)" } }).message).toMatch(/url\(#id\)/);
+  });
+
   test("a theme value is checked as each theme draws it", () => {
     const details = refusal({ id: "t", html: '<div style="box-shadow: var(--s)"></div>', themes: { dark: { s: "0 0 10px red" }, light: { s: "0 0 900px red" } } });
     expect(details[0]!.message).toMatch(/light theme/);
