@@ -10,7 +10,7 @@
 import { parseFragment, type DefaultTreeAdapterMap } from "parse5";
 import type { FieldProblem } from "../../errors.ts";
 import { checkDataImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from "../../render/svg-safety.ts";
-import { camelCaseProperty, checkDeclaration, clipValue, COLOR_PROPERTIES, kebabCaseProperty, splitDeclarations } from "./css.ts";
+import { CSS_BOUNDS, camelCaseProperty, checkDeclaration, clipValue, COLOR_PROPERTIES, EFFECT_PROPERTIES, kebabCaseProperty, splitDeclarations } from "./css.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
 import { clip, splitPlaceholders, type Piece, type TagProblem } from "./placeholders.ts";
 import { embeddedImageProblem } from "./images.ts";
@@ -52,6 +52,7 @@ interface Context {
   problems: FieldProblem[];
   elements: number;
   tooManyElements: boolean;
+  effects: number;
 }
 
 export interface ParsedHtml {
@@ -75,6 +76,7 @@ export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fiel
     problems,
     elements: 0,
     tooManyElements: false,
+    effects: 0,
   };
   const fragment = parseFragment(html, { sourceCodeLocationInfo: true });
   const root = children(fragment.childNodes, ctx, 0, spec.width, undefined);
@@ -349,7 +351,7 @@ function readStyles(node: P5Element, ctx: Context, element: ElementNode): void {
       for (const [property, value] of expanded.style) {
         const problem = checkDeclaration(property, value, dataUriCheck);
         if (problem) report(ctx, offset, `class expands to a value out of bounds: ${problem}`);
-        else element.style.push([property, value]);
+        else if (countEffect(ctx, property, value, offset)) element.style.push([property, value]);
       }
     }
   }
@@ -358,9 +360,17 @@ function readStyles(node: P5Element, ctx: Context, element: ElementNode): void {
     const offset = attributeValueOffset(ctx, node, "style");
     for (const declaration of splitDeclarations(styleAttribute.value)) {
       const parsed = readDeclaration(ctx, declaration.property, declaration.value.replace(/\s*!important\s*$/i, ""), offset + declaration.offset);
-      if (parsed) element.style.push(parsed);
+      if (parsed && countEffect(ctx, parsed[0], parsed[1], offset + declaration.offset)) element.style.push(parsed);
     }
   }
+}
+
+/** Counts shadows and filters across the template; false (reported once) past the bound. */
+function countEffect(ctx: Context, property: string, value: StyleValue, offset: number): boolean {
+  if (!EFFECT_PROPERTIES.has(property) || (typeof value === "string" && value.trim().toLowerCase() === "none")) return true;
+  ctx.effects++;
+  if (ctx.effects === CSS_BOUNDS.effects + 1) report(ctx, offset, `more than ${CSS_BOUNDS.effects} shadows and filters in one template (box-shadow, text-shadow, filter)`);
+  return ctx.effects <= CSS_BOUNDS.effects;
 }
 
 const dataUriCheck = (uri: string) => {

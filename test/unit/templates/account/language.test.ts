@@ -115,6 +115,14 @@ describe("refused with the position of the problem", () => {
     });
   }
 
+  test("more than 64 shadows and filters in one template", () => {
+    const html = `<div>${'<span style="box-shadow: 0 0 4px red">x</span>'.repeat(64)}<b class="shadow-lg">y</b></div>`;
+    const problem = htmlProblem(html);
+    expect(problem.message).toMatch(/more than 64 shadows and filters/);
+    expect(problem.column).toBe(6 + 64 * '<span style="box-shadow: 0 0 4px red">x</span>'.length + 10);
+    expect(() => parseAccountTemplate({ id: "t", html: `<div>${'<span style="box-shadow: 0 0 4px red">x</span>'.repeat(64)}</div>` })).not.toThrow();
+  });
+
   test("more than 2,000 elements", () => {
     expect(htmlProblem(`<div>${"<span></span>".repeat(2001)}</div>`).message).toMatch(/at most 2000/);
   });
