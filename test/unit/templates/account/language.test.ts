@@ -151,6 +151,11 @@ describe("refused with the position of the problem", () => {
     expect(details.map((d) => d.field).sort()).toEqual(["fields.0.name", "fields.1.type", "id", "width"]);
   });
 
+  test("a sample colour must be a colour", () => {
+    const details = refusal({ id: "t", html: "<div></div>", fields: [{ name: "brand", type: "color" }], sample: { brand: "red; x: y" } });
+    expect(details).toEqual([{ field: "sample.brand", message: expect.stringContaining("CSS colour") }]);
+  });
+
   test("names and descriptions lose control and bidi-override characters", () => {
     const spec = parseAccountTemplate({ id: "t", name: "Pro\u202Emo\u0007", description: "a\u2066b", html: "<div></div>" });
     expect(spec.name).toBe("Promo");
