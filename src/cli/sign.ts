@@ -24,7 +24,7 @@ import {
   SigningInputError,
   withExpiry,
 } from "../signing/index.ts";
-import { describeFailure } from "./render.ts";
+import { describeFailure } from "./render-items.ts";
 import { UsageError } from "./output.ts";
 
 export const SIGN_HELP = `Usage:

@@ -13,8 +13,8 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
 import type { App } from "./app.ts";
-import { jsonError, unexpectedError } from "./error-mapper.ts";
-import { peekRequestState, requestState } from "./request-context.ts";
+import { jsonError, unexpectedError } from "../http/error-mapper.ts";
+import { peekRequestState, requestState } from "../http/request-context.ts";
 
 export interface RunningServer {
   server: Server<undefined>;
