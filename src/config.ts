@@ -32,6 +32,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** all: HTTP and jobs; api: HTTP only; worker: jobs only (HTTP answers /healthz, /readyz, /metrics). */
   role: "all" | "api" | "worker";
+  /** `OG_SIGNING_SECRET`: the signing key secret `ogsmith sign` uses when no --secret-file is given; the server never reads it. */
+  signingSecret: string | undefined;
   /** Settings this version no longer reads that are set anyway: one line each for the start-up log. */
   retired: string[];
 }
@@ -151,6 +153,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     cacheDir,
     cacheMaxBytes,
     redisUrl: url(env, "OG_REDIS_URL", ["redis:", "rediss:"]),
+    signingSecret: optional(env, "OG_SIGNING_SECRET"),
     retired: Object.entries(RETIRED).flatMap(([name, line]) => (env[name] === undefined ? [] : [line])),
   };
 }
