@@ -74,6 +74,14 @@ describe("ogsmith sign", () => {
     expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: expected, stderr: "" });
   });
 
+  test("`bun run ogsmith sign …` does not echo its command line (bunfig.toml: run.silent)", async () => {
+    const proc = Bun.spawn(["bun", "run", "ogsmith", "sign", "--key-id", KEY_ID, "--secret", SECRET, "--json", '{"title":"x"}'], { cwd: REPO_ROOT, stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(stdout.trim()).toStartWith("http");
+    expect(stdout + stderr).not.toContain(SECRET);
+  });
+
   test("no secret, two secrets, an unreadable file or a malformed secret: exit 2, the source named, the secret never shown", async () => {
     const body = JSON.stringify({ title: "x" });
     const file = join(dir, "bad-secret");
