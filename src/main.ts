@@ -22,6 +22,7 @@ Usage:
   ogsmith accounts create|update|list|show …           manage accounts (see: ogsmith accounts --help)
   ogsmith keys replace ACCOUNT_ID                      replace an account's API key
   ogsmith --version                                    print the version
+  ogsmith --licenses                                   print the third-party notices (fonts, emoji, libraries)
   ogsmith migrate                                      apply the store's migrations and exit
 
 Configuration is read from the environment (PORT, HOST, OG_DB_PATH, …; see docs/operations.md).`;
@@ -55,6 +56,12 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === "--version" || command === "-v" || command === "version") {
     console.log(VERSION);
+    return 0;
+  }
+  if (command === "--licenses" || command === "licenses") {
+    const { THIRD_PARTY_NOTICES } = await import("./cli/licenses.ts");
+    // Long enough to outgrow a pipe's buffer: exit only once all of it is written.
+    await new Promise<void>((done) => process.stdout.write(THIRD_PARTY_NOTICES, () => done()));
     return 0;
   }
   const config = loadConfig(process.env, overrides);

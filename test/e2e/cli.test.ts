@@ -106,6 +106,16 @@ describe("operator CLI", () => {
     }
   });
 
+  test("--licenses prints the third-party notices, whole, with no configuration needed", async () => {
+    const notices = readFileSync(join(REPO_ROOT, "THIRD_PARTY_NOTICES.md"), "utf8");
+    const res = await runCli(["--licenses"], { PORT: "not even a port" });
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(res.stdout).toBe(notices);
+    // What the binary embeds and the licenses the issue names are all there.
+    for (const name of ["Inter", "Noto Sans", "Twemoji", "satori", "resvg", "OFL-1.1", "CC-BY-4.0", "MPL-2.0"]) expect(res.stdout).toContain(name);
+    expect((await runCli(["--help"])).stdout).toContain("ogsmith --licenses");
+  });
+
   test("CLI messages name the flags the operator typed, not API fields", async () => {
     const res = await runCli(["accounts", "create", "--email", "flags@example.com", "--plan", "free", "--rps", "5", "--quota", "9"], env);
     expect(res.code).toBe(1);
