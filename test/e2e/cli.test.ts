@@ -165,6 +165,22 @@ describe("operator CLI", () => {
     expect(stdout).toContain("owner@example.com");
   });
 
+  test("the bootstrap banner says how to raise the first account's free plan, in one command that works", async () => {
+    const dbEnv = { OG_DB_PATH: join(dir, "plan.db"), PORT: "0", HOST: "127.0.0.1" };
+    // Both streams in one: the banner is for the operator's terminal, whichever stream carries it.
+    const proc = Bun.spawn(["sh", "-c", `exec bun ${REPO_ROOT}/src/main.ts serve 2>&1`], { cwd: REPO_ROOT, env: { ...process.env, ...dbEnv }, stdout: "pipe" });
+    const { text } = await waitForOutput(proc.stdout, /"msg":"listening"/);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    expect(text).toContain("Raise its plan (free: 25 images a month, 1 request a second) with: ");
+    const hint = text.match(/Raise its plan .* with: (bun run ogsmith accounts update (acc_\w+) --plan pro)\n/);
+    expect(hint).not.toBeNull();
+    const run = Bun.spawn(hint![1]!.split(" "), { cwd: REPO_ROOT, env: { ...process.env, ...dbEnv }, stdout: "pipe", stderr: "pipe" });
+    expect(await run.exited).toBe(0);
+    const shown = JSON.parse((await runCli(["accounts", "show", hint![2]!, "--json"], dbEnv)).stdout);
+    expect(shown).toMatchObject({ plan: "pro", quota: 2000, requests_per_second: 10 });
+  });
+
   test("--version prints package.json's version without loading the server", async () => {
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
     const res = await runCli(["--version"]);
