@@ -161,5 +161,5 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
 /** Settings that are gone, and what to do instead: a value set for one is logged, never fatal. */
 const RETIRED: Record<string, string> = {
   OG_HTTP_THREADS:
-    "OG_HTTP_THREADS is gone and ignored: one ogsmith serve answers HTTP on one thread; for more, run several instances on PostgreSQL (docs/operations.md, \"Cluster mode\")",
+    "OG_HTTP_THREADS is gone and ignored: one ogsmith serve answers HTTP on one thread; for more throughput, run several instances (docs/cluster.md)",
 };
