@@ -29,6 +29,8 @@ export const ErrorDetail = t.Object(
     field: t.String({ maxLength: 256, description: "The field at fault, as a dotted path (`events.1`)." }),
     message: t.String({ maxLength: 1024 }),
     reason: t.Optional(t.String({ maxLength: 64, description: "For IMAGE_FETCH_FAILED: why the image failed." })),
+    line: t.Optional(t.Integer({ minimum: 1, description: "For a problem in a template's `html`: the line, 1-based." })),
+    column: t.Optional(t.Integer({ minimum: 1, description: "For a problem in a template's `html`: the column, 1-based." })),
   },
   { title: "ErrorDetail" },
 );
@@ -39,7 +41,7 @@ export const ErrorBody = t.Object(
     message: t.String({ maxLength: 4096 }),
     code: t.Union(
       ERROR_CODES.map((code) => t.Literal(code)),
-      { description: "Machine-readable code; see the README's error table." },
+      { description: "Machine-readable code; docs/api.md lists every code with its status." },
     ),
     details: t.Optional(t.Array(ErrorDetail, { maxItems: 1000, description: "Every bad field, when fields are at fault." })),
   },
