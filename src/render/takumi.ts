@@ -12,10 +12,10 @@
  *      registered once per process and named in this card's fallback chain (`fontFamilies`);
  *      characters nothing has are drawn as □ and reported (X-Missing-Glyphs);
  *   3. emoji become inline images from the embedded Twemoji set (emoji.ts);
- *   4. takumi draws at the requested pixel size (the logical canvas times `devicePixelRatio`):
- *      straight-alpha RGBA that our PNG writer encodes (faster than takumi's, larger files), or
- *      JPEG and WebP from takumi's own encoders (several times faster than the wasm MozJPEG and
- *      libwebp of encode.ts on its pixels; `bun bench/engines.ts encode`, docs/engines.md).
+ *   4. takumi draws at the requested pixel size (the logical canvas times `devicePixelRatio`)
+ *      and encodes PNG, JPEG or WebP itself: on its pixels its encoders took less CPU than ours
+ *      (encode.ts; PNG slightly, with files half the size; JPEG and WebP several times less, with
+ *      larger files), measured by `bun bench/engines.ts encode` (docs/engines.md).
  *
  * takumi never fetches: image sources are the data: URIs the guarded fetcher made (or the
  * embedded emoji); any other `src` is drawn as nothing (test/unit/render/takumi.test.ts).
@@ -27,7 +27,7 @@
 import { ApiError } from "../errors.ts";
 import type { RenderContext, TemplateDefinition } from "../templates/types.ts";
 import { emojiDataUri } from "./emoji.ts";
-import { DEFAULT_QUALITY, encodeImage } from "./encode.ts";
+import { DEFAULT_QUALITY } from "./encode.ts";
 import { fontsForSegment, hanPreference, isIgnorable, loadFonts, sharedCoverage } from "./fonts.ts";
 import type { Font } from "satori";
 import { loadTakumiNative, type NativeRenderer } from "./takumi-native.ts";
@@ -202,28 +202,19 @@ export async function renderWithTakumi(
 
   const size = { width, height, devicePixelRatio: width / logical.width, fontFamilies: chain.families };
   let bytes: Uint8Array;
-  let t1: number;
   try {
-    if (format === "png") {
-      const pixels = await takumi().render(JSON.stringify(tree), { ...size, format: "raw" });
-      if (pixels.length !== width * height * 4) throw new Error(`drew ${pixels.length} bytes, expected ${width}×${height} RGBA`);
-      t1 = performance.now();
-      bytes = await encodeImage(pixels, width, height, "png");
-    } else {
-      // A JPEG has no alpha: the card is drawn on its own background colour (over white), the
-      // backdrop a wrapper around the card paints where the card itself is transparent.
-      const source = format === "jpeg" ? onBackdrop(tree, await opaqueColour(options.background ?? "#FFFFFF")) : tree;
-      // Copied out of the addon's buffer into one of our own, which a render worker can transfer.
-      bytes = new Uint8Array(await takumi().render(JSON.stringify(source), { ...size, format, quality: options.quality ?? DEFAULT_QUALITY }));
-      t1 = performance.now();
-    }
+    // A JPEG has no alpha: the card is drawn on its own background colour (over white), the
+    // backdrop a wrapper around the card paints where the card itself is transparent.
+    const source = format === "jpeg" ? onBackdrop(tree, await opaqueColour(options.background ?? "#FFFFFF")) : tree;
+    // Copied out of the addon's buffer into one of our own, which a render worker can transfer.
+    bytes = new Uint8Array(await takumi().render(JSON.stringify(source), { ...size, format, quality: format === "png" ? undefined : (options.quality ?? DEFAULT_QUALITY) }));
   } catch (error) {
     // A panic or refusal in the native renderer arrives here as an exception, never as a dead
     // thread: the request gets an error answer and the renderer stays usable.
     throw new Error(`takumi could not draw this card: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const t2 = performance.now();
-  return { bytes, timings: { satoriMs: 0, rasterizeMs: t1 - t0, encodeMs: t2 - t1 }, missingGlyphs: missing.sort((a, b) => a - b) };
+  // takumi draws and encodes in one call: its time is all "rasterize".
+  return { bytes, timings: { satoriMs: 0, rasterizeMs: performance.now() - t0, encodeMs: 0 }, missingGlyphs: missing.sort((a, b) => a - b) };
 }
 
 /** The card inside a full-canvas box of an opaque colour (JPEG's backdrop). */

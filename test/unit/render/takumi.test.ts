@@ -1,5 +1,6 @@
 /**
- * What is particular to the takumi engine (src/render/takumi.ts): it never fetches, its native
+ * What is particular to the takumi engine (src/render/takumi.ts): it never fetches, its PNGs
+ * are lossless (smaller forms included), its native
  * failures become errors (never a dead process), hostile trees from a template cannot take it
  * down (fast-check, fixed seed), and the caches never serve one engine's bytes as the other's.
  * The pixel tests themselves run on takumi through OG_TEST_ENGINE (test/support/engines.ts).
@@ -11,6 +12,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { renderTemplate } from "../../../src/render/engine.ts";
 import { engineCacheKey } from "../../../src/render/png-cache.ts";
+import { loadTakumiNative } from "../../../src/render/takumi-native.ts";
 import { createServiceRenderer } from "../../../src/render/renderer.ts";
 import { silentLogger } from "../../../src/logger.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
@@ -55,6 +57,30 @@ describe("takumi never fetches", () => {
     const { bytes } = await renderTemplate(template, {}, { ...SIZE, engine: "takumi" });
     // The 1200×630 design canvas drawn at 400×210: the 200×100 image is 67×33 pixels.
     expect(fractionNear(decodePng(bytes), 4, 4, 58, 26, [255, 0, 255], 4)).toBeGreaterThan(0.98);
+  });
+});
+
+describe("takumi's PNG encoder", () => {
+  test("is lossless: its palette and RGB reductions decode to exactly the pixels it drew", async () => {
+    const renderer = new (loadTakumiNative().Renderer)();
+    const trees = [
+      // Few colours: a palette image; many and opaque: RGB; many and translucent: RGBA; few
+      // with translucent corners: a palette with alpha.
+      { type: "container", style: { display: "flex", width: "100%", height: "100%", backgroundColor: "#FCFCFA" }, children: [{ type: "container", style: { width: 100, height: 50, backgroundColor: "#1F4FBF" } }] },
+      { type: "container", style: { display: "flex", width: "100%", height: "100%", backgroundImage: "linear-gradient(90deg, rgba(255, 0, 0, 0.5), rgba(0, 0, 255, 0.5)), linear-gradient(0deg, #000000, #00FF00)" } },
+      { type: "container", style: { display: "flex", width: "100%", height: "100%", borderRadius: 40, backgroundImage: "linear-gradient(90deg, rgba(255, 0, 0, 0.1), rgba(0, 0, 255, 0.9)), linear-gradient(0deg, rgba(0, 0, 0, 0.2), rgba(0, 255, 0, 0.6))" } },
+      { type: "container", style: { display: "flex", width: "100%", height: "100%", borderRadius: 40, backgroundColor: "rgba(255, 0, 0, 0.5)" } },
+    ];
+    const kinds = new Set<number>();
+    for (const tree of trees) {
+      const json = JSON.stringify(tree);
+      const raw = new Uint8Array(await renderer.render(json, { width: 300, height: 160, format: "raw" }));
+      const png = new Uint8Array(await renderer.render(json, { width: 300, height: 160, format: "png" }));
+      kinds.add(png[25]!);
+      expect(decodePng(png).pixels).toEqual(raw);
+    }
+    // Indexed, RGB and RGBA all met (colour type is byte 25, in IHDR).
+    expect([...kinds].sort()).toEqual([2, 3, 6]);
   });
 });
 
