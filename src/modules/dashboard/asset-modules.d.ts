@@ -35,3 +35,11 @@ declare module "*/assets/webhooks.js" {
   const text: string;
   export default text;
 }
+declare module "*/assets/templates.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/template-editor.js" {
+  const text: string;
+  export default text;
+}

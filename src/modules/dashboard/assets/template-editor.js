@@ -1,0 +1,573 @@
+// The template editor (#/templates/<id>): the HTML in a code editor, the fields with their sample
+// values, theme variables for dark and light, and a live preview that follows the typing. Save
+// adds a version; any version can be previewed and restored (as a new version); the signed URL
+// and the curl command of the latest version are there to copy.
+//
+// The preview goes through /dashboard/api/account-templates/preview: not counted toward the
+// quota, rate limited with the key's window. Each answer carries the number of the edit it was
+// asked for, and only an answer newer than the one shown replaces it.
+import { ApiFailure, call } from "./api.js";
+import { dateTimeFormat, fmt, h, setMain } from "./dom.js";
+import { state } from "./state.js";
+
+const PREVIEW_DEBOUNCE_MS = 300;
+const SIZES = [
+  { label: "1200 × 630", width: 1200, height: 630, hint: "Open Graph, most sites" },
+  { label: "1200 × 675", width: 1200, height: 675, hint: "X (Twitter) large card" },
+  { label: "1080 × 1080", width: 1080, height: 1080, hint: "Square" },
+  { label: "1000 × 1500", width: 1000, height: 1500, hint: "Pinterest, portrait" },
+];
+const FIELD_TYPES = ["text", "image_url", "color"];
+const THEMES = ["dark", "light"];
+
+/** The editor's preferences that outlive one visit (size and theme of the preview). */
+const prefs = (state.templateEditor ??= { size: 0, theme: "dark" });
+
+// The code pane is large (CodeMirror); it is loaded only when the editor opens.
+let codeEditorModule = null;
+const loadCodeEditor = () => (codeEditorModule ??= import("./code-editor.js"));
+
+const shellQuote = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+export async function renderTemplateEditor(current, id) {
+  const path = `/account-templates/${encodeURIComponent(id)}`;
+  const [saved, versions, keys, { createCodeEditor }] = await Promise.all([
+    call("GET", path),
+    call("GET", `${path}/versions`),
+    call("GET", "/signing-keys"),
+    loadCodeEditor(),
+  ]);
+  if (!current()) return;
+
+  // ------------------------------------------------------------------------------------------
+  // The draft: what the form holds. Rows keep their own ids so a field's inputs survive
+  // re-rendering of the list around them.
+  let latest = saved;
+  let rowSeq = 0;
+  const draft = {
+    name: saved.name,
+    description: saved.description,
+    width: saved.width,
+    height: saved.height,
+    fields: [],
+    vars: [],
+  };
+  const loadDraft = (view) => {
+    draft.name = view.name;
+    draft.description = view.description;
+    draft.width = view.width;
+    draft.height = view.height;
+    draft.fields = view.fields.map((f) => ({ key: ++rowSeq, ...f, sample: view.sample?.[f.name] ?? "" }));
+    const names = [...new Set([...Object.keys(view.themes?.dark || {}), ...Object.keys(view.themes?.light || {})])];
+    draft.vars = names.map((name) => ({ key: ++rowSeq, name, dark: view.themes?.dark?.[name] ?? "", light: view.themes?.light?.[name] ?? "" }));
+  };
+  loadDraft(saved);
+
+  const definition = () => {
+    const themes = {};
+    for (const theme of THEMES) {
+      const set = {};
+      for (const v of draft.vars) if (v.name.trim() && v[theme] !== "") set[v.name.trim()] = v[theme];
+      if (Object.keys(set).length > 0) themes[theme] = set;
+    }
+    const sample = {};
+    const fields = draft.fields.map((f) => {
+      const out = { name: f.name.trim(), type: f.type, required: Boolean(f.required) };
+      if (f.max_length !== undefined && f.max_length !== "" && f.max_length !== null) out.max_length = Number(f.max_length);
+      if (f.description) out.description = f.description;
+      if (f.sample !== "") sample[out.name] = f.sample;
+      return out;
+    });
+    return { id, name: draft.name, description: draft.description, html: code.getValue(), fields, themes, width: Number(draft.width), height: Number(draft.height), sample };
+  };
+
+  // ------------------------------------------------------------------------------------------
+  // Layout
+
+  const heading = h("h1", null, saved.name || saved.id);
+  const subtitle = h("p.muted.template-meta");
+  const dirtyNote = h("span.pill.pill-warn", { hidden: true }, "Unsaved changes");
+  const saveButton = h("button.button.primary", { type: "submit" }, "Save as new version");
+  const saveStatus = h("p.form-status", { role: "status", "aria-live": "polite" });
+  const problemsBox = h("div.problems", { hidden: true }, h("h3", null, "Problems"), h("ul#template-problems"));
+  const problemsList = problemsBox.querySelector("ul");
+
+  const nameInput = h("input#template-name", { type: "text", maxlength: 100, autocomplete: "off", value: draft.name });
+  const descriptionInput = h("input#template-description", { type: "text", maxlength: 300, autocomplete: "off", value: draft.description });
+  const widthInput = h("input#template-width", { type: "number", min: 200, max: 2400, step: 1, inputmode: "numeric", value: draft.width });
+  const heightInput = h("input#template-height", { type: "number", min: 200, max: 2400, step: 1, inputmode: "numeric", value: draft.height });
+  nameInput.addEventListener("input", () => edited(() => (draft.name = nameInput.value)));
+  descriptionInput.addEventListener("input", () => edited(() => (draft.description = descriptionInput.value)));
+  widthInput.addEventListener("input", () => edited(() => (draft.width = widthInput.value)));
+  heightInput.addEventListener("input", () => edited(() => (draft.height = heightInput.value)));
+
+  const codeHost = h("div.code-host");
+  const codeHint = h(
+    "p.hint#template-html-hint",
+    null,
+    "HTML with inline styles. {{name}} puts a field's value; {{#name}}…{{/name}} keeps its content only when the field has a value, {{^name}}…{{/name}} only when it has none; var(--name) takes a theme variable. Tab indents; press Escape, then Tab, to leave the editor.",
+  );
+  const code = createCodeEditor({ parent: codeHost, doc: saved.html, label: "Template HTML", describedBy: "template-html-hint", onChange: () => edited() });
+
+  const fieldsBox = h("div.field-rows");
+  const addField = h("button.button.small", { type: "button" }, "Add field");
+  addField.addEventListener("click", () => {
+    draft.fields.push({ key: ++rowSeq, name: "", type: "text", required: false, max_length: "", description: "", sample: "" });
+    renderFieldRows();
+    fieldsBox.querySelector(".field-row:last-child input")?.focus();
+    edited();
+  });
+  const varsBox = h("div.var-rows");
+  const addVar = h("button.button.small", { type: "button" }, "Add variable");
+  addVar.addEventListener("click", () => {
+    draft.vars.push({ key: ++rowSeq, name: "", dark: "", light: "" });
+    renderVarRows();
+    varsBox.querySelector(".var-row:last-child input")?.focus();
+    edited();
+  });
+
+  const form = h(
+    "form#template-form.stack",
+    { novalidate: true },
+    h("div.row", null, labelled("Name", nameInput), labelled("Description", descriptionInput)),
+    h("div.field", null, h("label#template-html-label", { for: "template-html" }, "HTML"), codeHost, codeHint),
+    problemsBox,
+    h("fieldset.stack", null, h("legend", null, "Fields and sample values"), h("p.hint", null, "Each field is a value a request sends. Sample values fill the preview and the starter gallery."), fieldsBox, addField),
+    h("fieldset.stack", null, h("legend", null, "Theme variables"), h("p.hint", null, "var(--name) in a style takes the value of the requested theme."), varsBox, addVar),
+    h("fieldset", null, h("legend", null, "Design canvas"), h("div.row", null, labelled("Canvas width (px)", widthInput), labelled("Canvas height (px)", heightInput)), h("p.hint", null, "The size the HTML is laid out at; other sizes scale it.")),
+    h("div.actions.save-row", null, saveButton, dirtyNote),
+    saveStatus,
+  );
+  // The label's `for` points at CodeMirror's content element, which carries the same name.
+  code.view.contentDOM.id = "template-html";
+
+  // --- Preview pane --------------------------------------------------------------------------
+  const image = h("img#template-preview", { alt: "Preview of the template" });
+  const frame = h("div.frame", null, image);
+  const previewStatus = h("p.preview-status", { role: "status", "aria-live": "polite" });
+  const viewing = h("div.notice.viewing", { hidden: true });
+  const sizeGroup = h(
+    "fieldset.segmented",
+    null,
+    h("legend", null, "Size"),
+    SIZES.map((size, index) => {
+      const radio = h(`input#size-${index}`, { type: "radio", name: "preview-size", value: String(index), checked: index === prefs.size });
+      radio.addEventListener("change", () => {
+        prefs.size = index;
+        schedule(0);
+      });
+      return h("span.segment", null, radio, h("label", { for: `size-${index}`, title: size.hint }, size.label));
+    }),
+  );
+  const themeGroup = h(
+    "fieldset.segmented",
+    null,
+    h("legend", null, "Theme"),
+    THEMES.map((theme) => {
+      const radio = h(`input#theme-${theme}`, { type: "radio", name: "preview-theme", value: theme, checked: theme === prefs.theme });
+      radio.addEventListener("change", () => {
+        prefs.theme = theme;
+        schedule(0);
+        updateUsage();
+      });
+      return h("span.segment", null, radio, h("label", { for: `theme-${theme}` }, theme === "dark" ? "Dark" : "Light"));
+    }),
+  );
+
+  // --- Versions ------------------------------------------------------------------------------
+  const versionList = h("ol#version-list.versions", { reversed: true });
+  const renderVersions = (list) => {
+    versionList.replaceChildren(
+      ...list
+        .slice()
+        .sort((a, b) => b.version - a.version)
+        .map((v) => {
+          const view = h("button.button.small", { type: "button", "aria-label": `View version ${v.version}` }, "View");
+          const restore = h("button.button.small", { type: "button", "aria-label": `Restore version ${v.version}`, disabled: v.version === latest.version }, "Restore");
+          view.addEventListener("click", () => viewVersion(v.version));
+          restore.addEventListener("click", () => restoreVersion(v.version, restore));
+          return h(
+            "li.version",
+            { value: v.version, dataset: { version: String(v.version) } },
+            h("span.version-label", null, h("strong", null, `Version ${v.version}`), v.version === latest.version ? " (latest)" : "", h("br"), h("span.muted.small", null, dateTimeFormat.format(new Date(v.created_at)))),
+            h("span.actions", null, view, restore),
+          );
+        }),
+    );
+  };
+
+  // --- Using it: signed URL and curl ----------------------------------------------------------
+  const keySelect = h("select#template-signing-key", null, keys.data.map((key) => h("option", { value: key.id }, key.id)));
+  const urlOut = h("input#template-signed-url.mono", { type: "text", readonly: true, spellcheck: "false" });
+  const copyUrl = h("button.button.small", { type: "button" }, "Copy URL");
+  const curlOut = h("textarea#template-curl.mono", { readonly: true, rows: 6, spellcheck: "false", wrap: "off" });
+  const copyCurl = h("button.button.small", { type: "button" }, "Copy curl");
+  const usageStatus = h("p.form-error", { role: "alert", hidden: true });
+  copyUrl.addEventListener("click", () => copy(urlOut, copyUrl, "Copy URL"));
+  copyCurl.addEventListener("click", () => copy(curlOut, copyCurl, "Copy curl"));
+  keySelect.addEventListener("change", () => updateUsage());
+  const urlBlock = keys.data.length
+    ? h(
+        "div.stack",
+        null,
+        labelled("Signing key", keySelect),
+        h("div.field", null, h("div.curl-head", null, h("label", { for: "template-signed-url" }, "Signed image URL"), copyUrl), urlOut, h("p.hint", null, "Pinned to the latest version (v), with the sample values and the preview's theme.")),
+      )
+    : h("p.hint", null, "No signing key yet: create one on the ", h("a", { href: "#/signing-keys" }, "Signing keys page"), " to get a public image URL for <meta property=\"og:image\">.");
+
+  const usage = h(
+    "section.card.stack",
+    { "aria-labelledby": "tpl-use-title" },
+    h("h2#tpl-use-title", null, "Use it"),
+    urlBlock,
+    h("div.field", null, h("div.curl-head", null, h("label", { for: "template-curl" }, "curl command"), copyCurl), curlOut, h("p.hint", null, "Set OGSMITH_API_KEY in your shell; the dashboard never shows your key.")),
+    usageStatus,
+  );
+
+  setMain(
+    h("p.breadcrumb", null, h("a", { href: "#/templates" }, "Templates"), " / ", h("span.mono", null, id)),
+    heading,
+    subtitle,
+    h(
+      "div.studio",
+      null,
+      h("section.card.studio-edit", { "aria-labelledby": "tpl-edit-title" }, h("h2#tpl-edit-title", null, "Design"), form),
+      h(
+        "div.studio-side",
+        null,
+        h(
+          "section.card.studio-preview",
+          { "aria-labelledby": "tpl-preview-title" },
+          h("h2#tpl-preview-title", null, "Preview"),
+          h("div.preview-controls", null, sizeGroup, themeGroup),
+          viewing,
+          frame,
+          previewStatus,
+        ),
+        h("section.card.stack", { "aria-labelledby": "tpl-versions-title" }, h("h2#tpl-versions-title", null, "Versions"), versionList),
+        usage,
+      ),
+    ),
+  );
+  document.querySelector("#main").classList.add("wide");
+  renderFieldRows();
+  renderVarRows();
+  renderVersions(versions.data);
+  showMeta();
+  updateUsage();
+
+  // ------------------------------------------------------------------------------------------
+  // Field and variable rows
+
+  function renderFieldRows() {
+    fieldsBox.replaceChildren(
+      ...draft.fields.map((f, index) => {
+        const base = `field-${f.key}`;
+        const name = h(`input#${base}-name.mono`, { type: "text", value: f.name, autocomplete: "off", spellcheck: "false", maxlength: 64, dataset: { problem: `fields.${index}.name` } });
+        const type = h(`select#${base}-type`, { dataset: { problem: `fields.${index}.type` } }, FIELD_TYPES.map((t) => h("option", { value: t, selected: t === f.type }, t)));
+        const required = h(`input#${base}-required`, { type: "checkbox", checked: Boolean(f.required) });
+        const maxLength = h(`input#${base}-max`, { type: "number", min: 1, step: 1, inputmode: "numeric", value: f.max_length ?? "", dataset: { problem: `fields.${index}.max_length` } });
+        const description = h(`input#${base}-description`, { type: "text", value: f.description ?? "", autocomplete: "off", maxlength: 300, dataset: { problem: `fields.${index}.description` } });
+        const sample = h(`input#${base}-sample`, { type: "text", value: f.sample ?? "", autocomplete: "off", dataset: { problem: `sample.${f.name}` } });
+        const remove = h("button.button.small.danger", { type: "button" }, "Remove field");
+        name.addEventListener("input", () =>
+          edited(() => {
+            f.name = name.value;
+            sample.dataset.problem = `sample.${f.name.trim()}`;
+            legend.textContent = fieldLegend(f, index);
+          }),
+        );
+        type.addEventListener("change", () => edited(() => (f.type = type.value)));
+        required.addEventListener("change", () => edited(() => (f.required = required.checked)));
+        maxLength.addEventListener("input", () => edited(() => (f.max_length = maxLength.value)));
+        description.addEventListener("input", () => edited(() => (f.description = description.value)));
+        sample.addEventListener("input", () => edited(() => (f.sample = sample.value)));
+        remove.addEventListener("click", () => {
+          draft.fields = draft.fields.filter((other) => other !== f);
+          renderFieldRows();
+          addField.focus();
+          edited();
+        });
+        remove.setAttribute("aria-label", `Remove field ${f.name || index + 1}`);
+        const legend = h("legend", null, fieldLegend(f, index));
+        return h(
+          "fieldset.field-row",
+          null,
+          legend,
+          h("div.field-grid", null, labelled("Name", name), labelled("Type", type), labelled("Max length", maxLength), h("div.check", null, required, h("label", { for: required.id }, "Required"))),
+          labelled("Description", description),
+          labelled("Sample value", sample),
+          h("div.actions", null, remove),
+        );
+      }),
+    );
+    if (draft.fields.length === 0) fieldsBox.replaceChildren(h("p.muted.small", null, "No fields: the card is the same for every request."));
+  }
+  function fieldLegend(f, index) {
+    return f.name.trim() ? `Field ${f.name.trim()}` : `Field ${index + 1}`;
+  }
+
+  function renderVarRows() {
+    varsBox.replaceChildren(
+      ...draft.vars.map((v) => {
+        const base = `var-${v.key}`;
+        const name = h(`input#${base}-name.mono`, { type: "text", value: v.name, autocomplete: "off", spellcheck: "false", dataset: { problem: `var:${v.name}` } });
+        const dark = h(`input#${base}-dark.mono`, { type: "text", value: v.dark, autocomplete: "off", spellcheck: "false", dataset: { problem: `themes.dark.${v.name}` } });
+        const light = h(`input#${base}-light.mono`, { type: "text", value: v.light, autocomplete: "off", spellcheck: "false", dataset: { problem: `themes.light.${v.name}` } });
+        const remove = h("button.button.small.danger", { type: "button", "aria-label": `Remove variable ${v.name || ""}`.trim() }, "Remove");
+        name.addEventListener("input", () =>
+          edited(() => {
+            v.name = name.value;
+            dark.dataset.problem = `themes.dark.${v.name.trim()}`;
+            light.dataset.problem = `themes.light.${v.name.trim()}`;
+          }),
+        );
+        dark.addEventListener("input", () => edited(() => (v.dark = dark.value)));
+        light.addEventListener("input", () => edited(() => (v.light = light.value)));
+        remove.addEventListener("click", () => {
+          draft.vars = draft.vars.filter((other) => other !== v);
+          renderVarRows();
+          addVar.focus();
+          edited();
+        });
+        return h("div.var-row", null, labelled("Variable", name, "--"), labelled("Dark", dark), labelled("Light", light), remove);
+      }),
+    );
+    if (draft.vars.length === 0) varsBox.replaceChildren(h("p.muted.small", null, "No theme variables."));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Editing, preview and problems
+
+  let dirty = false;
+  function edited(apply) {
+    if (apply) apply();
+    dirty = true;
+    dirtyNote.hidden = false;
+    saveStatus.textContent = "";
+    if (viewingVersion === null) schedule();
+  }
+
+  let timer = null;
+  let asked = 0; // number of the newest preview asked for
+  let shown = 0; // number of the preview on screen
+  let inflight = null;
+  let objectUrl = null;
+  let viewingVersion = null;
+  const schedule = (delay = PREVIEW_DEBOUNCE_MS) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => preview(viewingVersion === null ? definition() : viewedDefinition), delay);
+  };
+  let viewedDefinition = null;
+
+  async function preview(def) {
+    if (!image.isConnected) return;
+    const mine = ++asked;
+    inflight?.abort();
+    const controller = new AbortController();
+    inflight = controller;
+    const size = SIZES[prefs.size];
+    previewStatus.className = "preview-status";
+    previewStatus.textContent = "Rendering…";
+    try {
+      const res = await call("POST", "/account-templates/preview", { template: def, theme: prefs.theme, width: size.width, height: size.height }, { raw: true, signal: controller.signal });
+      const blob = await res.blob();
+      // An older answer never replaces a newer one.
+      if (mine !== asked || mine < shown) return;
+      shown = mine;
+      if (objectUrl) URL.revokeObjectURL(objectUrl);
+      objectUrl = URL.createObjectURL(blob);
+      image.src = objectUrl;
+      image.dataset.sequence = String(mine);
+      frame.style.aspectRatio = `${size.width} / ${size.height}`;
+      image.alt = `Preview of ${def.name || id} at ${size.label}, ${prefs.theme} theme`;
+      previewStatus.textContent = `Rendered in ${res.headers.get("x-generation-time-ms") || "?"} ms · ${size.label} · ${prefs.theme} · not counted toward your quota`;
+      if (viewingVersion === null) showProblems([]);
+    } catch (failure) {
+      if (failure?.name === "AbortError") return;
+      if (mine !== asked) return;
+      previewStatus.className = "preview-status bad";
+      if (failure instanceof ApiFailure && failure.code === "RATE_LIMIT_EXCEEDED") {
+        const wait = Math.max(1, failure.retryAfter || 1);
+        previewStatus.textContent = `Rate limited (${fmt(state.me.limits.requests_per_second)} per second, shared with your API calls). Retrying in ${wait} s…`;
+        schedule(wait * 1000);
+      } else if (failure instanceof ApiFailure && failure.code === "VALIDATION_ERROR") {
+        previewStatus.textContent = "The preview shows the last version that rendered. Fix the problems listed under the editor.";
+        if (viewingVersion === null) showProblems(failure.details);
+      } else {
+        previewStatus.textContent = `${failure.message}${failure.code ? ` (${failure.code})` : ""}`;
+      }
+    } finally {
+      if (inflight === controller) inflight = null;
+    }
+  }
+
+  /** Problems at their line in the code pane, and every problem as text under it. */
+  function showProblems(details) {
+    const html = details.filter((d) => d.field === "html" && d.line);
+    code.setProblems(html.map((d) => ({ line: d.line, column: d.column, message: d.message })));
+    for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    problemsList.replaceChildren(
+      ...details.map((d) => {
+        const where = d.field === "html" && d.line ? `HTML line ${d.line}${d.column ? `, column ${d.column}` : ""}` : d.field || "template";
+        const target = d.field && d.field !== "html" ? form.querySelector(`[data-problem="${CSS.escape(d.field)}"]`) : null;
+        if (target) target.setAttribute("aria-invalid", "true");
+        const item = h("li", null, h("strong", null, `${where}: `), d.message);
+        if (d.field === "html" && d.line) {
+          const go = h("button.button.small.subtle", { type: "button" }, "Go to line");
+          go.addEventListener("click", () => {
+            const line = code.view.state.doc.line(Math.min(d.line, code.view.state.doc.lines));
+            code.view.dispatch({ selection: { anchor: Math.min(line.from + Math.max(0, (d.column || 1) - 1), line.to) }, scrollIntoView: true });
+            code.focus();
+          });
+          item.append(" ", go);
+        } else if (target) {
+          const go = h("button.button.small.subtle", { type: "button" }, "Go to field");
+          go.addEventListener("click", () => target.focus());
+          item.append(" ", go);
+        }
+        return item;
+      }),
+    );
+    problemsBox.hidden = details.length === 0;
+    saveButton.setAttribute("aria-describedby", details.length ? "template-problems" : "");
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Versions
+
+  function showMeta() {
+    heading.textContent = latest.name || latest.id;
+    subtitle.replaceChildren(
+      h("span.mono", null, latest.id),
+      ` · version ${latest.version} · saved ${dateTimeFormat.format(new Date(latest.updated_at))} UTC`,
+    );
+    document.title = `${latest.name || latest.id} · Templates · ogsmith dashboard`;
+  }
+
+  async function afterNewVersion(view, message) {
+    latest = view;
+    dirty = false;
+    dirtyNote.hidden = true;
+    showMeta();
+    renderVersions((await call("GET", `${path}/versions`)).data);
+    saveStatus.textContent = message;
+    updateUsage();
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    saveButton.disabled = true;
+    saveStatus.textContent = "Saving…";
+    try {
+      const view = await call("PUT", path, definition());
+      showProblems([]);
+      await afterNewVersion(view, `Saved as version ${view.version}.`);
+    } catch (failure) {
+      saveStatus.textContent = failure.code === "VALIDATION_ERROR" ? "Not saved: fix the problems listed under the editor." : `Not saved: ${failure.message}`;
+      if (failure.code === "VALIDATION_ERROR") showProblems(failure.details);
+    } finally {
+      saveButton.disabled = false;
+    }
+  });
+
+  async function viewVersion(version) {
+    const view = await call("GET", `${path}/versions/${version}`);
+    viewingVersion = version;
+    viewedDefinition = definitionOfView(view);
+    const back = h("button.button.small", { type: "button" }, "Back to the editor");
+    back.addEventListener("click", () => {
+      viewingVersion = null;
+      viewing.hidden = true;
+      schedule(0);
+      code.focus();
+    });
+    viewing.replaceChildren(h("span", null, `Showing version ${version} (saved ${dateTimeFormat.format(new Date(view.created_at))} UTC), not your draft.`), " ", back);
+    viewing.hidden = false;
+    schedule(0);
+    back.focus();
+  }
+
+  async function restoreVersion(version, button) {
+    button.disabled = true;
+    try {
+      const old = await call("GET", `${path}/versions/${version}`);
+      const view = await call("PUT", path, { ...definitionOfView(old), id });
+      loadDraft(view);
+      nameInput.value = draft.name;
+      descriptionInput.value = draft.description;
+      widthInput.value = draft.width;
+      heightInput.value = draft.height;
+      code.setValue(view.html);
+      renderFieldRows();
+      renderVarRows();
+      viewingVersion = null;
+      viewing.hidden = true;
+      await afterNewVersion(view, `Restored version ${version} as version ${view.version}.`);
+      schedule(0);
+    } catch (failure) {
+      button.disabled = false;
+      saveStatus.textContent = `Not restored: ${failure.message}`;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Signed URL and curl for the latest saved version
+
+  async function updateUsage() {
+    const values = latest.sample || {};
+    const body = { template: id, template_version: latest.version, theme: prefs.theme, ...values };
+    curlOut.value = [
+      `curl --fail-with-body -X POST ${shellQuote(location.origin + "/api/generate")} \\`,
+      `  -H "X-API-Key: $OGSMITH_API_KEY" \\`,
+      `  -H 'Content-Type: application/json' \\`,
+      `  -d ${shellQuote(JSON.stringify(body))} \\`,
+      `  -o ${shellQuote(`${id}.png`)}`,
+    ].join("\n");
+    if (!keys.data.length) return;
+    usageStatus.hidden = true;
+    try {
+      const { url } = await call("POST", "/image-urls", { ...body, signing_key_id: keySelect.value });
+      urlOut.value = url;
+    } catch (failure) {
+      urlOut.value = "";
+      usageStatus.textContent = `No signed URL: ${failure.message}`;
+      usageStatus.hidden = false;
+    }
+  }
+
+  window.addEventListener(
+    "hashchange",
+    () => {
+      document.querySelector("#main").classList.remove("wide");
+      clearTimeout(timer);
+      inflight?.abort();
+      code.destroy();
+      if (objectUrl) URL.revokeObjectURL(objectUrl);
+    },
+    { once: true },
+  );
+
+  schedule(0);
+}
+
+function definitionOfView(view) {
+  const { id, name, description, html, fields, themes, width, height, sample } = view;
+  return { id, name, description, html, fields, themes, width, height, sample };
+}
+
+/** A label above its control (the control carries the id). `prefix` is shown before the input. */
+function labelled(text, control, prefix) {
+  return h("div.field", null, h("label", { for: control.id }, text), prefix ? h("div.prefixed", null, h("span.prefix", { "aria-hidden": "true" }, prefix), control) : control);
+}
+
+async function copy(control, button, label) {
+  try {
+    await navigator.clipboard.writeText(control.value);
+  } catch {
+    control.select();
+    document.execCommand("copy");
+  }
+  button.textContent = "Copied";
+  setTimeout(() => (button.textContent = label), 1500);
+}
