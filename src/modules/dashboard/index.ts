@@ -18,6 +18,7 @@ import { signImageUrl } from "../../signing/image-urls.ts";
 import { readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
 import { dashboardAssets } from "./assets.ts";
 import { dashboardRules } from "./rules.ts";
+import { dashboardTemplateRoutes } from "./templates.ts";
 
 export interface DashboardDeps {
   services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks" | "signingKeys" | "accountTemplates">;
@@ -103,6 +104,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     .get("/api/usage", ({ request }) => usageOverview(metering, clock, sessionOf(request).account), hide)
     .get("/api/templates", () => templateCatalog(templates), hide)
     .get("/api/rules", () => dashboardRules, hide)
+    .use(dashboardTemplateRoutes({ services, templates }))
 
     // The playground's preview: validated like /api/generate, rate limited by the gate with the
     // key's window, and never reserved or counted against the quota.
