@@ -104,7 +104,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     .get("/api/usage", ({ request }) => usageOverview(metering, clock, sessionOf(request).account), hide)
     .get("/api/templates", () => templateCatalog(templates), hide)
     .get("/api/rules", () => dashboardRules, hide)
-    .use(dashboardTemplateRoutes({ services, templates }))
+    .use(dashboardTemplateRoutes({ services, templates, renderer }))
 
     // The playground's preview: validated like /api/generate, rate limited by the gate with the
     // key's window, and never reserved or counted against the quota.

@@ -1,28 +1,53 @@
 /**
- * The Templates page's endpoints under /dashboard/api/: the account's own templates (list,
+ * The Templates page's endpoints under /dashboard/api/ (this plugin is mounted inside the dashboard module, whose prefix is /dashboard): the account's own templates (list,
  * create, read, new version, versions, delete), the starters, and previews of an unsaved
  * definition. Thin shells over the same core as /api/templates; the dashboard gate in front has
  * already checked the session, the Origin of state-changing requests and the key's rate limit.
  */
 import { Elysia } from "elysia";
+import { ApiError } from "../../errors.ts";
 import type { Services } from "../../services.ts";
-import type { TemplateLookup } from "../../render/request.ts";
+import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
+import type { Renderer } from "../../render/types.ts";
+import { accountTemplateDefinition, parseAccountTemplate } from "../../templates/account/index.ts";
 import { sessionOf } from "./guard.ts";
 import { STARTERS } from "./starters.ts";
 
 export interface DashboardTemplateDeps {
   services: Pick<Services, "accountTemplates">;
   templates: TemplateLookup;
+  renderer: Renderer;
 }
+
+/** Previews are for editing: never larger than this on the longer side. */
+const PREVIEW_MAX_SIDE = 1500;
 
 const hide = { detail: { hide: true } } as const;
 
-export function dashboardTemplateRoutes({ services, templates }: DashboardTemplateDeps) {
+export function dashboardTemplateRoutes({ services, templates, renderer }: DashboardTemplateDeps) {
   const { accountTemplates } = services;
   const account = (request: Request) => sessionOf(request).account.id;
 
-  return new Elysia({ name: "module.dashboard.templates", prefix: "/dashboard/api" })
+  return new Elysia({ name: "module.dashboard.templates", prefix: "/api" })
     .get("/starters", () => ({ data: STARTERS }), hide)
+    .post(
+      "/account-templates/preview",
+      async ({ request, body }) => {
+        const { template, values, theme, width, height } = (body ?? {}) as Record<string, unknown>;
+        if (template === undefined) throw new ApiError("VALIDATION_ERROR", "template is required", [{ field: "template", message: "is required (a template definition)" }]);
+        const spec = parseAccountTemplate(template);
+        const definition = accountTemplateDefinition(spec);
+        const size = cappedSize(typeof width === "number" ? width : spec.width, typeof height === "number" ? height : spec.height);
+        const fields = values && typeof values === "object" ? values : spec.sample;
+        const lookup: TemplateLookup = { get: (id) => (id === spec.id ? definition : undefined), list: () => [definition] };
+        const parsed = parseRenderRequest({ ...fields, template: spec.id, theme, ...size }, lookup);
+        const result = await renderer.render({ ...parsed, accountTemplate: { accountId: account(request), version: 0, spec } });
+        return new Response(result.bytes as Uint8Array<ArrayBuffer>, {
+          headers: { "content-type": result.contentType, "cache-control": "no-store", "x-generation-time-ms": String(result.generationTimeMs) },
+        });
+      },
+      hide,
+    )
     .get("/account-templates", async ({ request }) => ({ data: await accountTemplates.list(account(request)) }), hide)
     .post(
       "/account-templates",
@@ -52,4 +77,9 @@ export function dashboardTemplateRoutes({ services, templates }: DashboardTempla
       },
       hide,
     );
+}
+
+function cappedSize(width: number, height: number): { width: number; height: number } {
+  const scale = Math.min(1, PREVIEW_MAX_SIDE / Math.max(width, height));
+  return { width: Math.round(width * scale), height: Math.round(height * scale) };
 }

@@ -1,0 +1,195 @@
+/**
+ * The template studio in a real browser (Debian's chromium through playwright-core) against the
+ * real service on port 0: create a template from a starter, type in the code editor and see the
+ * preview change, make an error and see it at its line, save (version 2), restore version 1
+ * (version 3 with version 1's content), copy the signed URL and fetch it; duplicate and delete
+ * from the list; the editor at 375 px with no horizontal scroll. Screenshots go to the temp dir
+ * test/support/browser.ts prints.
+ */
+import { beforeEach, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { browserTestsCanRun, screenshotPath, useBrowserWithService } from "../support/browser.ts";
+import { decodePng } from "../support/png.ts";
+
+const browserReady = browserTestsCanRun("template studio browser tests");
+const BROWSER_TEST_TIMEOUT = 120_000;
+
+describe.skipIf(!browserReady)("template studio in a browser", () => {
+  const fx = useBrowserWithService(BROWSER_TEST_TIMEOUT);
+  beforeEach(async () => {
+    await fx.browser.context.clearCookies();
+  });
+
+  async function signIn(apiKey: string, options: { width?: number } = {}): Promise<Page> {
+    const page = await fx.browser.newPage({ width: options.width });
+    page.on("pageerror", (e) => console.log("PAGEERROR", e.message));
+    page.on("console", (m) => console.log("CONSOLE", m.text()));
+    await page.goto(fx.s.url + "/dashboard");
+    await page.getByLabel("API key").fill(apiKey);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Usage", level: 1 }).waitFor();
+    return page;
+  }
+
+  /** The preview's number (each answer shown carries the number of the edit it answers) and its bytes. */
+  async function previewNow(page: Page): Promise<{ sequence: number; bytes: Uint8Array }> {
+    const { sequence, data } = await page.evaluate(async () => {
+      const img = document.querySelector<HTMLImageElement>("#template-preview")!;
+      const buffer = await (await fetch(img.src)).arrayBuffer();
+      return { sequence: Number(img.dataset.sequence), data: Array.from(new Uint8Array(buffer)) };
+    });
+    return { sequence, bytes: new Uint8Array(data) };
+  }
+
+  /** Waits for a preview newer than `after` to be shown. */
+  async function nextPreview(page: Page, after: number) {
+    await page.waitForFunction((n) => Number(document.querySelector<HTMLImageElement>("#template-preview")?.dataset.sequence ?? 0) > n, after);
+    return previewNow(page);
+  }
+
+  const api = async (path: string, key: string, init: { method?: string; json?: unknown } = {}) => {
+    const res = await fx.s.api(path, { key, ...init });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  test("from a starter to a signed URL: create, type and watch the preview, an error at its line, save, restore, copy the URL and fetch it", async () => {
+    const { apiKey } = await fx.s.createAccount({ plan: "pro" });
+    expect((await api("/api/signing-keys", apiKey, { method: "POST" })).status).toBe(201);
+    const page = await signIn(apiKey);
+    await fx.browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: fx.s.url });
+
+    // New from the Product launch starter.
+    await page.getByRole("link", { name: "Templates" }).click();
+    await page.getByRole("heading", { name: "Templates", level: 1 }).waitFor();
+    await page.getByLabel(/Product launch/).check();
+    await page.getByLabel("Template id").fill("launch");
+    await page.screenshot({ path: screenshotPath("templates-list-empty"), fullPage: true });
+    await page.getByRole("button", { name: "Create template" }).click();
+    await page.getByRole("heading", { name: "Product launch", level: 1 }).waitFor();
+    const created = await api("/api/templates/launch", apiKey);
+    expect(created.body).toMatchObject({ id: "launch", version: 1, source: "account" });
+
+    // The first preview arrives by itself.
+    await page.waitForTimeout(3000); await page.screenshot({ path: "/tmp/shots/debug.png", fullPage: true }); console.log("STATUS", await page.locator(".preview-status").textContent(), await page.locator("#template-problems").textContent());
+    const first = await nextPreview(page, 0);
+    expect(decodePng(first.bytes).width).toBe(1200);
+
+    // Type in the code editor: the preview follows.
+    const html: string = created.body.html;
+    const titleLine = html.split("\n").findIndex((line) => line.includes("{{title}}")) + 1;
+    expect(titleLine).toBeGreaterThan(0);
+    const editor = page.getByRole("textbox", { name: "Template HTML" });
+    await editor.waitFor();
+    await page.locator(".cm-line", { hasText: "{{title}}" }).click();
+    await page.keyboard.press("End");
+    for (let i = 0; i < "</h1>".length; i++) await page.keyboard.press("ArrowLeft");
+    await page.keyboard.type(" is here");
+    const typed = await nextPreview(page, first.sequence);
+    expect(Buffer.from(typed.bytes).equals(Buffer.from(first.bytes))).toBe(false);
+
+    // An undeclared placeholder: refused, shown at its line in the editor and in the list.
+    await page.keyboard.type(" {{nope}}");
+    const problems = page.locator("#template-problems");
+    await problems.getByText(`HTML line ${titleLine}`).waitFor();
+    expect(await problems.textContent()).toContain("nope");
+    const marked = page.locator(".cm-lintRange-error");
+    await marked.first().waitFor();
+    expect(await marked.first().evaluate((el) => el.closest(".cm-line")?.textContent ?? "")).toContain("{{title}} is here {{nope}}");
+    await page.screenshot({ path: screenshotPath("template-editor-error"), fullPage: true });
+    // Undo the mistake: the problem goes away and the preview renders again.
+    for (let i = 0; i < " {{nope}}".length; i++) await page.keyboard.press("Backspace");
+    await page.locator("#template-problems li").first().waitFor({ state: "detached" });
+    await page.waitForFunction(() => (document.querySelector(".problems") as HTMLElement).hidden);
+
+    // Save: version 2 with the typed text.
+    await page.getByRole("button", { name: "Save as new version" }).click();
+    await page.getByText("Saved as version 2.").waitFor();
+    const v2 = await api("/api/templates/launch", apiKey);
+    expect(v2.body.version).toBe(2);
+    expect(v2.body.html).toContain("{{title}} is here</h1>");
+
+    // Restore version 1: version 3 with version 1's content.
+    await page.getByRole("button", { name: "Restore version 1" }).click();
+    await page.getByText("Restored version 1 as version 3.").waitFor();
+    const v3 = await api("/api/templates/launch", apiKey);
+    const v1 = await api("/api/templates/launch/versions/1", apiKey);
+    expect(v3.body.version).toBe(3);
+    expect(v3.body.html).toBe(v1.body.html);
+    expect(v3.body.html).not.toContain("is here");
+    expect((await api("/api/templates/launch/versions", apiKey)).body.data.map((v: any) => v.version).sort()).toEqual([1, 2, 3]);
+    expect(await page.locator(".cm-content").textContent()).not.toContain("is here");
+
+    // Viewing version 2 shows its preview without touching the draft.
+    await page.getByRole("button", { name: "View version 2" }).click();
+    await page.getByText("Showing version 2").waitFor();
+    await page.getByRole("button", { name: "Back to the editor" }).click();
+
+    // The signed URL of version 3, copied and fetched.
+    const urlField = page.getByLabel("Signed image URL");
+    await page.waitForFunction(() => (document.querySelector<HTMLInputElement>("#template-signed-url")?.value ?? "").includes("v=3"));
+    await page.getByRole("button", { name: "Copy URL" }).click();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toBe(await urlField.inputValue());
+    const image = await fetch(copied);
+    expect(image.status).toBe(200);
+    expect(image.headers.get("content-type")).toBe("image/png");
+    expect(decodePng(new Uint8Array(await image.arrayBuffer())).width).toBe(1200);
+    const curl = await page.getByLabel("curl command").inputValue();
+    expect(curl).toContain('"template":"launch"');
+    expect(curl).toContain('"template_version":3');
+    await page.screenshot({ path: screenshotPath("template-editor"), fullPage: true });
+
+    // The same page on a phone: editor and preview stacked, no horizontal scroll.
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.waitForFunction(() => document.documentElement.scrollWidth <= 375);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await page.screenshot({ path: screenshotPath("template-editor-375"), fullPage: true });
+    await page.close();
+  }, BROWSER_TEST_TIMEOUT);
+
+  test("the list: every template with name, id, version and date; duplicate; delete only after confirming", async () => {
+    const { apiKey } = await fx.s.createAccount({ plan: "pro" });
+    const starters = (await (await fetch(fx.s.url + "/dashboard/api/starters")).json()) as any;
+    expect(starters.code).toBe("UNAUTHORIZED");
+    const page = await signIn(apiKey);
+    const list = await page.evaluate(async () => (await (await fetch("/dashboard/api/starters")).json()) as any);
+    const quote = list.data.find((s: any) => s.id === "quote");
+    expect((await api("/api/templates", apiKey, { method: "POST", json: { ...quote, id: "said", name: "What they said" } })).status).toBe(201);
+
+    await page.goto(fx.s.url + "/dashboard#/templates");
+    const table = page.getByRole("region", { name: "Your templates" });
+    await table.getByRole("cell", { name: "said", exact: true }).waitFor();
+    expect(await table.getByRole("row").nth(1).textContent()).toContain("What they said");
+
+    // Duplicate: a new template with the same content under a new id.
+    await page.getByRole("button", { name: "Duplicate said" }).click();
+    await page.getByLabel("Id of the copy of said").fill("said-too");
+    await page.getByRole("button", { name: "Create copy" }).click();
+    await page.getByRole("heading", { name: "What they said (copy)", level: 1 }).waitFor();
+    const copy = await api("/api/templates/said-too", apiKey);
+    expect(copy.body.html).toBe(quote.html);
+
+    // Delete asks first; Cancel keeps it, the confirming button deletes it.
+    await page.goto(fx.s.url + "/dashboard#/templates");
+    await page.getByRole("button", { name: "Delete said-too" }).click();
+    await page.getByRole("group", { name: "Confirm deleting said-too" }).waitFor();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    expect((await api("/api/templates/said-too", apiKey)).status).toBe(200);
+    await page.getByRole("button", { name: "Delete said-too" }).click();
+    await page.getByRole("group", { name: "Confirm deleting said-too" }).getByRole("button", { name: "Delete said-too" }).click();
+    await page.getByText("Deleted said-too.").waitFor();
+    expect((await api("/api/templates/said-too", apiKey)).status).toBe(404);
+    expect((await api("/api/templates/said", apiKey)).status).toBe(200);
+
+    // A clashing id is shown next to the id field, as text.
+    await page.getByLabel("Template id").fill("said");
+    await page.getByRole("button", { name: "Create template" }).click();
+    await page.getByText("Is taken in this account").waitFor();
+    await page.screenshot({ path: screenshotPath("templates-list"), fullPage: true });
+
+    await page.setViewportSize({ width: 375, height: 812 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await page.screenshot({ path: screenshotPath("templates-list-375"), fullPage: true });
+    await page.close();
+  }, BROWSER_TEST_TIMEOUT);
+});
