@@ -24,6 +24,8 @@ export interface RenderRequest {
   format: ImageFormat;
   /** 1–100 for jpeg and webp (default 85 is filled in by validation); undefined for png. */
   quality?: number;
+  /** A preview (render/preview.ts: capped size, PREVIEW mark); never shares a cache entry with a real render. */
+  preview?: boolean;
 }
 
 export interface RenderResult {
