@@ -207,7 +207,7 @@ describe("signed URLs and POST /api/image-urls", () => {
     expect(await corner(await fetch(u({ title: "x", width: "400", height: "210" })))).toEqual(RED);
     expect(await corner(await fetch(u({ title: "x", width: "400", height: "210", v: "1" })))).toEqual(RED);
     expect((await s.api("/api/templates/temp", { key: k, method: "DELETE" })).status).toBe(200);
-    for (const params of [{ title: "x", width: "400", height: "210" }, { title: "x", width: "400", height: "210", v: "1" }]) {
+    for (const params of [{ title: "x", width: "400", height: "210" }, { title: "x", width: "400", height: "210", v: "1" }] as Record<string, string>[]) {
       const res = await fetch(u(params));
       expect(res.headers.get("cache-control")).toBe("no-store");
       await expectError(res, 400, "UNKNOWN_TEMPLATE");
