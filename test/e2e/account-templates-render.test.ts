@@ -177,7 +177,9 @@ describe("signed URLs and POST /api/image-urls", () => {
     expect(latest.status).toBe(200);
     const { url: latestUrl } = await latest.json();
     expect(new URL(latestUrl).searchParams.get("v")).toBe("2");
-    const fetched = await fetch(latestUrl);
+    // The URL is on OG_BASE_URL; the test server listens elsewhere.
+    const signedPath = new URL(latestUrl);
+    const fetched = await fetch(s.url + signedPath.pathname + signedPath.search);
     expect(fetched.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(await corner(fetched)).toEqual(BLUE);
 
