@@ -25,5 +25,5 @@ test("a streamed body (no Content-Length) is held to the route's limit too", asy
   const tooLarge = await parseJsonBody(post("/api/templates", 1024 * 1024)).catch((error) => error);
   expect(tooLarge).toBeInstanceOf(ApiError);
   expect((tooLarge as ApiError).code).toBe("PAYLOAD_TOO_LARGE");
-  expect((await parseJsonBody(post("/api/generate", 65 * 1024)).catch((error) => error)).code).toBe("PAYLOAD_TOO_LARGE");
+  expect(((await parseJsonBody(post("/api/generate", 65 * 1024)).catch((error) => error)) as ApiError).code).toBe("PAYLOAD_TOO_LARGE");
 });
