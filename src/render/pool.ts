@@ -33,7 +33,6 @@ export interface RenderJob {
   format?: ImageFormat;
   /** 1–100 for jpeg and webp. */
   quality?: number;
-  spec?: import("../templates/account/index.ts").AccountTemplateSpec;
 }
 
 // ---- The message protocol between the pool and render-worker.ts. ----

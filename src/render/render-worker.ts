@@ -43,7 +43,7 @@ async function render(message: Extract<WorkerRequest, { type: "render" }>): Prom
   let outcome: { message: WorkerReply; transfer: Transferable[] };
   try {
     const { templates } = await setup!;
-    const template = job.spec ? (await import("../templates/account/index.ts")).accountTemplateDefinition(job.spec) : templates.get(job.template);
+    const template = templates.get(job.template);
     if (!template) throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template: ${job.template}.`);
     const { bytes, timings, missingGlyphs } = await renderTemplate(template, job.fields, {
       width: job.width,

@@ -224,7 +224,6 @@ export function createRenderFront(options: RenderFrontOptions): RenderFront {
             height,
             format: request.format,
             quality: request.quality,
-            spec: request.accountTemplate?.spec,
           })
           .then((produced) => {
             pngCache?.set(key, produced.bytes);
