@@ -20,7 +20,7 @@ import { dashboardAssets } from "./assets.ts";
 import { dashboardRules } from "./rules.ts";
 
 export interface DashboardDeps {
-  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks" | "signingKeys">;
+  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks" | "signingKeys" | "accountTemplates">;
   renderer: Renderer;
   templates: TemplateLookup;
 }
@@ -164,7 +164,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     )
     .post(
       "/api/image-urls",
-      ({ request, body }) => signImageUrl({ signingKeys: services.signingKeys, clock, baseUrl: services.config.baseUrl, templates }, accountId(request), body),
+      ({ request, body }) => signImageUrl({ signingKeys: services.signingKeys, clock, baseUrl: services.config.baseUrl, templates, accountTemplates: services.accountTemplates }, accountId(request), body),
       hide,
     );
 }

@@ -51,6 +51,9 @@ function parameterSchema(p: RequestParameter) {
 export function generateBodySchema(templates: TemplateLookup) {
   const properties: Record<string, TSchema> = {};
   for (const p of COMMON_PARAMETERS) properties[p.name] = t.Optional(parameterSchema(p));
+  properties.template_version = t.Optional(
+    t.Integer({ minimum: 1, maximum: 2_147_483_647, description: "Account templates: the version to draw (default the latest). `v` in a signed URL's query." }),
+  );
   const all = templates.list();
   for (const template of all) {
     for (const field of template.fields) {
@@ -68,8 +71,14 @@ export function generateBodySchema(templates: TemplateLookup) {
   }
   return t.Object(properties, {
     title: "GenerateRequest",
-    // Unknown names are refused by the template-driven validator, which says which template owns them.
-    additionalProperties: false,
+    // The fields of an account's own templates (text, image URL or colour values): which names
+    // exist depends on the account, and the template-driven validator refuses any other name,
+    // saying which template owns it.
+    // Typed as string or integer, the types the declared properties have, so a generated client
+    // still accepts them beside an index signature.
+    additionalProperties: t.Union([t.String({ maxLength: MAX_URL_LENGTH * 4 }), t.Integer({ minimum: 0, maximum: 2_147_483_647 })], {
+      description: "A field of one of the account's own templates (text, image URL or colour: a string).",
+    }),
     examples: [
       {
         template: "event",

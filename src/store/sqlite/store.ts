@@ -38,6 +38,7 @@ import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, jo
 import { type PreparedQueries, preparedQueries, StatementCache } from "./statements.ts";
 import type { SharedWriteLock } from "./write-lock.ts";
 import type { CommitSignal } from "./checkpointer.ts";
+import { SqliteTemplateStore } from "./templates.ts";
 
 /** Trim a webhook's delivery log once every this many attempts (not a DELETE per attempt). */
 const TRIM_EVERY = 50;
@@ -131,7 +132,11 @@ export class SqliteStore implements Store {
     this.statements = new StatementCache(db);
     this.queries = preparedQueries(db);
     this.commitWatch = options.path === undefined ? undefined : CommitWatch.open(db.$client, options.path);
+    this.templates = new SqliteTemplateStore(db, { read: (body) => this.run(body), write: (body) => this.write(body, LEAVES_KEYS) });
   }
+
+  /** Account templates and their versions. */
+  readonly templates: SqliteTemplateStore;
 
   /* ───────────── plumbing ───────────── */
 
