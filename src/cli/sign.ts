@@ -37,7 +37,9 @@ export const SIGN_HELP = `Usage:
 Prints a signed GET URL for the image the body describes (the JSON of POST /api/generate;
 its "format" is used when --format is not given). --expires-in adds "exp" (90s, 15m, 12h, 7d,
 2w; a bare number is seconds). --base-url defaults to OG_BASE_URL. No server or database is
-needed: the signature is computed here with the signing key's secret.
+needed: the signature is computed here with the signing key's secret. An account's own
+template is known only to the server: give its "template_version" (signed as "v") and its
+fields are checked when the URL is fetched.
 
 Exit status: 0 printed, 1 the body is invalid (each bad field named), 2 usage error.`;
 

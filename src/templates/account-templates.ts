@@ -53,14 +53,6 @@ export interface ResolvedTemplate {
   spec: AccountTemplateSpec;
 }
 
-/**
- * C0 and C1 controls and the bidirectional formatting characters (embeddings, overrides,
- * isolates, marks): a name or description is shown to people in lists, emails and terminals,
- * where these could hide or reorder text.
- */
-const UNSAFE_TEXT = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
-export const stripUnsafeText = (text: string): string => text.replace(UNSAFE_TEXT, "");
-
 /** Parsed specs by digest (content address of the definition), so a render does not parse the JSON again and the per-spec memo of the template language keeps working. */
 const SPEC_CACHE_ENTRIES = 512;
 
@@ -143,15 +135,13 @@ export class AccountTemplateService {
     return { version: head.found.version, digest, spec };
   }
 
-  /** The definition validated (400 with every problem, positions included), names and descriptions made safe to show. */
+  /**
+   * The definition validated (400 with every problem, positions included). The language also
+   * strips control and bidi-override characters from names and descriptions, which people see
+   * in lists, emails and terminals.
+   */
   private parse(body: unknown): AccountTemplateSpec {
-    const spec = parseAccountTemplate(body);
-    return {
-      ...spec,
-      name: stripUnsafeText(spec.name),
-      description: stripUnsafeText(spec.description),
-      fields: spec.fields.map((field) => (field.description === undefined ? field : { ...field, description: stripUnsafeText(field.description) })),
-    };
+    return parseAccountTemplate(body);
   }
 
   private draft(accountId: string, spec: AccountTemplateSpec) {

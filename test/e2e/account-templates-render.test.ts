@@ -177,7 +177,9 @@ describe("signed URLs and POST /api/image-urls", () => {
     expect(latest.status).toBe(200);
     const { url: latestUrl } = await latest.json();
     expect(new URL(latestUrl).searchParams.get("v")).toBe("2");
-    const fetched = await fetch(latestUrl);
+    // The URL is on OG_BASE_URL; the test server listens elsewhere.
+    const signedPath = new URL(latestUrl);
+    const fetched = await fetch(s.url + signedPath.pathname + signedPath.search);
     expect(fetched.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(await corner(fetched)).toEqual(BLUE);
 
@@ -207,7 +209,7 @@ describe("signed URLs and POST /api/image-urls", () => {
     expect(await corner(await fetch(u({ title: "x", width: "400", height: "210" })))).toEqual(RED);
     expect(await corner(await fetch(u({ title: "x", width: "400", height: "210", v: "1" })))).toEqual(RED);
     expect((await s.api("/api/templates/temp", { key: k, method: "DELETE" })).status).toBe(200);
-    for (const params of [{ title: "x", width: "400", height: "210" }, { title: "x", width: "400", height: "210", v: "1" }]) {
+    for (const params of [{ title: "x", width: "400", height: "210" }, { title: "x", width: "400", height: "210", v: "1" }] as Record<string, string>[]) {
       const res = await fetch(u(params));
       expect(res.headers.get("cache-control")).toBe("no-store");
       await expectError(res, 400, "UNKNOWN_TEMPLATE");

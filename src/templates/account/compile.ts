@@ -8,11 +8,13 @@ import { ApiError } from "../../errors.ts";
 import { clampStyle, fitFontSize, present } from "../kit.ts";
 import type { RenderContext, SatoriNode } from "../types.ts";
 import { resolveVariables } from "./html.ts";
+import { decodedPixels, PIXEL_BUDGET } from "./images.ts";
 import type { ElementNode, TemplateNode, TextPiece } from "./tree.ts";
 
 export const RENDER_BOUNDS = {
   images: 20,
   textCharacters: 20_000,
+  decodedPixels: PIXEL_BUDGET,
 } as const;
 
 interface RenderState {
@@ -20,16 +22,22 @@ interface RenderState {
   ctx: RenderContext;
   variables: Record<string, string>;
   images: number;
+  pixels: number;
   characters: number;
 }
 
 export function renderTree(root: TemplateNode[], values: Record<string, string | undefined>, ctx: RenderContext, variables: Record<string, string>): SatoriNode {
-  const state: RenderState = { values, ctx, variables, images: 0, characters: 0 };
+  const state: RenderState = { values, ctx, variables, images: 0, pixels: 0, characters: 0 };
   const nodes = renderChildren(root, state);
   const only = nodes.length === 1 && typeof nodes[0] === "object" ? (nodes[0] as SatoriNode) : undefined;
   if (state.images > RENDER_BOUNDS.images) {
     throw new ApiError("VALIDATION_ERROR", `The template draws ${state.images} images; at most ${RENDER_BOUNDS.images} per render.`, [
       { field: "template", message: `draws ${state.images} images with these values; at most ${RENDER_BOUNDS.images}` },
+    ]);
+  }
+  if (state.pixels > RENDER_BOUNDS.decodedPixels) {
+    throw new ApiError("VALIDATION_ERROR", `The card's images decode to ${(state.pixels / 1e6).toFixed(1)} megapixels; at most ${RENDER_BOUNDS.decodedPixels / 1e6} per render.`, [
+      { field: "template", message: `images decode to ${(state.pixels / 1e6).toFixed(1)} megapixels with these values; at most ${RENDER_BOUNDS.decodedPixels / 1e6}` },
     ]);
   }
   if (state.characters > RENDER_BOUNDS.textCharacters) {
@@ -77,8 +85,15 @@ function renderElement(node: ElementNode, state: RenderState): SatoriNode | unde
     }
     props[attribute] = value;
   }
-  if (node.tag === "img" || (node.svg && node.tag === "image")) state.images++;
+  if (node.tag === "img" || (node.svg && node.tag === "image")) {
+    state.images++;
+    const source = props.src ?? props.href;
+    if (typeof source === "string" && source.startsWith("data:")) state.pixels += decodedPixels(source);
+  }
   const style = styleOf(node, state);
+  // As with Tailwind's reset and most design tools: width and height include padding and border,
+  // so `width: 100%; padding: 80px` fits the card instead of overflowing it.
+  if (!node.svg && style.boxSizing === undefined) style.boxSizing = "border-box";
   const children = renderChildren(node.children, state);
   if (node.fit) {
     const text = children.filter((c): c is string => typeof c === "string").join("");

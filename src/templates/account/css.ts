@@ -350,7 +350,6 @@ const anyFontFamily: Check = (value, _nodes, report) => {
 };
 
 const L = CSS_BOUNDS.lengthPx;
-const box = lengthBound(L);
 const size1 = lengthBound(L, { allowAuto: true, count: 1 });
 const size1NonNeg = lengthBound(L, { allowAuto: true, allowNegative: false, count: 1 });
 const radius = lengthBound(L, { allowNegative: false, count: 8 });

@@ -31,6 +31,7 @@ const DEFAULT_CANVAS = { width: 1200, height: 630 };
  * Control characters (C0, C1 except tab/newline) and the bidi overrides and isolates that can
  * make a name read differently from what it is, in a terminal, an email or a page.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const UNSAFE_TEXT = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
 
 export function cleanText(value: string): string {

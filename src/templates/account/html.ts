@@ -13,6 +13,7 @@ import { checkDataImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from
 import { camelCaseProperty, checkDeclaration, clipValue, COLOR_PROPERTIES, kebabCaseProperty, splitDeclarations } from "./css.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
 import { clip, splitPlaceholders, type Piece, type TagProblem } from "./placeholders.ts";
+import { embeddedImageProblem } from "./images.ts";
 import { expandClasses } from "./tailwind.ts";
 import type { ElementNode, FieldRef, StyleValue, TemplateNode, TextFit } from "./tree.ts";
 
@@ -157,11 +158,9 @@ function textItems(node: P5Text, ctx: Context, items: Item[]): void {
   // Whitespace between elements is layout, not text (as in JSX); inside text it collapses.
   if (!node.value.trim()) return;
   const base = startOf(node);
-  const text = node.value.replace(/\s+/g, " ");
   const tagProblems: TagProblem[] = [];
   const pieces = splitPlaceholders(node.value, tagProblems);
   for (const p of tagProblems) report(ctx, base + p.offset, p.message);
-  void text;
   for (const piece of pieces) {
     if (typeof piece === "string") {
       // Whitespace that only lays out the source (a line break around a section tag) is not text.
@@ -314,10 +313,19 @@ function imageSource(ctx: Context, element: ElementNode, value: string, offset: 
     else element.fieldAttributes[attribute] = { field: field.name };
     return;
   }
-  if (v.includes("{{")) return report(ctx, offset, `${attribute} takes one whole {{image_field}} placeholder, or a data: URI`);
-  if (/^(https?:)?\/\//i.test(v)) return report(ctx, offset, `${attribute}: a literal http(s) URL is not allowed (declare an image_url field and use {{field}}, or embed a data: URI)`);
-  const problem = checkDataImage(v, "template", 0);
-  if (problem) return report(ctx, offset, `${attribute}: ${problem}`);
+  if (v.includes("{{")) {
+    report(ctx, offset, `${attribute} takes one whole {{image_field}} placeholder, or a data: URI`);
+    return;
+  }
+  if (/^(https?:)?\/\//i.test(v)) {
+    report(ctx, offset, `${attribute}: a literal http(s) URL is not allowed (declare an image_url field and use {{field}}, or embed a data: URI)`);
+    return;
+  }
+  const problem = checkDataImage(v, "template", 0) ?? embeddedImageProblem(v);
+  if (problem) {
+    report(ctx, offset, `${attribute}: the image ${problem}`);
+    return;
+  }
   element.attributes[attribute] = v;
 }
 
@@ -349,7 +357,10 @@ function readStyles(node: P5Element, ctx: Context, element: ElementNode): void {
   }
 }
 
-const dataUriCheck = (uri: string) => checkDataImage(uri, "template", 0);
+const dataUriCheck = (uri: string) => {
+  const problem = checkDataImage(uri, "template", 0) ?? embeddedImageProblem(uri);
+  return problem && `the image ${problem}`;
+};
 
 function readDeclaration(ctx: Context, rawProperty: string, value: string, offset: number): [string, StyleValue] | undefined {
   if (!rawProperty || !/^-?[a-zA-Z][a-zA-Z-]*$/.test(rawProperty)) {
@@ -365,7 +376,7 @@ function readDeclaration(ctx: Context, rawProperty: string, value: string, offse
     const whole = /^\{\{\s*([a-z][a-z0-9_]{0,63})\s*\}\}$/.exec(value);
     const field = whole ? ctx.fields.get(whole[1]!) : undefined;
     if (whole && !field) report(ctx, offset, `placeholder {{${whole[1]}}} names no declared field (declare it in fields)`);
-    else if (!field || field.type !== "color") {
+    else if (field?.type !== "color") {
       report(ctx, offset, `inside style, a placeholder may only be a whole value naming a color field (${kebabCaseProperty(property)}: {{brand}}), not "${clipValue(value)}"`);
     } else if (!COLOR_PROPERTIES.has(property)) report(ctx, offset, `a color placeholder cannot stand for "${kebabCaseProperty(property)}" (use it in ${[...COLOR_PROPERTIES].map(kebabCaseProperty).join(", ")})`);
     else return [property, { field: field.name }];
@@ -434,12 +445,24 @@ function readFit(node: P5Element, ctx: Context, element: ElementNode, width: num
   if (!linesAttr && !minAttr) return;
   const at = attributeOffset(node, linesAttr ? "data-fit-lines" : "data-min-font-size");
   const lines = Number(linesAttr?.value ?? "1");
-  if (!Number.isInteger(lines) || lines < 1 || lines > HTML_BOUNDS.fitLines) return report(ctx, at, `data-fit-lines takes a whole number from 1 to ${HTML_BOUNDS.fitLines}`);
+  if (!Number.isInteger(lines) || lines < 1 || lines > HTML_BOUNDS.fitLines) {
+    report(ctx, at, `data-fit-lines takes a whole number from 1 to ${HTML_BOUNDS.fitLines}`);
+    return;
+  }
   const own = pxOf(element.style, "fontSize");
-  if (own === undefined) return report(ctx, at, "data-fit-lines needs a font-size in px on the same element (the largest size the text may take)");
+  if (own === undefined) {
+    report(ctx, at, "data-fit-lines needs a font-size in px on the same element (the largest size the text may take)");
+    return;
+  }
   const min = Number(minAttr?.value ?? String(Math.max(HTML_BOUNDS.minFontSize, Math.round(own / 2))));
-  if (!Number.isInteger(min) || min < HTML_BOUNDS.minFontSize || min > own) return report(ctx, at, `data-min-font-size takes a whole number of px from ${HTML_BOUNDS.minFontSize} to the element's font-size (${own})`);
-  if (element.children.some((c) => c.kind === "element")) return report(ctx, at, "data-fit-lines fits text: the element may hold text and placeholders only");
+  if (!Number.isInteger(min) || min < HTML_BOUNDS.minFontSize || min > own) {
+    report(ctx, at, `data-min-font-size takes a whole number of px from ${HTML_BOUNDS.minFontSize} to the element's font-size (${own})`);
+    return;
+  }
+  if (element.children.some((c) => c.kind === "element")) {
+    report(ctx, at, "data-fit-lines fits text: the element may hold text and placeholders only");
+    return;
+  }
   const lineHeightValue = element.style.filter(([p]) => p === "lineHeight").pop()?.[1];
   const lineHeight = typeof lineHeightValue === "string" && /^\d+(\.\d+)?$/.test(lineHeightValue) ? Number(lineHeightValue) : 1.2;
   const fit: TextFit = { lines, minFontSize: min, maxFontSize: own, width, lineHeight };

@@ -61,6 +61,11 @@ export function expandClasses(value: string, canvas: { width: number; height: nu
     kept.push(token);
   }
   const expanded = kept.length ? expand(kept.join(" "), canvas) : {};
+  // `shadow-red-500` colours the shadow of `shadow-lg`: satori puts it into boxShadow the same way.
+  if (typeof expanded.shadowColor === "string") {
+    if (typeof expanded.boxShadow === "string") expanded.boxShadow = expanded.boxShadow.replace(/rgba?\([^)]+\)/g, expanded.shadowColor);
+    delete expanded.shadowColor;
+  }
   const style: Array<[string, string]> = [];
   for (const [property, raw] of Object.entries(expanded)) {
     if (typeof raw === "number") style.push([property, UNITLESS.has(property) ? String(raw) : `${raw}px`]);
