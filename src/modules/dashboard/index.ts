@@ -26,24 +26,33 @@ export interface DashboardDeps {
   templates: TemplateLookup;
 }
 
-/** Only this origin's own files: no CDN, no inline script, no framing. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' blob: data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+/**
+ * Only this origin's own files: no CDN, no inline script, no framing. The one exception is for
+ * style elements carrying this response's nonce: the template editor's code pane (CodeMirror)
+ * writes its generated styles into a <style> element, which it stamps with the nonce the page
+ * hands it. Scripts get no nonce, so nothing inline ever runs.
+ */
+function contentSecurityPolicy(styleNonce: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${styleNonce}'`,
+    "img-src 'self' blob: data:",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 const PAGE_HEADERS = {
-  "content-security-policy": CONTENT_SECURITY_POLICY,
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
 };
+
+/** 128 random bits, base64: a fresh style nonce for every page load (the page is never cached). */
+const newNonce = () => Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
 
 const hide = { detail: { hide: true } } as const;
 
@@ -70,7 +79,12 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     if (!file) throw new ApiError("NOT_FOUND", `No dashboard asset ${name}.`);
     return new Response(file.body, { headers: { "content-type": file.type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" } });
   };
-  const html = () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...PAGE_HEADERS } });
+  const html = () => {
+    const nonce = newNonce();
+    return new Response(page.replace("{{style_nonce}}", nonce), {
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": contentSecurityPolicy(nonce), ...PAGE_HEADERS },
+    });
+  };
 
   const { webhooks, metering, clock } = services;
   const accountId = (request: Request) => sessionOf(request).account.id;

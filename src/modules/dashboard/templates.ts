@@ -8,6 +8,7 @@ import { Elysia } from "elysia";
 import { ApiError } from "../../errors.ts";
 import type { Services } from "../../services.ts";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
+import { asPreview } from "../../render/preview.ts";
 import type { Renderer } from "../../render/types.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../templates/account/index.ts";
 import { sessionOf } from "./guard.ts";
@@ -19,8 +20,6 @@ export interface DashboardTemplateDeps {
   renderer: Renderer;
 }
 
-/** Previews are for editing: never larger than this on the longer side. */
-const PREVIEW_MAX_SIDE = 1500;
 
 const hide = { detail: { hide: true } } as const;
 
@@ -37,11 +36,11 @@ export function dashboardTemplateRoutes({ services, templates, renderer }: Dashb
         if (template === undefined) throw new ApiError("VALIDATION_ERROR", "template is required", [{ field: "template", message: "is required (a template definition)" }]);
         const spec = parseAccountTemplate(template);
         const definition = accountTemplateDefinition(spec);
-        const size = cappedSize(typeof width === "number" ? width : spec.width, typeof height === "number" ? height : spec.height);
+        const size = { width: typeof width === "number" ? width : spec.width, height: typeof height === "number" ? height : spec.height };
         const fields = values && typeof values === "object" ? values : spec.sample;
         const lookup: TemplateLookup = { get: (id) => (id === spec.id ? definition : undefined), list: () => [definition] };
         const parsed = parseRenderRequest({ ...fields, template: spec.id, theme, ...size }, lookup);
-        const result = await renderer.render({ ...parsed, accountTemplate: { accountId: account(request), version: 0, spec } });
+        const result = await renderer.render(asPreview({ ...parsed, accountTemplate: { accountId: account(request), version: 0, spec } }));
         return new Response(result.bytes as Uint8Array<ArrayBuffer>, {
           headers: { "content-type": result.contentType, "cache-control": "no-store", "x-generation-time-ms": String(result.generationTimeMs) },
         });
@@ -79,7 +78,3 @@ export function dashboardTemplateRoutes({ services, templates, renderer }: Dashb
     );
 }
 
-function cappedSize(width: number, height: number): { width: number; height: number } {
-  const scale = Math.min(1, PREVIEW_MAX_SIDE / Math.max(width, height));
-  return { width: Math.round(width * scale), height: Math.round(height * scale) };
-}

@@ -107,7 +107,8 @@ export async function renderTemplateEditor(current, id) {
     null,
     "HTML with inline styles. {{name}} puts a field's value; {{#name}}…{{/name}} keeps its content only when the field has a value, {{^name}}…{{/name}} only when it has none; var(--name) takes a theme variable. Tab indents; press Escape, then Tab, to leave the editor.",
   );
-  const code = createCodeEditor({ parent: codeHost, doc: saved.html, label: "Template HTML", describedBy: "template-html-hint", onChange: () => edited() });
+  const styleNonce = document.querySelector('meta[name="style-nonce"]')?.getAttribute("content") || undefined;
+  const code = createCodeEditor({ parent: codeHost, doc: saved.html, label: "Template HTML", describedBy: "template-html-hint", styleNonce, onChange: () => edited() });
 
   const fieldsBox = h("div.field-rows");
   const addField = h("button.button.small", { type: "button" }, "Add field");

@@ -35,10 +35,10 @@ const theme = EditorView.theme({
 
 /**
  * Mounts an editor in `parent`. `label` names it for assistive technology; `onChange(text)` runs
- * after every edit. Tab indents; Escape then Tab leaves the editor (CodeMirror's own convention,
+ * after every edit; `styleNonce` is the page's CSP nonce for style elements. Tab indents; Escape then Tab leaves the editor (CodeMirror's own convention,
  * so the keyboard is never trapped).
  */
-export function createCodeEditor({ parent, doc = "", label = "Template HTML", describedBy, onChange = () => {} }) {
+export function createCodeEditor({ parent, doc = "", label = "Template HTML", describedBy, styleNonce, onChange = () => {} }) {
   const contentAttributes = { "aria-label": label };
   if (describedBy) contentAttributes["aria-describedby"] = describedBy;
   const view = new EditorView({
@@ -63,6 +63,8 @@ export function createCodeEditor({ parent, doc = "", label = "Template HTML", de
           if (update.docChanged) onChange(update.state.doc.toString());
         }),
         theme,
+        // The page's CSP admits style elements with this page load's nonce only.
+        styleNonce ? EditorView.cspNonce.of(styleNonce) : [],
       ],
     }),
   });
