@@ -22,8 +22,7 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
 
   async function signIn(apiKey: string, options: { width?: number } = {}): Promise<Page> {
     const page = await fx.browser.newPage({ width: options.width });
-    page.on("pageerror", (e) => console.log("PAGEERROR", e.message));
-    page.on("console", (m) => console.log("CONSOLE", m.text()));
+    page.on("pageerror", (error) => console.log(`page error: ${error.message}`));
     await page.goto(fx.s.url + "/dashboard");
     await page.getByLabel("API key").fill(apiKey);
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -181,6 +180,11 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     await page.setViewportSize({ width: 375, height: 812 });
     await page.waitForFunction(() => document.documentElement.scrollWidth <= 375);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    // The preview comes first on a phone, above the design.
+    const order = await page.evaluate(() => [document.querySelector(".studio-preview")!.getBoundingClientRect().top, document.querySelector(".studio-edit")!.getBoundingClientRect().top]);
+    expect(order[0]).toBeLessThan(order[1]!);
+    // Let the code pane measure its wrapped lines at the new width before the picture.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     await page.screenshot({ path: screenshotPath("template-editor-375"), fullPage: true });
     await page.close();
   }, BROWSER_TEST_TIMEOUT);

@@ -113,7 +113,7 @@ export async function renderTemplateEditor(current, id) {
   const fieldsBox = h("div.field-rows");
   const addField = h("button.button.small", { type: "button" }, "Add field");
   addField.addEventListener("click", () => {
-    draft.fields.push({ key: ++rowSeq, name: "", type: "text", required: false, max_length: "", description: "", sample: "" });
+    draft.fields.push({ key: ++rowSeq, name: "", type: "text", required: false, max_length: "", description: "", sample: "", open: true });
     renderFieldRows();
     fieldsBox.querySelector(".field-row:last-child input")?.focus();
     edited();
@@ -133,7 +133,7 @@ export async function renderTemplateEditor(current, id) {
     h("div.row", null, labelled("Name", nameInput), labelled("Description", descriptionInput)),
     h("div.field", null, h("label#template-html-label", { for: "template-html" }, "HTML"), codeHost, codeHint),
     problemsBox,
-    h("fieldset.stack", null, h("legend", null, "Fields and sample values"), h("p.hint", null, "Each field is a value a request sends. Sample values fill the preview and the starter gallery."), fieldsBox, addField),
+    h("fieldset.stack", null, h("legend", null, "Fields and sample values"), h("p.hint", null, "Each field is a value a request sends; open one to change it. Sample values fill the preview and the signed URL below."), fieldsBox, addField),
     h("fieldset.stack", null, h("legend", null, "Theme variables"), h("p.hint", null, "var(--name) in a style takes the value of the requested theme."), varsBox, addVar),
     h("fieldset", null, h("legend", null, "Design canvas"), h("div.row", null, labelled("Canvas width (px)", widthInput), labelled("Canvas height (px)", heightInput)), h("p.hint", null, "The size the HTML is laid out at; other sizes scale it.")),
     h("div.actions.save-row", null, saveButton, dirtyNote),
@@ -271,18 +271,20 @@ export async function renderTemplateEditor(current, id) {
         const description = h(`input#${base}-description`, { type: "text", value: f.description ?? "", autocomplete: "off", maxlength: 300, dataset: { problem: `fields.${index}.description` } });
         const sample = h(`input#${base}-sample`, { type: "text", value: f.sample ?? "", autocomplete: "off", dataset: { problem: `sample.${f.name}` } });
         const remove = h("button.button.small.danger", { type: "button" }, "Remove field");
+        const legend = h("span.field-summary", null, fieldLegend(f, index));
+        const relabel = () => (legend.textContent = fieldLegend(f, index));
         name.addEventListener("input", () =>
           edited(() => {
             f.name = name.value;
             sample.dataset.problem = `sample.${f.name.trim()}`;
-            legend.textContent = fieldLegend(f, index);
+            relabel();
           }),
         );
-        type.addEventListener("change", () => edited(() => (f.type = type.value)));
-        required.addEventListener("change", () => edited(() => (f.required = required.checked)));
+        type.addEventListener("change", () => edited(() => ((f.type = type.value), relabel())));
+        required.addEventListener("change", () => edited(() => ((f.required = required.checked), relabel())));
         maxLength.addEventListener("input", () => edited(() => (f.max_length = maxLength.value)));
         description.addEventListener("input", () => edited(() => (f.description = description.value)));
-        sample.addEventListener("input", () => edited(() => (f.sample = sample.value)));
+        sample.addEventListener("input", () => edited(() => ((f.sample = sample.value), relabel())));
         remove.addEventListener("click", () => {
           draft.fields = draft.fields.filter((other) => other !== f);
           renderFieldRows();
@@ -290,22 +292,26 @@ export async function renderTemplateEditor(current, id) {
           edited();
         });
         remove.setAttribute("aria-label", `Remove field ${f.name || index + 1}`);
-        const legend = h("legend", null, fieldLegend(f, index));
-        return h(
-          "fieldset.field-row",
-          null,
-          legend,
+        const row = h(
+          "details.field-row",
+          { open: f.open === true },
+          h("summary", null, legend),
           h("div.field-grid", null, labelled("Name", name), labelled("Type", type), labelled("Max length", maxLength), h("div.check", null, required, h("label", { for: required.id }, "Required"))),
           labelled("Description", description),
           labelled("Sample value", sample),
           h("div.actions", null, remove),
         );
+        row.addEventListener("toggle", () => (f.open = row.open));
+        return row;
       }),
     );
     if (draft.fields.length === 0) fieldsBox.replaceChildren(h("p.muted.small", null, "No fields: the card is the same for every request."));
   }
+  /** The one-line summary of a field: its name, type, whether it is required, its sample. */
   function fieldLegend(f, index) {
-    return f.name.trim() ? `Field ${f.name.trim()}` : `Field ${index + 1}`;
+    const name = f.name.trim() || `Field ${index + 1}`;
+    const facts = [f.type, f.required ? "required" : null, f.sample ? `“${f.sample.length > 40 ? `${f.sample.slice(0, 40)}…` : f.sample}”` : null].filter(Boolean);
+    return `${name} · ${facts.join(" · ")}`;
   }
 
   function renderVarRows() {
@@ -412,7 +418,12 @@ export async function renderTemplateEditor(current, id) {
       ...details.map((d) => {
         const where = d.field === "html" && d.line ? `HTML line ${d.line}${d.column ? `, column ${d.column}` : ""}` : d.field || "template";
         const target = d.field && d.field !== "html" ? form.querySelector(`[data-problem="${CSS.escape(d.field)}"]`) : null;
-        if (target) target.setAttribute("aria-invalid", "true");
+        if (target) {
+          target.setAttribute("aria-invalid", "true");
+          // A field's inputs sit in its folded row: unfold the row the problem is in.
+          const row = target.closest("details");
+          if (row) row.open = true;
+        }
         const item = h("li", null, h("strong", null, `${where}: `), d.message);
         if (d.field === "html" && d.line) {
           const go = h("button.button.small.subtle", { type: "button" }, "Go to line");
