@@ -109,6 +109,20 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     const first = await nextPreview(page, 0);
     expect(first).toMatchObject({ width: 1200, height: 630 });
 
+    // Every control on the page has a label, and the keyboard gets into the code pane and out.
+    const unlabelled = await page.evaluate(() =>
+      [...document.querySelectorAll("#main input, #main select, #main textarea, #main [contenteditable=true]")]
+        .filter((el) => !((el as HTMLInputElement).labels?.length || el.getAttribute("aria-label") || el.getAttribute("aria-labelledby")))
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    expect(unlabelled).toEqual([]);
+    await page.getByLabel("Template description").focus();
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.classList.contains("cm-content"))).toBe(true);
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => Boolean(document.activeElement?.closest(".cm-editor")))).toBe(false);
+
     // Type in the code editor: the preview follows.
     const html: string = created.body.html;
     const titleLine = html.split("\n").findIndex((line) => line.includes("{{title}}")) + 1;

@@ -130,7 +130,7 @@ export async function renderTemplateEditor(current, id) {
   const form = h(
     "form#template-form.stack",
     { novalidate: true },
-    h("div.row", null, labelled("Name", nameInput), labelled("Description", descriptionInput)),
+    h("div.row", null, labelled("Template name", nameInput), labelled("Template description", descriptionInput)),
     h("div.field", null, h("label#template-html-label", { for: "template-html" }, "HTML"), codeHost, codeHint),
     problemsBox,
     h("fieldset.stack", null, h("legend", null, "Fields and sample values"), h("p.hint", null, "Each field is a value a request sends; open one to change it. Sample values fill the preview and the signed URL below."), fieldsBox, addField),
@@ -280,11 +280,26 @@ export async function renderTemplateEditor(current, id) {
             relabel();
           }),
         );
-        type.addEventListener("change", () => edited(() => ((f.type = type.value), relabel())));
-        required.addEventListener("change", () => edited(() => ((f.required = required.checked), relabel())));
+        type.addEventListener("change", () =>
+          edited(() => {
+            f.type = type.value;
+            relabel();
+          }),
+        );
+        required.addEventListener("change", () =>
+          edited(() => {
+            f.required = required.checked;
+            relabel();
+          }),
+        );
         maxLength.addEventListener("input", () => edited(() => (f.max_length = maxLength.value)));
         description.addEventListener("input", () => edited(() => (f.description = description.value)));
-        sample.addEventListener("input", () => edited(() => ((f.sample = sample.value), relabel())));
+        sample.addEventListener("input", () =>
+          edited(() => {
+            f.sample = sample.value;
+            relabel();
+          }),
+        );
         remove.addEventListener("click", () => {
           draft.fields = draft.fields.filter((other) => other !== f);
           renderFieldRows();
@@ -502,6 +517,7 @@ export async function renderTemplateEditor(current, id) {
 
   async function restoreVersion(version, button) {
     button.disabled = true;
+    const discarded = dirty ? " Your unsaved changes were replaced." : "";
     try {
       const old = await call("GET", `${path}/versions/${version}`);
       const view = await call("PUT", path, { ...definitionOfView(old), id });
@@ -515,7 +531,7 @@ export async function renderTemplateEditor(current, id) {
       renderVarRows();
       viewingVersion = null;
       viewing.hidden = true;
-      await afterNewVersion(view, `Restored version ${version} as version ${view.version}.`);
+      await afterNewVersion(view, `Restored version ${version} as version ${view.version}.${discarded}`);
       schedule(0);
     } catch (failure) {
       button.disabled = false;
