@@ -43,3 +43,8 @@ declare module "*/assets/template-editor.js" {
   const text: string;
   export default text;
 }
+// The starters' pictures, imported `with { type: "file" }`: a path Bun.file() reads (embedded when compiled).
+declare module "*.png" {
+  const path: string;
+  export default path;
+}

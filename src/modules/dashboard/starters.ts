@@ -10,6 +10,14 @@ import podcastEpisode from "../../../templates/starters/podcast-episode.json";
 import productLaunch from "../../../templates/starters/product-launch.json";
 import quote from "../../../templates/starters/quote.json";
 import releaseNotes from "../../../templates/starters/release-notes.json";
+// A small picture of each starter (its sample values, dark theme), next to its definition.
+import productLaunchPicture from "../../../templates/starters/product-launch.png" with { type: "file" };
+import podcastEpisodePicture from "../../../templates/starters/podcast-episode.png" with { type: "file" };
+import jobOpeningPicture from "../../../templates/starters/job-opening.png" with { type: "file" };
+import quotePicture from "../../../templates/starters/quote.png" with { type: "file" };
+import releaseNotesPicture from "../../../templates/starters/release-notes.png" with { type: "file" };
+import docsPagePicture from "../../../templates/starters/docs-page.png" with { type: "file" };
+import openSourcePicture from "../../../templates/starters/open-source.png" with { type: "file" };
 
 export interface StarterDefinition {
   id: string;
@@ -25,3 +33,14 @@ export interface StarterDefinition {
 
 /** In the order the dashboard lists them. */
 export const STARTERS: readonly StarterDefinition[] = [productLaunch, podcastEpisode, jobOpening, quote, releaseNotes, docsPage, openSource];
+
+/** The path (inside the binary once compiled) of each starter's picture, by starter id. */
+export const STARTER_PICTURES: ReadonlyMap<string, string> = new Map([
+  ["product-launch", productLaunchPicture],
+  ["podcast-episode", podcastEpisodePicture],
+  ["job-opening", jobOpeningPicture],
+  ["quote", quotePicture],
+  ["release-notes", releaseNotesPicture],
+  ["docs-page", docsPagePicture],
+  ["open-source", openSourcePicture],
+])

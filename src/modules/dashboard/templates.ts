@@ -12,7 +12,7 @@ import { asPreview } from "../../render/preview.ts";
 import type { Renderer } from "../../render/types.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../templates/account/index.ts";
 import { sessionOf } from "./guard.ts";
-import { STARTERS } from "./starters.ts";
+import { STARTER_PICTURES, STARTERS } from "./starters.ts";
 
 export interface DashboardTemplateDeps {
   services: Pick<Services, "accountTemplates">;
@@ -29,6 +29,15 @@ export function dashboardTemplateRoutes({ services, templates, renderer }: Dashb
 
   return new Elysia({ name: "module.dashboard.templates", prefix: "/api" })
     .get("/starters", () => ({ data: STARTERS }), hide)
+    .get(
+      "/starters/:id/picture",
+      ({ params }) => {
+        const path = STARTER_PICTURES.get(params.id);
+        if (!path) throw new ApiError("NOT_FOUND", `No starter ${params.id.slice(0, 60)}.`);
+        return new Response(Bun.file(path), { headers: { "content-type": "image/png", "cache-control": "private, max-age=86400", "x-content-type-options": "nosniff" } });
+      },
+      hide,
+    )
     .post(
       "/account-templates/preview",
       async ({ request, body }) => {

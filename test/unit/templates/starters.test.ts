@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { renderTemplate } from "../../../src/render/engine.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../src/templates/account/index.ts";
 import type { Theme } from "../../../src/templates/types.ts";
-import { STARTERS } from "../../../src/modules/dashboard/starters.ts";
+import { STARTER_PICTURES, STARTERS } from "../../../src/modules/dashboard/starters.ts";
 import { decodePng, type DecodedPng } from "../../support/png.ts";
 
 const DIR = join(import.meta.dir, "../../../templates/starters");
@@ -84,9 +84,15 @@ function longest(sample: string, length: number): string {
   return text.slice(0, length).trimEnd();
 }
 
-test("at least six starters, each shipped in the binary's list under its file name", () => {
+test("at least six starters, each shipped in the binary's list under its file name, with its picture", async () => {
   expect(files.length).toBeGreaterThanOrEqual(6);
   expect(STARTERS.map((s) => `${s.id}.json`).sort()).toEqual([...files].sort());
+  for (const starter of STARTERS) {
+    // A palette PNG: its size from the IHDR chunk (bytes 16–23), which the test decoder does not need to read.
+    const bytes = new DataView(await Bun.file(STARTER_PICTURES.get(starter.id)!).arrayBuffer());
+    expect(bytes.getUint32(12)).toBe(0x49484452); // "IHDR"
+    expect(bytes.getUint32(16) / bytes.getUint32(20)).toBeCloseTo(1200 / 630, 1);
+  }
 });
 
 describe.each(files)("starter %s", (file) => {

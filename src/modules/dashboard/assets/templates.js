@@ -121,10 +121,10 @@ async function renderTemplateList(current, notice) {
     return h(
       "tr",
       null,
-      h("td", null, h("a", { href: `#/templates/${encodeURIComponent(t.id)}` }, t.name || t.id)),
-      h("td.mono", null, t.id),
-      h("td", null, String(t.version)),
-      h("td", null, dateTimeFormat.format(new Date(t.updated_at))),
+      h("td", { dataset: { label: "Name" } }, h("a", { href: `#/templates/${encodeURIComponent(t.id)}` }, t.name || t.id)),
+      h("td.mono", { dataset: { label: "Id" } }, t.id),
+      h("td", { dataset: { label: "Version" } }, String(t.version)),
+      h("td", { dataset: { label: "Updated (UTC)" } }, dateTimeFormat.format(new Date(t.updated_at))),
       actions,
     );
   };
@@ -161,7 +161,14 @@ async function renderTemplateList(current, notice) {
       "li.starter",
       null,
       radio,
-      h("label", { for: radioId }, h("span.starter-name", null, choice.name), h("span.starter-description", null, choice.description)),
+      h(
+        "label",
+        { for: radioId },
+        // The picture repeats what the name and description say: decorative for a screen reader.
+        choice.id ? h("img.starter-picture", { src: `/dashboard/api/starters/${encodeURIComponent(choice.id)}/picture`, alt: "", width: 480, height: 252, loading: "lazy" }) : h("span.starter-picture.blank-picture", { "aria-hidden": "true" }),
+        h("span.starter-name", null, choice.name),
+        h("span.starter-description", null, choice.description),
+      ),
     );
   });
   const createButton = h("button.button.primary", { type: "submit" }, "Create template");
