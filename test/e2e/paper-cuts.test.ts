@@ -70,9 +70,9 @@ test("Dockerfile: the data volume's directory exists and belongs to the runtime 
   expect(runtime).toContain(`OG_DB_PATH=${volume}/`);
 });
 
-test("README: the X-OG-Signature snippet verifies a good signature and answers false (not throws) without the header", () => {
-  const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-  const snippet = readme.slice(readme.indexOf("Verify it like this:")).match(/```js\n([\s\S]*?)```/)?.[1];
+test("docs/events.md: the X-OG-Signature snippet verifies a good signature and answers false (not throws) without the header", () => {
+  const events = readFileSync(join(REPO_ROOT, "docs", "events.md"), "utf8");
+  const snippet = events.slice(events.indexOf("Verify it like this")).match(/```js\n([\s\S]*?)```/)?.[1];
   expect(snippet).toBeDefined();
   const verify = new Function("createHmac", "timingSafeEqual", "secret", "rawBody", "req", `${snippet}\nreturn ok;`);
   const { createHmac, timingSafeEqual } = require("node:crypto");
