@@ -41,6 +41,8 @@ export interface RenderRequest {
      */
     revision?: string;
   };
+  /** A preview (render/preview.ts: capped size, PREVIEW mark); never shares a cache entry with a real render. */
+  preview?: boolean;
 }
 
 export interface RenderResult {
