@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { canonicalQuery, sign } from "../../src/signing/index.ts";
 import fc from "fast-check";
 import { errorStatus } from "../../src/errors.ts";
+import { bodyLimitOf } from "../../src/http/body.ts";
 import { ADMIN_TOKEN, startTestService, type TestService } from "../support/harness.ts";
 import { rawRequest, type RawResponse } from "../support/raw-http.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
@@ -706,6 +707,10 @@ function runtimeMayAnswer(c: RawCase, data: string): boolean {
   if (c.version === "HTTP/1.0" && c.body.head.includes("Transfer-Encoding")) return true;
   // Header section over 16 KiB (a long target or a long key counts too).
   if (data.indexOf("\r\n\r\n") > 16 * 1024 - 100) return true;
+  // A declared body that never comes, within the route's limit (1 MiB on the template routes):
+  // the server waits for it, and the connection ends unanswered.
+  const declared = /Content-Length: (\d+)/.exec(c.body.head);
+  if (declared && c.body.payload === undefined && Number(declared[1]) <= bodyLimitOf(`http://localhost${c.target.text}`)) return true;
   return false;
 }
 
