@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { startTestService, type TestService } from "../support/harness.ts";
 import { REPO_ROOT } from "../support/process.ts";
 
@@ -97,4 +97,19 @@ test("Dockerfile: the build stage copies every path `bun install` reads before i
     expect({ patch, copiedBeforeInstall: new RegExp(`^COPY ${dir} `, "m").test(beforeInstall) }).toEqual({ patch, copiedBeforeInstall: true });
   }
   for (const file of ["package.json", "bun.lock", "bunfig.toml"]) expect(beforeInstall).toContain(file);
+});
+
+test("Dockerfile: the build stage copies every file outside src/ that the source imports (migrations, assets, the notices)", () => {
+  const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
+  const beforeBuild = dockerfile.slice(0, dockerfile.indexOf("RUN bun run build"));
+  const copied = [...beforeBuild.matchAll(/^COPY (?!--)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(" "));
+  const outside = new Set<string>();
+  for (const path of new Bun.Glob("src/**/*.{ts,tsx}").scanSync(REPO_ROOT)) {
+    for (const m of readFileSync(join(REPO_ROOT, path), "utf8").matchAll(/from "((?:\.\.\/)+[^"]+)"/g)) {
+      const target = join(dirname(path), m[1]!);
+      if (!target.startsWith("src/") && !target.startsWith("node_modules/")) outside.add(target.split("/")[0]!);
+    }
+  }
+  expect([...outside].sort()).toContain("THIRD_PARTY_NOTICES.md");
+  expect([...outside].filter((top) => !copied.includes(top))).toEqual([]);
 });
