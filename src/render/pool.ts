@@ -23,11 +23,11 @@
 import { isCompiledBinary } from "../compiled.ts";
 import { ApiError, apiErrorFrom, type PlainError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { AccountTemplateSpec } from "../templates/account/index.ts";
 import type { Theme } from "../templates/types.ts";
 import type { ImageFormat } from "./encode.ts";
 import type { RenderedImage, RenderTimings } from "./engine.ts";
 import { layoutModule } from "./layout-wasm.ts";
+import type { RenderRequest } from "./types.ts";
 
 /** What a worker needs to draw one image: images are already data: URIs. */
 export interface RenderJob {
@@ -45,7 +45,7 @@ export interface RenderJob {
    * An account's own template: the worker builds its definition from this plain-JSON spec
    * (`template` is then the spec's id). `version` 0 is an unsaved definition (a preview).
    */
-  accountTemplate?: { accountId: string; version: number; spec: AccountTemplateSpec };
+  accountTemplate?: RenderRequest["accountTemplate"];
   /** Draw it as a preview: a small PREVIEW mark in the bottom-right corner (preview.ts). */
   preview?: boolean;
 }

@@ -7,7 +7,10 @@
  * - marked: a small "PREVIEW" label in the bottom-right corner, inside MARK_BOX of it, drawn
  *   into the card's own element tree so every engine and format carries it.
  */
+import { ApiError, validationError, type FieldProblem } from "../errors.ts";
+import { accountTemplateDefinition, parseAccountTemplate } from "../templates/account/index.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition } from "../templates/types.ts";
+import { parseRenderRequest } from "./request.ts";
 import type { RenderRequest } from "./types.ts";
 
 export const PREVIEW_MAX_SIDE = 1500;
@@ -84,4 +87,46 @@ export function withPreviewMark(definition: TemplateDefinition, output: { width:
       };
     },
   };
+}
+
+/** The top-level names of a template preview body (POST /api/templates/preview). */
+export const PREVIEW_BODY_KEYS = ["template", "values", "theme", "width", "height", "format"] as const;
+
+/**
+ * Validates a template preview body, `{template: <definition>, values?, theme?, width?,
+ * height?, format?}`, into a preview request: the definition exactly as create validates it
+ * (the same 400, positions included), `values` (default: the definition's `sample`) as a
+ * render of it validates its fields, named `values.<field>` in problems. Nothing is stored.
+ */
+export function parsePreviewRequest(body: unknown, accountId: string): RenderRequest {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw validationError([{ field: "body", message: "must be a JSON object" }]);
+  const input = body as Record<string, unknown>;
+  const problems: FieldProblem[] = [];
+  for (const name of Object.keys(input)) {
+    if (!(PREVIEW_BODY_KEYS as readonly string[]).includes(name)) problems.push({ field: name, message: `is not a preview parameter (${PREVIEW_BODY_KEYS.join(", ")})` });
+  }
+  if (input.template === undefined || input.template === null) problems.push({ field: "template", message: "is required: the template definition to preview" });
+  const values = input.values ?? undefined;
+  if (values !== undefined && (typeof values !== "object" || values === null || Array.isArray(values))) problems.push({ field: "values", message: "must be an object of field values" });
+  if (problems.length) throw validationError(problems);
+
+  // The definition's own problems are create's 400, as they are.
+  const spec = parseAccountTemplate(input.template);
+  const definition = accountTemplateDefinition(spec);
+  const given = (values as Record<string, unknown> | undefined) ?? spec.sample;
+  const names = new Set(spec.fields.map((field) => field.name));
+  for (const name of Object.keys(given)) if (!names.has(name)) problems.push({ field: `values.${name}`, message: `is not a field of the ${spec.id} template` });
+
+  let request: RenderRequest;
+  try {
+    const only = { get: (id: string) => (id === definition.id ? definition : undefined), list: () => [definition] };
+    const fields = Object.fromEntries(Object.entries(given).filter(([name]) => names.has(name)));
+    request = parseRenderRequest({ ...fields, template: spec.id, theme: input.theme, width: input.width, height: input.height, format: input.format }, only);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== "VALIDATION_ERROR") throw error;
+    const renamed = (error.details ?? []).map((problem) => (names.has(problem.field) ? { ...problem, field: `values.${problem.field}` } : problem));
+    throw validationError([...problems, ...renamed]);
+  }
+  if (problems.length) throw validationError(problems);
+  return asPreview({ ...request, accountTemplate: { accountId, version: 0, spec } });
 }

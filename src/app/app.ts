@@ -19,15 +19,15 @@ import { templatesModule } from "../modules/templates/index.ts";
 import { usageModule } from "../modules/usage/index.ts";
 import { webhooksModule } from "../modules/webhooks/index.ts";
 import { requestGates } from "./gates.ts";
-import { parseJsonBody } from "./body.ts";
+import { parseJsonBody } from "../http/body.ts";
 import { isStoreUnavailable } from "../store/errors.ts";
-import { jsonError, unavailableError, unexpectedError, validationProblems, type HeaderBag } from "./error-mapper.ts";
-import { Metrics } from "./metrics.ts";
-import { peekRequestState, requestState } from "./request-context.ts";
+import { jsonError, unavailableError, unexpectedError, validationProblems, type HeaderBag } from "../http/error-mapper.ts";
+import { Metrics } from "../http/metrics.ts";
+import { peekRequestState, requestState } from "../http/request-context.ts";
 import { buildRouteTable, type RouteTable } from "./routes.ts";
 import { validationError } from "../errors.ts";
 import { VERSION } from "../version.ts";
-import { buildOpenApiDocument, type RouteInfo } from "./openapi.ts";
+import { buildOpenApiDocument, type RouteInfo } from "../http/openapi.ts";
 import { DOCS_CSP, docsPage } from "./docs-page.ts";
 
 export { VERSION };
@@ -114,7 +114,7 @@ export function createApp(deps: AppDeps) {
     .use(opsModule(services, metrics))
     .use(generateModule({ services, renderer: deps.renderer, templates: deps.templates }))
     .use(usageModule(services))
-    .use(templatesModule({ services, templates: deps.templates }))
+    .use(templatesModule({ services, templates: deps.templates, renderer: deps.renderer }))
     .use(adminModule(services))
     .use(webhooksModule(services))
     .use(signingKeysModule(services))
