@@ -249,4 +249,48 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     await page.screenshot({ path: screenshotPath("templates-list-375"), fullPage: true });
     await page.close();
   }, BROWSER_TEST_TIMEOUT);
+  test("a slow answer to an older edit never replaces the preview of a newer one", async () => {
+    const { apiKey } = await fx.s.createAccount({ plan: "custom", quota: 10_000, requests_per_second: 100 });
+    const page = await signIn(apiKey);
+    const quote = (await page.evaluate(async () => (await (await fetch("/dashboard/api/starters")).json()) as any)).data.find((s: any) => s.id === "quote");
+    expect((await api("/api/templates", apiKey, { method: "POST", json: { ...quote, id: "slow" } })).status).toBe(201);
+    await page.goto(fx.s.url + "/dashboard#/templates/slow");
+    const first = await nextPreview(page, 0);
+
+    // Hold back the preview of the first edit; let every other one through.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held: import("playwright-core").Request | undefined;
+    let heldSettled!: Promise<void>;
+    await page.route("**/dashboard/api/account-templates/preview", async (route) => {
+      if (!held && route.request().postData()?.includes("first edit")) {
+        held = route.request();
+        // Finished or failed (the page aborts it when a newer edit goes out): watched from now on.
+        heldSettled = new Promise((resolve) => {
+          const settle = (request: import("playwright-core").Request) => request === held && resolve();
+          page.on("requestfinished", settle);
+          page.on("requestfailed", settle);
+        });
+        await released;
+        await route.continue().catch(() => {}); // the page may have given up on it already
+        return;
+      }
+      await route.continue();
+    });
+    await clickAfter(page, "{{quote}}");
+    await page.keyboard.type(" first edit");
+    await page.waitForFunction(() => document.querySelector(".preview-status")?.textContent === "Rendering…");
+    expect(held).toBeDefined();
+    await page.keyboard.type(" and a second");
+    const second = await nextPreview(page, first.sequence);
+    expect(second.digest).not.toBe(first.digest);
+
+    // Now the older answer may come (or was dropped by the page): the newer preview stays.
+    release();
+    await heldSettled;
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const after = await previewNow(page);
+    expect(after).toEqual(second);
+    await page.close();
+  }, BROWSER_TEST_TIMEOUT);
 });
