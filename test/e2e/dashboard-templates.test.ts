@@ -247,6 +247,15 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     await page.setViewportSize({ width: 375, height: 812 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await page.screenshot({ path: screenshotPath("templates-list-375"), fullPage: true });
+
+    // New from blank: a valid one-field template to start from nothing.
+    await page.getByLabel(/^Blank/).check();
+    await page.getByLabel("Template id").fill("plain");
+    await page.getByRole("button", { name: "Create template" }).click();
+    await page.getByRole("heading", { name: "plain", level: 1 }).waitFor();
+    const plain = await api("/api/templates/plain", apiKey);
+    expect(plain.body).toMatchObject({ version: 1, fields: [{ name: "title", type: "text", required: true }] });
+    await nextPreview(page, 0);
     await page.close();
   }, BROWSER_TEST_TIMEOUT);
   test("a slow answer to an older edit never replaces the preview of a newer one", async () => {
