@@ -145,6 +145,8 @@ export async function renderTemplateEditor(current, id) {
   // --- Preview pane --------------------------------------------------------------------------
   const image = h("img#template-preview", { alt: "Preview of the template" });
   const frame = h("div.frame", null, image);
+  // Room for the first picture before it arrives (each answer sets the ratio of its own size).
+  frame.style.aspectRatio = `${SIZES[prefs.size].width} / ${SIZES[prefs.size].height}`;
   const previewStatus = h("p.preview-status", { role: "status", "aria-live": "polite" });
   const viewing = h("div.notice.viewing", { hidden: true });
   const sizeGroup = h(
@@ -251,6 +253,9 @@ export async function renderTemplateEditor(current, id) {
     ),
   );
   document.querySelector("#main").classList.add("wide");
+  // The code pane was built before it was in the page: measure its wrapped lines now that it has
+  // a width, so the line numbers sit beside the lines they number.
+  code.view.requestMeasure();
   renderFieldRows();
   renderVarRows();
   renderVersions(versions.data);
