@@ -437,7 +437,8 @@ export async function renderTemplateEditor(current, id) {
     problemsList.replaceChildren(
       ...details.map((d) => {
         const where = d.field === "html" && d.line ? `HTML line ${d.line}${d.column ? `, column ${d.column}` : ""}` : d.field || "template";
-        const target = d.field && d.field !== "html" ? form.querySelector(`[data-problem="${CSS.escape(d.field)}"]`) : null;
+        // A field's value problem (the preview draws the sample values) points at its sample input.
+        const target = d.field && d.field !== "html" ? form.querySelector(`[data-problem="${CSS.escape(d.field)}"], [data-problem="sample.${CSS.escape(d.field)}"]`) : null;
         if (target) {
           target.setAttribute("aria-invalid", "true");
           // A field's inputs sit in its folded row: unfold the row the problem is in.
