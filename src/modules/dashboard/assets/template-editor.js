@@ -92,10 +92,10 @@ export async function renderTemplateEditor(current, id) {
   const problemsBox = h("div.problems", { hidden: true }, h("h3", null, "Problems"), h("ul#template-problems"));
   const problemsList = problemsBox.querySelector("ul");
 
-  const nameInput = h("input#template-name", { type: "text", maxlength: 100, autocomplete: "off", value: draft.name });
-  const descriptionInput = h("input#template-description", { type: "text", maxlength: 300, autocomplete: "off", value: draft.description });
-  const widthInput = h("input#template-width", { type: "number", min: 200, max: 2400, step: 1, inputmode: "numeric", value: draft.width });
-  const heightInput = h("input#template-height", { type: "number", min: 200, max: 2400, step: 1, inputmode: "numeric", value: draft.height });
+  const nameInput = h("input#template-name", { type: "text", maxlength: 100, autocomplete: "off", value: draft.name, dataset: { problem: "name" } });
+  const descriptionInput = h("input#template-description", { type: "text", maxlength: 300, autocomplete: "off", value: draft.description, dataset: { problem: "description" } });
+  const widthInput = h("input#template-width", { type: "number", min: 200, max: 2400, step: 1, inputmode: "numeric", value: draft.width, dataset: { problem: "width" } });
+  const heightInput = h("input#template-height", { type: "number", min: 200, max: 2400, step: 1, inputmode: "numeric", value: draft.height, dataset: { problem: "height" } });
   nameInput.addEventListener("input", () => edited(() => (draft.name = nameInput.value)));
   descriptionInput.addEventListener("input", () => edited(() => (draft.description = descriptionInput.value)));
   widthInput.addEventListener("input", () => edited(() => (draft.width = widthInput.value)));
