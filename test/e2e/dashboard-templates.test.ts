@@ -302,4 +302,42 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     expect(after).toEqual(second);
     await page.close();
   }, BROWSER_TEST_TIMEOUT);
+  test("fields and theme variables: a colour change redraws the card, removing a used field is refused at its line, a new field saves", async () => {
+    const { apiKey } = await fx.s.createAccount({ plan: "custom", quota: 10_000, requests_per_second: 100 });
+    const page = await signIn(apiKey);
+    const quote = (await page.evaluate(async () => (await (await fetch("/dashboard/api/starters")).json()) as any)).data.find((s: any) => s.id === "quote");
+    expect((await api("/api/templates", apiKey, { method: "POST", json: { ...quote, id: "rows" } })).status).toBe(201);
+    await page.goto(fx.s.url + "/dashboard#/templates/rows");
+    const first = await nextPreview(page, 0);
+
+    // The dark background, through its theme variable: the card changes colour.
+    const bgRow = page.locator(".var-row", { has: page.locator('input[value="bg"]') });
+    await bgRow.getByLabel("Dark").fill("#7F1D1D");
+    const red = await nextPreview(page, first.sequence);
+    expect(red.digest).not.toBe(first.digest);
+
+    // Removing a field the HTML still uses: refused, at the line that uses it.
+    const sourceLine = quote.html.split("\n").findIndex((line: string) => line.includes("{{source}}")) + 1;
+    await page.locator("summary", { hasText: /^source/ }).click();
+    await page.getByRole("button", { name: "Remove field source" }).click();
+    await page.locator("#template-problems").getByText(`HTML line ${sourceLine}`).waitFor();
+    await page.getByRole("button", { name: "Save as new version" }).click();
+    await page.getByText("Not saved: fix the problems listed under the editor.").waitFor();
+    expect((await api("/api/templates/rows", apiKey)).body.version).toBe(1);
+
+    // Undo by adding it back as a new field, with a sample value: saved as version 2.
+    await page.getByRole("button", { name: "Add field" }).click();
+    const added = page.locator("details.field-row").last();
+    await added.getByLabel("Name").fill("source");
+    await added.getByLabel("Max length").fill("30");
+    await added.getByLabel("Sample value").fill("example.org");
+    await page.locator("#template-problems li").first().waitFor({ state: "detached" });
+    await page.getByRole("button", { name: "Save as new version" }).click();
+    await page.getByText("Saved as version 2.").waitFor();
+    const saved = (await api("/api/templates/rows", apiKey)).body;
+    expect(saved.fields.find((f: any) => f.name === "source")).toEqual({ name: "source", type: "text", required: false, max_length: 30 });
+    expect(saved.sample.source).toBe("example.org");
+    expect(saved.themes.dark.bg).toBe("#7F1D1D");
+    await page.close();
+  }, BROWSER_TEST_TIMEOUT);
 });

@@ -39,6 +39,10 @@ declare module "*/assets/templates.js" {
   const text: string;
   export default text;
 }
+declare module "*/assets/template-rows.js" {
+  const text: string;
+  export default text;
+}
 declare module "*/assets/template-editor.js" {
   const text: string;
   export default text;

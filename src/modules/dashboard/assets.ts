@@ -13,6 +13,7 @@ import playgroundJs from "./assets/playground.js" with { type: "text" };
 import signingKeysJs from "./assets/signing-keys.js" with { type: "text" };
 import stateJs from "./assets/state.js" with { type: "text" };
 import templateEditorJs from "./assets/template-editor.js" with { type: "text" };
+import templateRowsJs from "./assets/template-rows.js" with { type: "text" };
 import templatesJs from "./assets/templates.js" with { type: "text" };
 import usageJs from "./assets/usage.js" with { type: "text" };
 import webhooksJs from "./assets/webhooks.js" with { type: "text" };
@@ -29,6 +30,7 @@ const SCRIPTS: Record<string, string> = {
   "signing-keys.js": signingKeysJs,
   "state.js": stateJs,
   "template-editor.js": templateEditorJs,
+  "template-rows.js": templateRowsJs,
   "templates.js": templatesJs,
   "code-editor.js": codeEditorJs,
   "usage.js": usageJs,

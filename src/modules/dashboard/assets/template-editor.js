@@ -9,6 +9,7 @@
 import { ApiFailure, call } from "./api.js";
 import { dateTimeFormat, fmt, h, setMain } from "./dom.js";
 import { state } from "./state.js";
+import { createFieldRows, createVariableRows, labelled } from "./template-rows.js";
 
 const PREVIEW_DEBOUNCE_MS = 300;
 const SIZES = [
@@ -17,7 +18,6 @@ const SIZES = [
   { label: "1080 × 1080", width: 1080, height: 1080, hint: "Square" },
   { label: "1000 × 1500", width: 1000, height: 1500, hint: "Pinterest, portrait" },
 ];
-const FIELD_TYPES = ["text", "image_url", "color"];
 const THEMES = ["dark", "light"];
 
 /** The editor's preferences that outlive one visit (size and theme of the preview). */
@@ -43,7 +43,7 @@ export async function renderTemplateEditor(current, id) {
   // The draft: what the form holds. Rows keep their own ids so a field's inputs survive
   // re-rendering of the list around them.
   let latest = saved;
-  let rowSeq = 0;
+  let rowKey = 0;
   const draft = {
     name: saved.name,
     description: saved.description,
@@ -57,9 +57,9 @@ export async function renderTemplateEditor(current, id) {
     draft.description = view.description;
     draft.width = view.width;
     draft.height = view.height;
-    draft.fields = view.fields.map((f) => ({ key: ++rowSeq, ...f, sample: view.sample?.[f.name] ?? "" }));
+    draft.fields = view.fields.map((f) => ({ key: `saved-${++rowKey}`, ...f, sample: view.sample?.[f.name] ?? "" }));
     const names = [...new Set([...Object.keys(view.themes?.dark || {}), ...Object.keys(view.themes?.light || {})])];
-    draft.vars = names.map((name) => ({ key: ++rowSeq, name, dark: view.themes?.dark?.[name] ?? "", light: view.themes?.light?.[name] ?? "" }));
+    draft.vars = names.map((name) => ({ key: `saved-${++rowKey}`, name, dark: view.themes?.dark?.[name] ?? "", light: view.themes?.light?.[name] ?? "" }));
   };
   loadDraft(saved);
 
@@ -110,22 +110,10 @@ export async function renderTemplateEditor(current, id) {
   const styleNonce = document.querySelector('meta[name="style-nonce"]')?.getAttribute("content") || undefined;
   const code = createCodeEditor({ parent: codeHost, doc: saved.html, label: "Template HTML", describedBy: "template-html-hint", styleNonce, onChange: () => edited() });
 
-  const fieldsBox = h("div.field-rows");
-  const addField = h("button.button.small", { type: "button" }, "Add field");
-  addField.addEventListener("click", () => {
-    draft.fields.push({ key: ++rowSeq, name: "", type: "text", required: false, max_length: "", description: "", sample: "", open: true });
-    renderFieldRows();
-    fieldsBox.querySelector(".field-row:last-child input")?.focus();
-    edited();
-  });
-  const varsBox = h("div.var-rows");
-  const addVar = h("button.button.small", { type: "button" }, "Add variable");
-  addVar.addEventListener("click", () => {
-    draft.vars.push({ key: ++rowSeq, name: "", dark: "", light: "" });
-    renderVarRows();
-    varsBox.querySelector(".var-row:last-child input")?.focus();
-    edited();
-  });
+  let rowSeq = 0;
+  const nextKey = () => ++rowSeq;
+  const fieldRows = createFieldRows({ draft, nextKey, edited: (apply) => edited(apply) });
+  const variableRows = createVariableRows({ draft, nextKey, edited: (apply) => edited(apply) });
 
   const form = h(
     "form#template-form.stack",
@@ -133,8 +121,8 @@ export async function renderTemplateEditor(current, id) {
     h("div.row", null, labelled("Template name", nameInput), labelled("Template description", descriptionInput)),
     h("div.field", null, h("label#template-html-label", { for: "template-html" }, "HTML"), codeHost, codeHint),
     problemsBox,
-    h("fieldset.stack", null, h("legend", null, "Fields and sample values"), h("p.hint", null, "Each field is a value a request sends; open one to change it. Sample values fill the preview and the signed URL below."), fieldsBox, addField),
-    h("fieldset.stack", null, h("legend", null, "Theme variables"), h("p.hint", null, "var(--name) in a style takes the value of the requested theme."), varsBox, addVar),
+    h("fieldset.stack", null, h("legend", null, "Fields and sample values"), h("p.hint", null, "Each field is a value a request sends; open one to change it. Sample values fill the preview and the signed URL below."), fieldRows.box, fieldRows.add),
+    h("fieldset.stack", null, h("legend", null, "Theme variables"), h("p.hint", null, "var(--name) in a style takes the value of the requested theme."), variableRows.box, variableRows.add),
     h("fieldset", null, h("legend", null, "Design canvas"), h("div.row", null, labelled("Canvas width (px)", widthInput), labelled("Canvas height (px)", heightInput)), h("p.hint", null, "The size the HTML is laid out at; other sizes scale it.")),
     h("div.actions.save-row", null, saveButton, dirtyNote),
     saveStatus,
@@ -256,112 +244,11 @@ export async function renderTemplateEditor(current, id) {
   // The code pane was built before it was in the page: measure its wrapped lines now that it has
   // a width, so the line numbers sit beside the lines they number.
   code.view.requestMeasure();
-  renderFieldRows();
-  renderVarRows();
+  fieldRows.render();
+  variableRows.render();
   renderVersions(versions.data);
   showMeta();
   updateUsage();
-
-  // ------------------------------------------------------------------------------------------
-  // Field and variable rows
-
-  function renderFieldRows() {
-    fieldsBox.replaceChildren(
-      ...draft.fields.map((f, index) => {
-        const base = `field-${f.key}`;
-        const name = h(`input#${base}-name.mono`, { type: "text", value: f.name, autocomplete: "off", spellcheck: "false", maxlength: 64, dataset: { problem: `fields.${index}.name` } });
-        const type = h(`select#${base}-type`, { dataset: { problem: `fields.${index}.type` } }, FIELD_TYPES.map((t) => h("option", { value: t, selected: t === f.type }, t)));
-        const required = h(`input#${base}-required`, { type: "checkbox", checked: Boolean(f.required) });
-        const maxLength = h(`input#${base}-max`, { type: "number", min: 1, step: 1, inputmode: "numeric", value: f.max_length ?? "", dataset: { problem: `fields.${index}.max_length` } });
-        const description = h(`input#${base}-description`, { type: "text", value: f.description ?? "", autocomplete: "off", maxlength: 300, dataset: { problem: `fields.${index}.description` } });
-        const sample = h(`input#${base}-sample`, { type: "text", value: f.sample ?? "", autocomplete: "off", dataset: { problem: `sample.${f.name}` } });
-        const remove = h("button.button.small.danger", { type: "button" }, "Remove field");
-        const legend = h("span.field-summary", null, fieldLegend(f, index));
-        const relabel = () => (legend.textContent = fieldLegend(f, index));
-        name.addEventListener("input", () =>
-          edited(() => {
-            f.name = name.value;
-            sample.dataset.problem = `sample.${f.name.trim()}`;
-            relabel();
-          }),
-        );
-        type.addEventListener("change", () =>
-          edited(() => {
-            f.type = type.value;
-            relabel();
-          }),
-        );
-        required.addEventListener("change", () =>
-          edited(() => {
-            f.required = required.checked;
-            relabel();
-          }),
-        );
-        maxLength.addEventListener("input", () => edited(() => (f.max_length = maxLength.value)));
-        description.addEventListener("input", () => edited(() => (f.description = description.value)));
-        sample.addEventListener("input", () =>
-          edited(() => {
-            f.sample = sample.value;
-            relabel();
-          }),
-        );
-        remove.addEventListener("click", () => {
-          draft.fields = draft.fields.filter((other) => other !== f);
-          renderFieldRows();
-          addField.focus();
-          edited();
-        });
-        remove.setAttribute("aria-label", `Remove field ${f.name || index + 1}`);
-        const row = h(
-          "details.field-row",
-          { open: f.open === true },
-          h("summary", null, legend),
-          h("div.field-grid", null, labelled("Name", name), labelled("Type", type), labelled("Max length", maxLength), h("div.check", null, required, h("label", { for: required.id }, "Required"))),
-          labelled("Description", description),
-          labelled("Sample value", sample),
-          h("div.actions", null, remove),
-        );
-        row.addEventListener("toggle", () => (f.open = row.open));
-        return row;
-      }),
-    );
-    if (draft.fields.length === 0) fieldsBox.replaceChildren(h("p.muted.small", null, "No fields: the card is the same for every request."));
-  }
-  /** The one-line summary of a field: its name, type, whether it is required, its sample. */
-  function fieldLegend(f, index) {
-    const name = f.name.trim() || `Field ${index + 1}`;
-    const facts = [f.type, f.required ? "required" : null, f.sample ? `“${f.sample.length > 40 ? `${f.sample.slice(0, 40)}…` : f.sample}”` : null].filter(Boolean);
-    return `${name} · ${facts.join(" · ")}`;
-  }
-
-  function renderVarRows() {
-    varsBox.replaceChildren(
-      ...draft.vars.map((v) => {
-        const base = `var-${v.key}`;
-        const name = h(`input#${base}-name.mono`, { type: "text", value: v.name, autocomplete: "off", spellcheck: "false", dataset: { problem: `var:${v.name}` } });
-        const dark = h(`input#${base}-dark.mono`, { type: "text", value: v.dark, autocomplete: "off", spellcheck: "false", dataset: { problem: `themes.dark.${v.name}` } });
-        const light = h(`input#${base}-light.mono`, { type: "text", value: v.light, autocomplete: "off", spellcheck: "false", dataset: { problem: `themes.light.${v.name}` } });
-        const remove = h("button.button.small.danger", { type: "button", "aria-label": `Remove variable ${v.name || ""}`.trim() }, "Remove");
-        name.addEventListener("input", () =>
-          edited(() => {
-            v.name = name.value;
-            dark.dataset.problem = `themes.dark.${v.name.trim()}`;
-            light.dataset.problem = `themes.light.${v.name.trim()}`;
-          }),
-        );
-        dark.addEventListener("input", () => edited(() => (v.dark = dark.value)));
-        light.addEventListener("input", () => edited(() => (v.light = light.value)));
-        remove.addEventListener("click", () => {
-          draft.vars = draft.vars.filter((other) => other !== v);
-          renderVarRows();
-          addVar.focus();
-          edited();
-        });
-        return h("div.var-row", null, labelled("Variable", name, "--"), labelled("Dark", dark), labelled("Light", light), remove);
-      }),
-    );
-    if (draft.vars.length === 0) varsBox.replaceChildren(h("p.muted.small", null, "No theme variables."));
-  }
 
   // ------------------------------------------------------------------------------------------
   // Editing, preview and problems
@@ -533,8 +420,8 @@ export async function renderTemplateEditor(current, id) {
       widthInput.value = draft.width;
       heightInput.value = draft.height;
       code.setValue(view.html);
-      renderFieldRows();
-      renderVarRows();
+      fieldRows.render();
+      variableRows.render();
       viewingVersion = null;
       viewing.hidden = true;
       await afterNewVersion(view, `Restored version ${version} as version ${view.version}.${discarded}`);
@@ -588,11 +475,6 @@ export async function renderTemplateEditor(current, id) {
 function definitionOfView(view) {
   const { id, name, description, html, fields, themes, width, height, sample } = view;
   return { id, name, description, html, fields, themes, width, height, sample };
-}
-
-/** A label above its control (the control carries the id). `prefix` is shown before the input. */
-function labelled(text, control, prefix) {
-  return h("div.field", null, h("label", { for: control.id }, text), prefix ? h("div.prefixed", null, h("span.prefix", { "aria-hidden": "true" }, prefix), control) : control);
 }
 
 async function copy(control, button, label) {
