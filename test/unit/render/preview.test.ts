@@ -78,7 +78,7 @@ describe("previews", () => {
   });
 
   test("built-in templates (the playground) are marked the same way", async () => {
-    const lookup = { get: (id: string) => BUILT_IN_TEMPLATES.find((t) => t.id === id), list: () => BUILT_IN_TEMPLATES };
+    const lookup = { get: (id: string) => BUILT_IN_TEMPLATES.find((t) => t.id === id), list: () => [...BUILT_IN_TEMPLATES] };
     const request = parseRenderRequest({ template: "blog", title: "A playground card", width: 2400, height: 2400 }, lookup);
     const { asPreview } = await import("../../../src/render/preview.ts");
     const png = await expectMarkedInCorner(asPreview(request));
