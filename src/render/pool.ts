@@ -79,6 +79,8 @@ export interface RenderPoolOptions {
   maxQueuedBytes?: number;
   /** What a render is assumed to take before any has finished. Default 100 ms. */
   initialRenderMs?: number;
+  /** How many of one account's own templates may render at once. Default half the workers (at least one). */
+  perAccountLimit?: number;
   /** An account template's render running longer than this is stopped: 422 RENDER_FAILED. Default 5 s. */
   accountTemplateTimeoutMs?: number;
   templatesDir?: string;
@@ -173,7 +175,7 @@ export class RenderPool {
     this.size = options.workers;
     this.maxQueue = options.maxQueue ?? 256 * options.workers;
     this.maxWaitMs = options.maxWaitMs ?? 10_000;
-    this.perAccountLimit = Math.max(1, Math.floor(options.workers / 2));
+    this.perAccountLimit = options.perAccountLimit ?? Math.max(1, Math.floor(options.workers / 2));
     this.recentRenderMs = options.initialRenderMs ?? 100;
     this.options = { gcEvery: 32, jobTimeoutMs: 30_000, warmUp: true, maxQueuedBytes: 256 * 1024 * 1024, accountTemplateTimeoutMs: 5_000, ...options };
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(i));
