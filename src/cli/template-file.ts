@@ -5,7 +5,7 @@
  * `template` out to get it. No server, no account, no quota.
  */
 import { readFileSync } from "node:fs";
-import { ApiError } from "../errors.ts";
+import type { ApiError } from "../errors.ts";
 import type { TemplateLookup } from "../render/request.ts";
 import type { RenderRequest } from "../render/types.ts";
 import { type AccountTemplateSpec, accountTemplateDefinition, parseAccountTemplate } from "../templates/account/index.ts";
