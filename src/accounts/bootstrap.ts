@@ -4,6 +4,7 @@
  * never written to the JSON log.
  */
 import type { AccountService } from "./accounts.ts";
+import { PLANS } from "./plans.ts";
 
 export async function bootstrapFirstAccount(
   accounts: AccountService,
@@ -21,6 +22,8 @@ export async function bootstrapFirstAccount(
       `  API key: ${apiKey}`,
       "  This key is shown once and stored only as a hash. Keep it somewhere safe.",
       `  Set the alert address with: ${command} accounts update ${account.id} --email you@example.com`,
+      // Free on purpose (a key from a forgotten instance grants little); lifting it is one command.
+      `  Raise its plan (free: ${PLANS.free.monthlyQuota} images a month, ${PLANS.free.requestsPerSecond} request a second) with: ${command} accounts update ${account.id} --plan pro`,
       "",
     ].join("\n"),
   );

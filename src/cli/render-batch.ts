@@ -24,7 +24,7 @@ import { prepareRendering } from "../render/setup.ts";
 import { BatchSyntaxError, readBatchItems, type BatchItem, type BatchShape } from "./json-stream.ts";
 import { UsageError } from "./output.ts";
 import { attachTemplateFile, defaultToTemplateFile, type TemplateFile, withTemplateFile } from "./template-file.ts";
-import { createProgress, describeFailure, displayPath, outputName, splitFilename } from "./render.ts";
+import { createProgress, describeFailure, displayPath, outputName, splitFilename } from "./render-items.ts";
 
 export interface BatchOptions {
   batchPath: string;

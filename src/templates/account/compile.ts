@@ -75,7 +75,8 @@ function textOf(pieces: TextPiece[], state: RenderState): string {
 }
 
 function renderElement(node: ElementNode, state: RenderState): SatoriNode | undefined {
-  const props: Record<string, unknown> = { ...node.attributes };
+  const props: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(node.attributes)) props[name] = node.svg && value.includes("var(") ? resolveVariables(value, state.variables) : value;
   for (const [attribute, ref] of Object.entries(node.fieldAttributes)) {
     const value = imageOrColor(node, attribute, ref.field, state);
     if (value === undefined) {

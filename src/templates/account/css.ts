@@ -31,7 +31,12 @@ export const CSS_BOUNDS = {
   backgroundSizeMinPx: 2,
   polygonPoints: 64,
   lineClamp: 20,
+  /** Declarations that draw through a filter (shadows, blur, filter functions) in one template: each costs a pass over its area. */
+  effects: 64,
 } as const;
+
+/** Properties whose every use is drawn through a filter. */
+export const EFFECT_PROPERTIES = new Set(["boxShadow", "textShadow", "filter"]);
 
 type Check = (value: string, nodes: ValueNode[], report: (message: string) => void) => void;
 

@@ -6,6 +6,7 @@
 import type { FieldProblem } from "../../errors.ts";
 import { COMMON_FIELDS, MAX_SIZE, MIN_SIZE } from "../../render/request.ts";
 import { TEMPLATE_ID } from "../loader.ts";
+import { COLOR_FORMS, isCssColor } from "./color.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
 
 export const LIMITS = {
@@ -179,12 +180,14 @@ function checkSample(raw: unknown, fields: AccountFieldSpec[], problems: FieldPr
     problems.push({ field: "sample", message: "must be an object {field: value}" });
     return {};
   }
-  const names = new Set(fields.map((f) => f.name));
+  const types = new Map(fields.map((f) => [f.name, f.type]));
   const sample: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (!names.has(name)) problems.push({ field: `sample.${name}`, message: "is not one of the template's fields" });
+    if (!types.has(name)) problems.push({ field: `sample.${name}`, message: "is not one of the template's fields" });
     else if (typeof value !== "string" || value.length > LIMITS.sampleValueLength) {
       problems.push({ field: `sample.${name}`, message: `must be a string of at most ${LIMITS.sampleValueLength} characters` });
+    } else if (types.get(name) === "color" && value !== "" && !isCssColor(value)) {
+      problems.push({ field: `sample.${name}`, message: `must be ${COLOR_FORMS}` });
     } else sample[name] = value;
   }
   return sample;

@@ -10,7 +10,7 @@
 import { parseFragment, type DefaultTreeAdapterMap } from "parse5";
 import type { FieldProblem } from "../../errors.ts";
 import { checkDataImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from "../../render/svg-safety.ts";
-import { camelCaseProperty, checkDeclaration, clipValue, COLOR_PROPERTIES, kebabCaseProperty, splitDeclarations } from "./css.ts";
+import { CSS_BOUNDS, camelCaseProperty, checkDeclaration, clipValue, COLOR_PROPERTIES, EFFECT_PROPERTIES, kebabCaseProperty, splitDeclarations } from "./css.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
 import { clip, splitPlaceholders, type Piece, type TagProblem } from "./placeholders.ts";
 import { embeddedImageProblem } from "./images.ts";
@@ -36,7 +36,6 @@ export const HTML_ELEMENTS = new Set(["div", "span", "p", "h1", "h2", "h3", "h4"
 const ATTRIBUTES_ANYWHERE = new Set(["style", "class", "lang", "data-fit-lines", "data-min-font-size"]);
 const ATTRIBUTES_BY_ELEMENT: Record<string, Set<string>> = {
   img: new Set(["src", "alt", "width", "height"]),
-  svg: new Set(["width", "height", "viewBox", "xmlns", "xmlns:xlink", "fill", "stroke", "preserveAspectRatio", "version"]),
 };
 /** SVG elements satori's inline SVG cannot draw (it throws on <text>); fine inside a data: URI. */
 const INLINE_SVG_UNSUPPORTED = new Set(["text", "tspan", "textPath"]);
@@ -53,6 +52,7 @@ interface Context {
   problems: FieldProblem[];
   elements: number;
   tooManyElements: boolean;
+  effects: number;
 }
 
 export interface ParsedHtml {
@@ -66,8 +66,7 @@ export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fiel
     problems.push({ field: "html", message: `is ${Math.ceil(bytes / 1024)} KiB; at most ${HTML_BOUNDS.bytes / 1024} KiB`, line: 1, column: 1 });
     return { root: [] };
   }
-  const dark = spec.themes.dark ?? spec.themes.light ?? {};
-  const light = spec.themes.light ?? spec.themes.dark ?? {};
+  const { dark, light } = themeVariables(spec.themes);
   const ctx: Context = {
     html,
     lineStarts: lineStarts(html),
@@ -77,12 +76,21 @@ export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fiel
     problems,
     elements: 0,
     tooManyElements: false,
+    effects: 0,
   };
   const fragment = parseFragment(html, { sourceCodeLocationInfo: true });
   const root = children(fragment.childNodes, ctx, 0, spec.width, undefined);
   if (ctx.tooManyElements) report(ctx, 0, `has ${ctx.elements} elements or more; at most ${HTML_BOUNDS.elements}`);
   if (root.length === 0 && problems.length === 0) report(ctx, 0, "has no elements: write the card as HTML, e.g. <div style=\"display: flex\">…</div>");
   return { root };
+}
+
+/**
+ * Each theme's variables: its own set over the other one, so one set given serves both themes
+ * and a variable only one set defines still has a value in the other.
+ */
+export function themeVariables(themes: AccountTemplateSpec["themes"]): { dark: Record<string, string>; light: Record<string, string> } {
+  return { dark: { ...themes.light, ...themes.dark }, light: { ...themes.dark, ...themes.light } };
 }
 
 function lineStarts(text: string): number[] {
@@ -343,7 +351,7 @@ function readStyles(node: P5Element, ctx: Context, element: ElementNode): void {
       for (const [property, value] of expanded.style) {
         const problem = checkDeclaration(property, value, dataUriCheck);
         if (problem) report(ctx, offset, `class expands to a value out of bounds: ${problem}`);
-        else element.style.push([property, value]);
+        else if (countEffect(ctx, property, value, offset)) element.style.push([property, value]);
       }
     }
   }
@@ -352,9 +360,17 @@ function readStyles(node: P5Element, ctx: Context, element: ElementNode): void {
     const offset = attributeValueOffset(ctx, node, "style");
     for (const declaration of splitDeclarations(styleAttribute.value)) {
       const parsed = readDeclaration(ctx, declaration.property, declaration.value.replace(/\s*!important\s*$/i, ""), offset + declaration.offset);
-      if (parsed) element.style.push(parsed);
+      if (parsed && countEffect(ctx, parsed[0], parsed[1], offset + declaration.offset)) element.style.push(parsed);
     }
   }
+}
+
+/** Counts shadows and filters across the template; false (reported once) past the bound. */
+function countEffect(ctx: Context, property: string, value: StyleValue, offset: number): boolean {
+  if (!EFFECT_PROPERTIES.has(property) || (typeof value === "string" && value.trim().toLowerCase() === "none")) return true;
+  ctx.effects++;
+  if (ctx.effects === CSS_BOUNDS.effects + 1) report(ctx, offset, `more than ${CSS_BOUNDS.effects} shadows and filters in one template (box-shadow, text-shadow, filter)`);
+  return ctx.effects <= CSS_BOUNDS.effects;
 }
 
 const dataUriCheck = (uri: string) => {
@@ -553,11 +569,19 @@ function svgAttributes(node: P5Element, ctx: Context, element: ElementNode, isRo
       else report(ctx, valueOffset, `in SVG, a placeholder may only be a whole ${[...SVG_COLOR_ATTRIBUTES].join("/")} value naming a color field, or an <image href> naming an image_url field`);
       continue;
     }
-    if (/url\(/i.test(value) && !/^\s*url\(\s*#[^)]*\)\s*$/.test(value)) {
+    const variables = [...value.matchAll(/var\(\s*--([a-zA-Z][a-zA-Z0-9_-]*)\s*(?:,[^)]*)?\)/g)].map((m) => m[1]!);
+    const unknown = variables.find((v) => !(v in ctx.themes.dark));
+    if (unknown) {
+      report(ctx, valueOffset, `theme variable --${unknown} is not defined in themes`);
+      continue;
+    }
+    // A theme variable is checked as each theme will draw it.
+    const drawn = variables.length ? [resolveVariables(value, ctx.themes.dark), resolveVariables(value, ctx.themes.light)] : [value];
+    if (drawn.some((v) => /url\(/i.test(v) && !/^\s*url\(\s*#[^)]*\)\s*$/.test(v))) {
       report(ctx, valueOffset, `attribute "${name}" may only use url(#id) references inside the svg`);
       continue;
     }
-    if (/javascript:/i.test(value)) {
+    if (drawn.some((v) => /javascript:/i.test(v))) {
       report(ctx, valueOffset, `attribute "${name}": javascript: is not allowed`);
       continue;
     }

@@ -8,7 +8,7 @@ import { validationError, type FieldProblem } from "../../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, TemplateField } from "../types.ts";
 import { renderTree } from "./compile.ts";
 import { checkDefinitionShape } from "./definition.ts";
-import { parseTemplateHtml } from "./html.ts";
+import { parseTemplateHtml, themeVariables } from "./html.ts";
 import type { TemplateNode } from "./tree.ts";
 
 export interface AccountFieldSpec {
@@ -49,18 +49,31 @@ export function parseAccountTemplate(body: unknown): AccountTemplateSpec {
   throw validationError(problems);
 }
 
-/** Parsed trees, one per spec object: a worker parses a template version once, not per render. */
-const parsed = new WeakMap<AccountTemplateSpec, TemplateNode[]>();
+/**
+ * Parsed trees, per spec object and by content: a render worker receives a fresh copy of the
+ * spec with every job (structured clone), so the object alone would never hit.
+ */
+const parsedBySpec = new WeakMap<AccountTemplateSpec, TemplateNode[]>();
+const parsedByContent = new Map<string, TemplateNode[]>();
+const PARSED_KEPT = 64;
 
 function treeOf(spec: AccountTemplateSpec): TemplateNode[] {
-  let root = parsed.get(spec);
-  if (!root) {
+  const known = parsedBySpec.get(spec);
+  if (known) return known;
+  const key = `${spec.id}:${Bun.hash(JSON.stringify([spec.html, spec.fields, spec.themes, spec.width, spec.height])).toString(36)}`;
+  let root = parsedByContent.get(key);
+  if (root) {
+    // Most recently used last, so the oldest is the first one dropped.
+    parsedByContent.delete(key);
+  } else {
     const problems: FieldProblem[] = [];
     root = parseTemplateHtml(spec, problems).root;
     // A stored spec was valid when stored; a later, stricter language refuses it here the same way.
     if (problems.length) throw validationError(problems);
-    parsed.set(spec, root);
   }
+  parsedByContent.set(key, root);
+  if (parsedByContent.size > PARSED_KEPT) parsedByContent.delete(parsedByContent.keys().next().value!);
+  parsedBySpec.set(spec, root);
   return root;
 }
 
@@ -83,8 +96,7 @@ export function accountTemplateDefinition(spec: AccountTemplateSpec): TemplateDe
     fields,
     canvas: { width: spec.width, height: spec.height },
     render(values: Record<string, string | undefined>, ctx: RenderContext): SatoriNode {
-      const variables = (ctx.theme === "light" ? (spec.themes.light ?? spec.themes.dark) : (spec.themes.dark ?? spec.themes.light)) ?? {};
-      return renderTree(treeOf(spec), values, ctx, variables);
+      return renderTree(treeOf(spec), values, ctx, themeVariables(spec.themes)[ctx.theme]);
     },
   };
 }

@@ -32,7 +32,21 @@ function expand(classes: string, canvas: { width: number; height: number }): Rec
   }
 }
 
+/** Expansions by canvas and class list: templates repeat the same few class lists many times. */
+const expansions = new Map<string, ExpandedClasses>();
+const EXPANSIONS_KEPT = 1000;
+
 export function expandClasses(value: string, canvas: { width: number; height: number }): ExpandedClasses {
+  const key = `${canvas.width}x${canvas.height}:${value}`;
+  const known = expansions.get(key);
+  if (known) return known;
+  const expanded = expandUncached(value, canvas);
+  if (expansions.size >= EXPANSIONS_KEPT) expansions.delete(expansions.keys().next().value!);
+  expansions.set(key, expanded);
+  return expanded;
+}
+
+function expandUncached(value: string, canvas: { width: number; height: number }): ExpandedClasses {
   const problems: ExpandedClasses["problems"] = [];
   const tokens = [...value.matchAll(/\S+/g)];
   if (tokens.length > MAX_CLASSES) {

@@ -115,6 +115,14 @@ describe("refused with the position of the problem", () => {
     });
   }
 
+  test("more than 64 shadows and filters in one template", () => {
+    const html = `<div>${'<span style="box-shadow: 0 0 4px red">x</span>'.repeat(64)}<b class="shadow-lg">y</b></div>`;
+    const problem = htmlProblem(html);
+    expect(problem.message).toMatch(/more than 64 shadows and filters/);
+    expect(problem.column).toBe(6 + 64 * '<span style="box-shadow: 0 0 4px red">x</span>'.length + 10);
+    expect(() => parseAccountTemplate({ id: "t", html: `<div>${'<span style="box-shadow: 0 0 4px red">x</span>'.repeat(64)}</div>` })).not.toThrow();
+  });
+
   test("more than 2,000 elements", () => {
     expect(htmlProblem(`<div>${"<span></span>".repeat(2001)}</div>`).message).toMatch(/at most 2000/);
   });
@@ -141,6 +149,11 @@ describe("refused with the position of the problem", () => {
   test("definition problems beside html problems", () => {
     const details = refusal({ id: "Bad Id", html: "<div></div>", fields: [{ name: "theme", type: "text" }, { name: "x", type: "number" }], width: 10 });
     expect(details.map((d) => d.field).sort()).toEqual(["fields.0.name", "fields.1.type", "id", "width"]);
+  });
+
+  test("a sample colour must be a colour", () => {
+    const details = refusal({ id: "t", html: "<div></div>", fields: [{ name: "brand", type: "color" }], sample: { brand: "red; x: y" } });
+    expect(details).toEqual([{ field: "sample.brand", message: expect.stringContaining("CSS colour") }]);
   });
 
   test("names and descriptions lose control and bidi-override characters", () => {
@@ -216,6 +229,19 @@ describe("theme variables", () => {
     const one = { ...both, themes: { dark: { bg: "#123456" } } };
     expect(render(one, {}, "light").props.style).toMatchObject({ backgroundColor: "#123456" });
   });
+  test("a variable only one set defines has that value in both themes; SVG attributes take variables too", () => {
+    const definition = {
+      id: "t",
+      html: '<div style="color: var(--ink); background-color: var(--bg)"><svg width="9" height="9"><rect width="9" height="9" fill="var(--bg)"/></svg></div>',
+      themes: { dark: { ink: "#eeeeee", bg: "#000000" }, light: { ink: "#111111" } },
+    };
+    const light = render(definition, {}, "light");
+    expect(light.props.style).toMatchObject({ color: "#111111", backgroundColor: "#000000" });
+    expect(find(light, "rect")[0]!.props.fill).toBe("#000000");
+    expect(htmlProblem('<svg width="9" height="9"><rect fill="var(--nope)"/></svg>').message).toMatch(/--nope/);
+    expect(htmlProblem('<svg width="9" height="9"><rect fill="var(--x)"/></svg>', [], { dark: { x: "url(/etc/passwd)" } }).message).toMatch(/url\(#id\)/);
+  });
+
   test("a theme value is checked as each theme draws it", () => {
     const details = refusal({ id: "t", html: '<div style="box-shadow: var(--s)"></div>', themes: { dark: { s: "0 0 10px red" }, light: { s: "0 0 900px red" } } });
     expect(details[0]!.message).toMatch(/light theme/);
