@@ -7,11 +7,11 @@
  *
  * The secret comes from OG_SIGNING_SECRET or a file (`-`: standard input), so it stays out of
  * shell history, process lists and CI logs; `--secret` still works for a one-off. It is never
- * printed, not even in an error. The body is validated like POST /api/generate (templates from
- * OG_TEMPLATES_DIR included), so a URL that the server would answer with 400 is refused here
- * instead. A template id unknown here, given with `template_version` (the signed `v`), is taken
- * for one of the account's own templates (only the server knows those), with a note on stderr.
- * Exit codes: 0 printed, 1 the body is invalid, 2 usage error.
+ * printed, not even in an error. The body is validated like POST /api/generate (templates from OG_TEMPLATES_DIR included), so
+ * a URL that the server would answer with 400 is refused here instead. A template id unknown
+ * here, given with `template_version` (the signed `v`), is taken for one of the account's own
+ * templates (only the server knows those), with a note on stderr. Exit codes: 0 printed,
+ * 1 the body is invalid, 2 usage error.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";

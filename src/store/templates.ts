@@ -29,6 +29,9 @@ export interface StoredTemplate {
   updatedAt: number;
 }
 
+/** A template's latest version without its definition. */
+export type TemplateListing = Omit<StoredTemplate, "definition">;
+
 /** A version without its definition: what listing versions and resolving a render need. */
 export interface TemplateVersionInfo {
   version: number;
@@ -63,8 +66,11 @@ export interface TemplateStore {
    * template does not exist), so a caller can tell a missing template from a missing version.
    */
   head(accountId: string, id: string, version?: number): Promise<{ latest: number; found: TemplateVersionInfo | undefined } | undefined>;
-  /** The latest version of each of the account's templates, by id. */
-  list(accountId: string): Promise<StoredTemplate[]>;
+  /**
+   * The latest version of each of the account's templates, by id, without the definitions (up to
+   * 256 KiB of HTML each): a caller reads those it does not know by digest with `get`.
+   */
+  list(accountId: string): Promise<TemplateListing[]>;
   /** The versions kept, oldest first; undefined when the template does not exist. */
   versions(accountId: string, id: string): Promise<TemplateVersionInfo[] | undefined>;
   /** Deletes the template with every version; false when the account has none with this id. */

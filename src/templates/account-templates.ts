@@ -99,7 +99,18 @@ export class AccountTemplateService {
 
   /** The latest version of each of the account's templates, by id. */
   async list(accountId: string): Promise<AccountTemplateView[]> {
-    return (await this.store.list(accountId)).map((stored) => this.view(stored));
+    const views: AccountTemplateView[] = [];
+    for (const listing of await this.store.list(accountId)) {
+      // Definitions are read only for versions this process has not seen (they are immutable).
+      let spec = this.specs.get(listing.digest);
+      if (!spec) {
+        const stored = await this.store.get(accountId, listing.id, listing.version);
+        if (!stored) continue; // deleted or updated meanwhile
+        spec = this.remember(stored.digest, JSON.parse(stored.definition) as AccountTemplateSpec);
+      }
+      views.push(this.view({ ...listing, definition: "" }, spec));
+    }
+    return views;
   }
 
   async versions(accountId: string, id: string): Promise<{ version: number; created_at: string }[]> {
@@ -128,9 +139,7 @@ export class AccountTemplateService {
       const stored = await this.store.get(accountId, id, head.found.version);
       // Deleted, or pruned by a concurrent update, between the two reads.
       if (!stored) return version === undefined ? undefined : "no_version";
-      spec = JSON.parse(stored.definition) as AccountTemplateSpec;
-      this.specs.set(digest, spec);
-      if (this.specs.size > SPEC_CACHE_ENTRIES) this.specs.delete(this.specs.keys().next().value!);
+      spec = this.remember(digest, JSON.parse(stored.definition) as AccountTemplateSpec);
     }
     return { version: head.found.version, digest, spec };
   }
@@ -147,9 +156,16 @@ export class AccountTemplateService {
   private draft(accountId: string, spec: AccountTemplateSpec) {
     const definition = JSON.stringify(spec);
     const digest = new Bun.CryptoHasher("sha256").update(definition).digest("hex");
+    this.remember(digest, spec);
+    return { accountId, id: spec.id, definition, digest, now: this.clock.now() };
+  }
+
+  /** Keeps a parsed spec by its digest (the oldest go past SPEC_CACHE_ENTRIES). */
+  private remember(digest: string, spec: AccountTemplateSpec): AccountTemplateSpec {
+    this.specs.delete(digest);
     this.specs.set(digest, spec);
     if (this.specs.size > SPEC_CACHE_ENTRIES) this.specs.delete(this.specs.keys().next().value!);
-    return { accountId, id: spec.id, definition, digest, now: this.clock.now() };
+    return spec;
   }
 
   private view(stored: StoredTemplate, spec: AccountTemplateSpec = JSON.parse(stored.definition)): AccountTemplateView {

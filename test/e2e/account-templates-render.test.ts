@@ -193,7 +193,7 @@ describe("signed URLs and POST /api/image-urls", () => {
 
   test("ogsmith sign takes template_version and signs it as v; the server answers the URL", async () => {
     const body = JSON.stringify({ template: "promo", title: "From CLI", template_version: 1, width: 400, height: 210 });
-    const { code, stdout, stderr } = await runCli(["sign", "--key-id", signing.id, "--secret", signing.secret, "--base-url", s.url, "--json", body]);
+    const { code, stdout, stderr } = await runCli(["sign", "--key-id", signing.id, "--base-url", s.url, "--json", body], { OG_SIGNING_SECRET: signing.secret });
     expect(code).toBe(0);
     expect(stderr).toContain("account template");
     const signedUrl = stdout.trim();

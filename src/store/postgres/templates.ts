@@ -5,7 +5,7 @@
  * the per-account limit holds; updating bumps `latest_version` with one UPDATE, whose row lock
  * gives concurrent updates distinct versions.
  */
-import type { NewTemplateVersion, StoredTemplate, TemplateStore, TemplateVersionInfo } from "../templates.ts";
+import type { NewTemplateVersion, StoredTemplate, TemplateListing, TemplateStore, TemplateVersionInfo } from "../templates.ts";
 import type { Sql } from "./index.ts";
 
 export interface PostgresPlumbing {
@@ -87,16 +87,17 @@ export class PostgresTemplateStore implements TemplateStore {
     });
   }
 
-  list(accountId: string): Promise<StoredTemplate[]> {
+  list(accountId: string): Promise<TemplateListing[]> {
     return this.plumbing.run(async (sql) =>
       (
         await sql.unsafe(
-          `select ${TEMPLATE_COLUMNS} from account_templates t join account_template_versions v on v.account_id = t.account_id and v.template_id = t.id and v.version = t.latest_version
+          `select t.account_id, t.id, t.latest_version as version, v.digest, t.created_at as template_created_at, v.created_at
+           from account_templates t join account_template_versions v on v.account_id = t.account_id and v.template_id = t.id and v.version = t.latest_version
            where t.account_id = $1 order by t.id collate "C"`,
           [accountId],
           PREPARED,
         )
-      ).map(toStored),
+      ).map((row) => ({ accountId: row.account_id, id: row.id, version: row.version, digest: row.digest, createdAt: Number(row.template_created_at), updatedAt: Number(row.created_at) })),
     );
   }
 

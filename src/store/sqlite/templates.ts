@@ -5,7 +5,7 @@
  * version number exact.
  */
 import { and, asc, count, eq, lte, sql } from "drizzle-orm";
-import type { NewTemplateVersion, StoredTemplate, TemplateStore, TemplateVersionInfo } from "../templates.ts";
+import type { NewTemplateVersion, StoredTemplate, TemplateListing, TemplateStore, TemplateVersionInfo } from "../templates.ts";
 import type { Db } from "./database.ts";
 import { accountTemplates, accountTemplateVersions } from "./schema/index.ts";
 
@@ -105,15 +105,16 @@ export class SqliteTemplateStore implements TemplateStore {
     });
   }
 
-  list(accountId: string): Promise<StoredTemplate[]> {
+  list(accountId: string): Promise<TemplateListing[]> {
     return this.plumbing.read(() =>
       this.db.$client
-        .query<TemplateRow, [string]>(
-          `SELECT ${TEMPLATE_COLUMNS} FROM account_templates t JOIN account_template_versions v ON v.account_id = t.account_id AND v.template_id = t.id AND v.version = t.latest_version
+        .query<Omit<TemplateRow, "definition">, [string]>(
+          `SELECT t.account_id, t.id, t.latest_version AS version, v.digest, t.created_at AS template_created_at, v.created_at
+           FROM account_templates t JOIN account_template_versions v ON v.account_id = t.account_id AND v.template_id = t.id AND v.version = t.latest_version
            WHERE t.account_id = ?1 ORDER BY t.id`,
         )
         .all(accountId)
-        .map(toStored),
+        .map((row) => ({ accountId: row.account_id, id: row.id, version: row.version, digest: row.digest, createdAt: row.template_created_at, updatedAt: row.created_at })),
     );
   }
 

@@ -65,6 +65,8 @@ describe("TemplateStore", () => {
       ["b", 2],
       ["c", 1],
     ]);
+    // Listings leave the definitions out (up to 256 KiB each) and carry their digests.
+    expect((await store.templates.list(a))[1]).toEqual({ accountId: a, id: "b", version: 2, digest: draft(a, "b", 5).digest, createdAt: clock.now(), updatedAt: clock.now() });
     await store.templates.delete(a, "c");
     expect(await store.templates.create(draft(a, "d"), 3)).toMatchObject({ version: 1 });
   });
