@@ -79,6 +79,8 @@ export interface RenderPoolOptions {
   maxQueuedBytes?: number;
   /** What a render is assumed to take before any has finished. Default 100 ms. */
   initialRenderMs?: number;
+  /** How many of one account's own templates may render at once. Default half the workers (at least one). */
+  perAccountLimit?: number;
   /** An account template's render running longer than this is stopped: 422 RENDER_FAILED. Default 5 s. */
   accountTemplateTimeoutMs?: number;
   templatesDir?: string;
@@ -133,6 +135,9 @@ interface Slot {
 /** The weight of the latest render in the moving average of render times. */
 const RECENT_WEIGHT = 0.2;
 
+/** Accounts whose recent render time is kept. */
+const MAX_ACCOUNTS_REMEMBERED = 1024;
+
 /** Consecutive start-up failures after which the pool gives up respawning. */
 const MAX_STARTUP_FAILURES = 3;
 
@@ -159,6 +164,12 @@ export class RenderPool {
   /** Account templates rendering now, by account. */
   private readonly running = new Map<string, number>();
   private recentRenderMs: number;
+  /**
+   * Recent render time of each account's own templates, stopped renders included (they held a
+   * worker for the whole bound): its own queue is estimated with it, so one account's slow
+   * template makes its own backlog short, not everyone's. Bounded, least recently used out.
+   */
+  private readonly accountRenderMs = new Map<string, number>();
   private readonly options: Required<Pick<RenderPoolOptions, "gcEvery" | "jobTimeoutMs" | "warmUp" | "maxQueuedBytes" | "accountTemplateTimeoutMs">> & RenderPoolOptions;
   private nextId = 1;
   private rendered = 0;
@@ -173,7 +184,7 @@ export class RenderPool {
     this.size = options.workers;
     this.maxQueue = options.maxQueue ?? 256 * options.workers;
     this.maxWaitMs = options.maxWaitMs ?? 10_000;
-    this.perAccountLimit = Math.max(1, Math.floor(options.workers / 2));
+    this.perAccountLimit = options.perAccountLimit ?? Math.max(1, Math.floor(options.workers / 2));
     this.recentRenderMs = options.initialRenderMs ?? 100;
     this.options = { gcEvery: 32, jobTimeoutMs: 30_000, warmUp: true, maxQueuedBytes: 256 * 1024 * 1024, accountTemplateTimeoutMs: 5_000, ...options };
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(i));
@@ -218,7 +229,16 @@ export class RenderPool {
     if (account === undefined) return Math.round(everyone);
     let own = 0;
     for (const pending of this.queue) if (pending.account === account) own++;
-    return Math.round(Math.max(everyone, (own * this.recentRenderMs) / this.perAccountLimit));
+    const theirs = this.accountRenderMs.get(account) ?? this.recentRenderMs;
+    return Math.round(Math.max(everyone, (own * theirs) / this.perAccountLimit));
+  }
+
+  private learnAccount(account: string | undefined, elapsedMs: number): void {
+    if (account === undefined) return;
+    const before = this.accountRenderMs.get(account);
+    this.accountRenderMs.delete(account);
+    this.accountRenderMs.set(account, before === undefined ? elapsedMs : before + RECENT_WEIGHT * (elapsedMs - before));
+    if (this.accountRenderMs.size > MAX_ACCOUNTS_REMEMBERED) this.accountRenderMs.delete(this.accountRenderMs.keys().next().value!);
   }
 
   get stats(): RenderPoolStats {
@@ -307,7 +327,9 @@ export class RenderPool {
         if (message.type === "done") {
           this.rendered++;
           // Only successes teach the estimate: a refusal inside the worker took no drawing.
-          this.recentRenderMs += RECENT_WEIGHT * (performance.now() - current.started - this.recentRenderMs);
+          const elapsed = performance.now() - current.started;
+          this.recentRenderMs += RECENT_WEIGHT * (elapsed - this.recentRenderMs);
+          this.learnAccount(current.pending.account, elapsed);
           current.pending.resolve({ bytes: message.bytes, timings: message.timings, missingGlyphs: message.missingGlyphs ?? [] });
         } else if (message.error.code) {
           current.pending.reject(apiErrorFrom(message.error));
@@ -337,6 +359,7 @@ export class RenderPool {
       if (tenant) {
         // Tenant data made the renderer spin: the account hears why, the operator sees which template.
         this.options.logger.warn("account template render took too long; stopped and its worker replaced", { worker: slot.index, timeout_ms: timeoutMs, template: job.template, account });
+        this.learnAccount(account, timeoutMs);
         this.onDeath(slot, "render timed out", new ApiError("RENDER_FAILED", `The template took longer than ${timeoutMs / 1000} s to render and was stopped. Simplify it (fewer elements, smaller blurs and shadows) and try again.`));
       } else {
         this.options.logger.error("render timed out; replacing its worker", { worker: slot.index, timeout_ms: timeoutMs, template: job.template });

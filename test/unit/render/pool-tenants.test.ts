@@ -189,6 +189,29 @@ describe("account templates in the pool", () => {
     }
   }, 30_000);
 
+  test("an account's stopped renders teach its own estimate: its backlog is refused sooner, others' is not", async () => {
+    const pool = gatedPool({ workers: 2, accountTemplateTimeoutMs: 1_000, initialRenderMs: 100, maxWaitMs: 10_000 });
+    try {
+      await pool.ready();
+      expect((await rejection(pool.render(tenantJob("acc_a", "slow-card", "stuck")))).code).toBe("RENDER_FAILED");
+      // Both workers held by operator-template renders: everything else waits in the queue.
+      const holds = ["w1", "w2"].map((name) => pool.render(builtIn(`hold:${join(gateDir, name)}`)));
+      await waitFor(() => existsSync(join(gateDir, "w1.started")) && existsSync(join(gateDir, "w2.started")), "both workers to be held");
+      // A's renders take 1 s as far as the pool knows: eleven wait (the last expects 10 s on its one worker), the twelfth is refused.
+      const queuedA = Array.from({ length: 11 }, (_, i) => pool.render(tenantJob("acc_a", "card", `a${i}`)));
+      const refused = await rejection(pool.render(tenantJob("acc_a", "card", "a11")));
+      expect(refused.code).toBe("SERVER_BUSY");
+      expect(refused.retryAfterSeconds).toBe(11);
+      // B has no such history: 11 queued × 100 ms ÷ 2 workers.
+      expect(pool.expectedWaitMs("acc_b")).toBe(550);
+      const b = pool.render(tenantJob("acc_b", "card", "b"));
+      for (const name of ["w1", "w2"]) writeFileSync(join(gateDir, `${name}.release`), "");
+      await Promise.all([...holds, ...queuedA, b]);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+
   test("what waits is bounded in bytes as well as in time", async () => {
     const pool = gatedPool({ workers: 1, maxQueuedBytes: 64 * 1024 });
     try {
