@@ -78,7 +78,7 @@ describe("template studio endpoints", () => {
     expect((await dash("/dashboard/api/account-templates/notes", { cookie })).status).toBe(404);
   });
 
-  test("a preview is capped at 1500 px and not counted; a definition error names its line", async () => {
+  test("a preview is the API's preview (capped at 1500 px, marked) and not counted; a definition error names its line", async () => {
     const { apiKey } = await s.createAccount({ plan: "pro" });
     const cookie = await signIn(apiKey);
     const definition = await starter(cookie, "product-launch");
@@ -91,6 +91,12 @@ describe("template studio endpoints", () => {
     const large = await dash("/dashboard/api/account-templates/preview", { cookie, json: { template: definition, width: 2400, height: 1260 } });
     expect(decodePng(new Uint8Array(await large.arrayBuffer()))).toMatchObject({ width: 1500, height: 788 });
     expect(((await (await s.api("/api/user/usage", { key: apiKey })).json()) as any).used).toBe(before);
+    // The same picture, PREVIEW mark included, as the API's own preview route draws.
+    const same = { template: definition, width: 1200, height: 630, theme: "dark" };
+    const fromDashboard = new Uint8Array(await (await dash("/dashboard/api/account-templates/preview", { cookie, json: same })).arrayBuffer());
+    const fromApi = await s.api("/api/templates/preview", { key: apiKey, json: same });
+    expect(fromApi.status).toBe(200);
+    expect(Buffer.from(fromDashboard).equals(Buffer.from(new Uint8Array(await fromApi.arrayBuffer())))).toBe(true);
 
     // An undeclared placeholder on the third line: the same 400 as creating it, with its place.
     const broken = { ...definition, html: '<div style="display: flex;">\n  <h1>{{title}}</h1>\n  <p>{{missing}}</p>\n</div>' };

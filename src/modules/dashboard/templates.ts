@@ -1,16 +1,17 @@
 /**
- * The Templates page's endpoints under /dashboard/api/ (this plugin is mounted inside the dashboard module, whose prefix is /dashboard): the account's own templates (list,
- * create, read, new version, versions, delete), the starters, and previews of an unsaved
- * definition. Thin shells over the same core as /api/templates; the dashboard gate in front has
- * already checked the session, the Origin of state-changing requests and the key's rate limit.
+ * The Templates page's endpoints under /dashboard/api/ (mounted inside the dashboard module,
+ * whose prefix is /dashboard): the account's own templates (list, create, read, new version,
+ * versions, delete), the starters and their pictures, and previews of an unsaved definition.
+ * Thin shells over the same core as /api/templates; the dashboard gate in front has already
+ * checked the session, the Origin of state-changing requests and the key's rate limit.
  */
 import { Elysia } from "elysia";
 import { ApiError } from "../../errors.ts";
+import { imageBody } from "../../http/image-body.ts";
 import type { Services } from "../../services.ts";
-import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
-import { asPreview } from "../../render/preview.ts";
+import type { TemplateLookup } from "../../render/request.ts";
+import { parsePreviewRequest } from "../../render/preview.ts";
 import type { Renderer } from "../../render/types.ts";
-import { accountTemplateDefinition, parseAccountTemplate } from "../../templates/account/index.ts";
 import { sessionOf } from "./guard.ts";
 import { STARTER_PICTURES, STARTERS } from "./starters.ts";
 
@@ -40,17 +41,10 @@ export function dashboardTemplateRoutes({ services, templates, renderer }: Dashb
     )
     .post(
       "/account-templates/preview",
+      // The same validation, cap and mark as POST /api/templates/preview; never counted.
       async ({ request, body }) => {
-        const { template, values, theme, width, height } = (body ?? {}) as Record<string, unknown>;
-        if (template === undefined) throw new ApiError("VALIDATION_ERROR", "template is required", [{ field: "template", message: "is required (a template definition)" }]);
-        const spec = parseAccountTemplate(template);
-        const definition = accountTemplateDefinition(spec);
-        const size = { width: typeof width === "number" ? width : spec.width, height: typeof height === "number" ? height : spec.height };
-        const fields = values && typeof values === "object" ? values : spec.sample;
-        const lookup: TemplateLookup = { get: (id) => (id === spec.id ? definition : undefined), list: () => [definition] };
-        const parsed = parseRenderRequest({ ...fields, template: spec.id, theme, ...size }, lookup);
-        const result = await renderer.render(asPreview({ ...parsed, accountTemplate: { accountId: account(request), version: 0, spec } }));
-        return new Response(result.bytes as Uint8Array<ArrayBuffer>, {
+        const result = await renderer.render(parsePreviewRequest(body, account(request)));
+        return new Response(imageBody(result.bytes), {
           headers: { "content-type": result.contentType, "cache-control": "no-store", "x-generation-time-ms": String(result.generationTimeMs) },
         });
       },

@@ -324,8 +324,9 @@ export async function renderTemplateEditor(current, id) {
     problemsList.replaceChildren(
       ...details.map((d) => {
         const where = d.field === "html" && d.line ? `HTML line ${d.line}${d.column ? `, column ${d.column}` : ""}` : d.field || "template";
-        // A field's value problem (the preview draws the sample values) points at its sample input.
-        const target = d.field && d.field !== "html" ? form.querySelector(`[data-problem="${CSS.escape(d.field)}"], [data-problem="sample.${CSS.escape(d.field)}"]`) : null;
+        // A value problem (`values.<field>`: the preview draws the sample values) points at the field's sample input.
+        const name = d.field?.startsWith("values.") ? `sample.${d.field.slice("values.".length)}` : d.field;
+        const target = name && name !== "html" ? form.querySelector(`[data-problem="${CSS.escape(name)}"]`) : null;
         if (target) {
           target.setAttribute("aria-invalid", "true");
           // A field's inputs sit in its folded row: unfold the row the problem is in.
