@@ -302,7 +302,7 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     expect(after).toEqual(second);
     await page.close();
   }, BROWSER_TEST_TIMEOUT);
-  test("fields and theme variables: a colour change redraws the card, removing a used field is refused at its line, a new field saves", async () => {
+  test("fields and theme variables: a colour change redraws the card, removing a used field is refused at its line, a new field saves (Ctrl+S)", async () => {
     const { apiKey } = await fx.s.createAccount({ plan: "custom", quota: 10_000, requests_per_second: 100 });
     const page = await signIn(apiKey);
     const quote = (await page.evaluate(async () => (await (await fetch("/dashboard/api/starters")).json()) as any)).data.find((s: any) => s.id === "quote");
@@ -332,7 +332,9 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     await added.getByLabel("Max length").fill("30");
     await added.getByLabel("Sample value").fill("example.org");
     await page.locator("#template-problems li").first().waitFor({ state: "detached" });
-    await page.getByRole("button", { name: "Save as new version" }).click();
+    // Saved from the keyboard, in the code pane.
+    await page.getByRole("textbox", { name: "Template HTML" }).focus();
+    await page.keyboard.press("Control+s");
     await page.getByText("Saved as version 2.").waitFor();
     const saved = (await api("/api/templates/rows", apiKey)).body;
     expect(saved.fields.find((f: any) => f.name === "source")).toEqual({ name: "source", type: "text", required: false, max_length: 30 });

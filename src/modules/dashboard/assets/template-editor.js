@@ -105,10 +105,18 @@ export async function renderTemplateEditor(current, id) {
   const codeHint = h(
     "p.hint#template-html-hint",
     null,
-    "HTML with inline styles. {{name}} puts a field's value; {{#name}}…{{/name}} keeps its content only when the field has a value, {{^name}}…{{/name}} only when it has none; var(--name) takes a theme variable. Tab indents; press Escape, then Tab, to leave the editor.",
+    "HTML with inline styles. {{name}} puts a field's value; {{#name}}…{{/name}} keeps its content only when the field has a value, {{^name}}…{{/name}} only when it has none; var(--name) takes a theme variable. Tab indents; press Escape, then Tab, to leave the editor; Ctrl+S (⌘S) saves.",
   );
   const styleNonce = document.querySelector('meta[name="style-nonce"]')?.getAttribute("content") || undefined;
-  const code = createCodeEditor({ parent: codeHost, doc: saved.html, label: "Template HTML", describedBy: "template-html-hint", styleNonce, onChange: () => edited() });
+  const code = createCodeEditor({
+    parent: codeHost,
+    doc: saved.html,
+    label: "Template HTML",
+    describedBy: "template-html-hint",
+    styleNonce,
+    onChange: () => edited(),
+    onSave: () => form.requestSubmit(),
+  });
 
   let rowSeq = 0;
   const nextKey = () => ++rowSeq;
@@ -254,6 +262,13 @@ export async function renderTemplateEditor(current, id) {
   // Editing, preview and problems
 
   let dirty = false;
+  // Closing or reloading the tab with unsaved changes asks first.
+  const warnBeforeLeaving = (event) => {
+    if (!dirty) return;
+    event.preventDefault();
+    event.returnValue = "";
+  };
+  window.addEventListener("beforeunload", warnBeforeLeaving);
   function edited(apply) {
     if (apply) apply();
     dirty = true;
@@ -462,6 +477,7 @@ export async function renderTemplateEditor(current, id) {
     "hashchange",
     () => {
       document.querySelector("#main").classList.remove("wide");
+      window.removeEventListener("beforeunload", warnBeforeLeaving);
       clearTimeout(timer);
       inflight?.abort();
       code.destroy();

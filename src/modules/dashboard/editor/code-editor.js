@@ -35,10 +35,10 @@ const theme = EditorView.theme({
 
 /**
  * Mounts an editor in `parent`. `label` names it for assistive technology; `onChange(text)` runs
- * after every edit; `styleNonce` is the page's CSP nonce for style elements. Tab indents; Escape then Tab leaves the editor (CodeMirror's own convention,
+ * after every edit; `onSave()` on Ctrl/Cmd-S; `styleNonce` is the page's CSP nonce for style elements. Tab indents; Escape then Tab leaves the editor (CodeMirror's own convention,
  * so the keyboard is never trapped).
  */
-export function createCodeEditor({ parent, doc = "", label = "Template HTML", describedBy, styleNonce, onChange = () => {} }) {
+export function createCodeEditor({ parent, doc = "", label = "Template HTML", describedBy, styleNonce, onChange = () => {}, onSave }) {
   const contentAttributes = { "aria-label": label };
   if (describedBy) contentAttributes["aria-describedby"] = describedBy;
   const view = new EditorView({
@@ -58,6 +58,19 @@ export function createCodeEditor({ parent, doc = "", label = "Template HTML", de
         syntaxHighlighting(highlight),
         EditorView.lineWrapping,
         EditorView.contentAttributes.of(contentAttributes),
+        // Ctrl/Cmd-S saves (a new version) instead of the browser's "save page".
+        onSave
+          ? keymap.of([
+              {
+                key: "Mod-s",
+                run: () => {
+                  onSave();
+                  return true;
+                },
+                preventDefault: true,
+              },
+            ])
+          : [],
         keymap.of([indentWithTab, ...defaultKeymap, ...historyKeymap, ...lintKeymap]),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) onChange(update.state.doc.toString());
