@@ -3,6 +3,7 @@
  * definition files under templates/starters/ (with sample values), imported as JSON so
  * `bun build --compile` embeds them. Each is a complete definition: created as is, it renders.
  */
+import article from "../../../templates/starters/article.json";
 import docsPage from "../../../templates/starters/docs-page.json";
 import jobOpening from "../../../templates/starters/job-opening.json";
 import openSource from "../../../templates/starters/open-source.json";
@@ -11,6 +12,7 @@ import productLaunch from "../../../templates/starters/product-launch.json";
 import quote from "../../../templates/starters/quote.json";
 import releaseNotes from "../../../templates/starters/release-notes.json";
 // A small picture of each starter (its sample values, dark theme), next to its definition.
+import articlePicture from "../../../templates/starters/article.png" with { type: "file" };
 import productLaunchPicture from "../../../templates/starters/product-launch.png" with { type: "file" };
 import podcastEpisodePicture from "../../../templates/starters/podcast-episode.png" with { type: "file" };
 import jobOpeningPicture from "../../../templates/starters/job-opening.png" with { type: "file" };
@@ -32,11 +34,12 @@ export interface StarterDefinition {
 }
 
 /** In the order the dashboard lists them. */
-export const STARTERS: readonly StarterDefinition[] = [productLaunch, podcastEpisode, jobOpening, quote, releaseNotes, docsPage, openSource];
+export const STARTERS: readonly StarterDefinition[] = [productLaunch, article, podcastEpisode, jobOpening, quote, releaseNotes, docsPage, openSource];
 
 /** The path (inside the binary once compiled) of each starter's picture, by starter id. */
 export const STARTER_PICTURES: ReadonlyMap<string, string> = new Map([
   ["product-launch", productLaunchPicture],
+  ["article", articlePicture],
   ["podcast-episode", podcastEpisodePicture],
   ["job-opening", jobOpeningPicture],
   ["quote", quotePicture],
