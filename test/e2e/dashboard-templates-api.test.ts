@@ -140,4 +140,20 @@ describe("template studio endpoints", () => {
     const tooLarge = await dash("/dashboard/api/account-templates", { cookie, body: JSON.stringify({ ...definition, id: "huge", html: "x".repeat(1024 * 1024 + 10) }) });
     expect(tooLarge.status).toBe(413);
   });
+  test("the code editor is served from this server, gzipped for browsers that take it", async () => {
+    const page = await (await fetch(s.url + "/dashboard")).text();
+    const version = /dashboard\.js\?v=([a-z0-9]+)/.exec(page)![1];
+    const editor = await (await fetch(`${s.url}/dashboard/assets/template-editor.js?v=${version}`)).text();
+    expect(editor).toContain(`import("./code-editor.js?v=${version}")`);
+    const plain = await fetch(`${s.url}/dashboard/assets/code-editor.js?v=${version}`, { headers: { "accept-encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    const text = await plain.text();
+    expect(text).toContain("cm-content");
+    const gzipped = await fetch(`${s.url}/dashboard/assets/code-editor.js?v=${version}`, { headers: { "accept-encoding": "gzip" }, decompress: false });
+    expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+    expect(gzipped.headers.get("vary")).toBe("accept-encoding");
+    const bytes = new Uint8Array(await gzipped.arrayBuffer());
+    expect(bytes.byteLength).toBeLessThan(text.length / 2);
+    expect(new TextDecoder().decode(Bun.gunzipSync(bytes))).toBe(text);
+  });
 });

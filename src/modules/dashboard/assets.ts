@@ -40,7 +40,13 @@ const SCRIPTS: Record<string, string> = {
 export interface Asset {
   body: string;
   type: string;
+  /** The body gzipped once at start, for browsers that accept it (the editor's bundle is 370 KB, 120 KB gzipped). */
+  gzipped?: Uint8Array;
 }
+
+/** Smaller files are not worth the header. */
+const GZIP_FROM_BYTES = 1024;
+const withGzip = (asset: Asset): Asset => (asset.body.length >= GZIP_FROM_BYTES ? { ...asset, gzipped: Bun.gzipSync(asset.body) } : asset);
 
 export interface DashboardAssets {
   /** The page, with hashed asset URLs. */
@@ -58,8 +64,8 @@ export function dashboardAssets(): DashboardAssets {
   for (const [name, text] of Object.entries(SCRIPTS)) {
     // Static imports and dynamic import("./x.js") both get the hashed URL.
     const body = text.replace(/(from |import\()"\.\/([a-z-]+\.js)"/g, (_, lead: string, file: string) => `${lead}"./${file}?v=${version}"`);
-    files.set(name, { body, type: "text/javascript; charset=utf-8" });
+    files.set(name, withGzip({ body, type: "text/javascript; charset=utf-8" }));
   }
-  files.set("dashboard.css", { body: stylesheet, type: "text/css; charset=utf-8" });
+  files.set("dashboard.css", withGzip({ body: stylesheet, type: "text/css; charset=utf-8" }));
   return { page: indexHtml.replaceAll("{{version}}", version), files };
 }

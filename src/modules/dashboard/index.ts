@@ -75,10 +75,14 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     `${SESSION_COOKIE}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
 
   const { page, files } = dashboardAssets();
-  const asset = (name: string) => {
+  const asset = (name: string, request: Request) => {
     const file = files.get(name);
     if (!file) throw new ApiError("NOT_FOUND", `No dashboard asset ${name}.`);
-    return new Response(file.body, { headers: { "content-type": file.type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" } });
+    const headers: Record<string, string> = { "content-type": file.type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff", vary: "accept-encoding" };
+    if (file.gzipped && /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {
+      return new Response(file.gzipped as Uint8Array<ArrayBuffer>, { headers: { ...headers, "content-encoding": "gzip" } });
+    }
+    return new Response(file.body, { headers });
   };
   const html = () => {
     const nonce = newNonce();
@@ -93,7 +97,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
   return new Elysia({ name: "module.dashboard", prefix: "/dashboard" })
     .get("", html, hide)
     .get("/", html, hide)
-    .get("/assets/:name", ({ params }) => asset(params.name), hide)
+    .get("/assets/:name", ({ params, request }) => asset(params.name, request), hide)
 
     // Sign-in and sign-out. The key travels once, in this request body, and is never echoed.
     .post(
