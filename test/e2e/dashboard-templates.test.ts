@@ -205,7 +205,7 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     await page.close();
   }, BROWSER_TEST_TIMEOUT);
 
-  test("the list: every template with name, id, version and date; duplicate; delete only after confirming", async () => {
+  test("the list: every template with name, id, version and date (a name that looks like HTML stays text); duplicate; delete only after confirming; new from blank", async () => {
     // A generous rate: previews share the key's window with this test's own API calls.
     const { apiKey } = await fx.s.createAccount({ plan: "custom", quota: 10_000, requests_per_second: 100 });
     const starters = (await (await fetch(fx.s.url + "/dashboard/api/starters")).json()) as any;
@@ -215,10 +215,22 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     const quote = list.data.find((s: any) => s.id === "quote");
     expect((await api("/api/templates", apiKey, { method: "POST", json: { ...quote, id: "said", name: "What they said" } })).status).toBe(201);
 
+    // A name that looks like HTML is shown as the characters it is, in the list and the editor.
+    const markup = '<img src=x onerror="window.pwned=1"><b>Bold</b>';
+    expect((await api("/api/templates", apiKey, { method: "POST", json: { ...quote, id: "markup", name: markup } })).status).toBe(201);
+
     await page.goto(fx.s.url + "/dashboard#/templates");
     const table = page.getByRole("region", { name: "Your templates" });
     await table.getByRole("cell", { name: "said", exact: true }).waitFor();
-    expect(await table.getByRole("row").nth(1).textContent()).toContain("What they said");
+    expect(await table.getByRole("row").filter({ hasText: "said" }).first().textContent()).toContain("What they said");
+    await table.getByText(markup).waitFor();
+    expect(await page.locator("#template-list img, #template-list b").count()).toBe(0);
+    await page.goto(fx.s.url + "/dashboard#/templates/markup");
+    await page.getByRole("heading", { name: markup, level: 1 }).waitFor();
+    expect(await page.locator("#main h1 img, #main h1 b").count()).toBe(0);
+    expect(await page.evaluate(() => (window as any).pwned)).toBeUndefined();
+    await page.goto(fx.s.url + "/dashboard#/templates");
+    await table.getByRole("cell", { name: "said", exact: true }).waitFor();
 
     // Duplicate: a new template with the same content under a new id.
     await page.getByRole("button", { name: "Duplicate said" }).click();
