@@ -159,6 +159,7 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     expect(v2.body.html).toContain("{{title}} is here</h1>");
 
     // Restore version 1: version 3 with version 1's content.
+    const beforeRestore = await previewNow(page);
     await page.getByRole("button", { name: "Restore version 1" }).click();
     await page.getByText("Restored version 1 as version 3.").waitFor();
     const v3 = await api("/api/templates/launch", apiKey);
@@ -169,14 +170,36 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     expect((await api("/api/templates/launch/versions", apiKey)).body.data.map((v: any) => v.version).sort()).toEqual([1, 2, 3]);
     expect(await page.locator(".cm-content").textContent()).not.toContain("is here");
 
-    // Viewing version 2 shows its preview without touching the draft.
+    // Viewing version 2 shows its picture (with the typed words) without touching the draft.
+    const restored = await nextPreview(page, beforeRestore.sequence);
     await page.getByRole("button", { name: "View version 2" }).click();
     await page.getByText("Showing version 2").waitFor();
+    const viewed = await nextPreview(page, restored.sequence);
+    expect(viewed.digest).not.toBe(restored.digest);
     await page.getByRole("button", { name: "Back to the editor" }).click();
+    const back = await nextPreview(page, viewed.sequence);
+    expect(back.digest).toBe(restored.digest);
+
+    // Size presets and the theme switch redraw the preview at that size, in that theme.
+    await page.getByText("1080 × 1080", { exact: true }).click();
+    const square = await nextPreview(page, back.sequence);
+    expect(square).toMatchObject({ width: 1080, height: 1080 });
+    await page.getByText("1000 × 1500", { exact: true }).click();
+    const portrait = await nextPreview(page, square.sequence);
+    expect(portrait).toMatchObject({ width: 1000, height: 1500 });
+    await page.locator("label[for=theme-light]").click();
+    const light = await nextPreview(page, portrait.sequence);
+    expect(light).toMatchObject({ width: 1000, height: 1500 });
+    expect(light.digest).not.toBe(portrait.digest);
+    await page.getByText("1200 × 630", { exact: true }).click();
+    await page.locator("label[for=theme-dark]").click();
 
     // The signed URL of version 3, copied and fetched.
     const urlField = page.getByLabel("Signed image URL");
-    await page.waitForFunction(() => (document.querySelector<HTMLInputElement>("#template-signed-url")?.value ?? "").includes("v=3"));
+    await page.waitForFunction(() => {
+      const url = document.querySelector<HTMLInputElement>("#template-signed-url")?.value ?? "";
+      return url.includes("v=3") && url.includes("theme=dark");
+    });
     await page.getByRole("button", { name: "Copy URL" }).click();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toBe(await urlField.inputValue());
