@@ -105,9 +105,10 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     const created = await api("/api/templates/launch", apiKey);
     expect(created.body).toMatchObject({ id: "launch", version: 1, source: "account" });
 
-    // The first preview arrives by itself.
+    // The first preview arrives by itself, and the signed URL of version 1 is there.
     const first = await nextPreview(page, 0);
     expect(first).toMatchObject({ width: 1200, height: 630 });
+    await page.waitForFunction(() => (document.querySelector<HTMLInputElement>("#template-signed-url")?.value ?? "").includes("v=1"));
 
     // Every control on the page has a label, and the keyboard gets into the code pane and out.
     const unlabelled = await page.evaluate(() =>

@@ -43,6 +43,7 @@ export async function renderTemplateEditor(current, id) {
   // The draft: what the form holds. Rows keep their own ids so a field's inputs survive
   // re-rendering of the list around them.
   let latest = saved;
+  let usageAsked = 0; // number of the newest signed-URL request
   let rowKey = 0;
   const draft = {
     name: saved.name,
@@ -463,10 +464,14 @@ export async function renderTemplateEditor(current, id) {
     ].join("\n");
     if (!keys.data.length) return;
     usageStatus.hidden = true;
+    // As for previews: only the answer to the latest request is shown.
+    const mine = ++usageAsked;
     try {
       const { url } = await call("POST", "/image-urls", { ...body, signing_key_id: keySelect.value });
+      if (mine !== usageAsked) return;
       urlOut.value = url;
     } catch (failure) {
+      if (mine !== usageAsked) return;
       urlOut.value = "";
       usageStatus.textContent = `No signed URL: ${failure.message}`;
       usageStatus.hidden = false;
