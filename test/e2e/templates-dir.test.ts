@@ -64,6 +64,7 @@ describe("templates from OG_TEMPLATES_DIR on the running service", () => {
     expect(data.map((t) => t.id)).toEqual(["event", "blog", "quote"]);
     expect(data.find((t) => t.id === "quote")).toEqual({
       id: "quote",
+      source: "operator",
       description: "A quote on orange.",
       fields: [
         { name: "title", type: "text", required: true, max_length: 120, description: "The quote." },
