@@ -65,6 +65,10 @@ export async function startService(
   const shared = serverShared(config, threaded);
   const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom, shared });
   await services.metering.clearStaleReservations();
+  // Units a request could not confirm or release (the store failed under it) come back while
+  // the service runs; the test clock's advance reclaims at once.
+  services.metering.startReclaiming();
+  services.testClock?.onAdvance(() => services.metering.reclaimUnheld().then(() => undefined));
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });

@@ -88,7 +88,10 @@ export async function createServices(config: Config, options: ServicesOptions = 
   const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
   const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);
-  const metering = new Metering(store, clock, outbox, logger);
+  // Reservations this process does not hold are its to give back only when its tally covers
+  // every reservation it can see: PostgreSQL keeps one tally per instance; a SQLite file shared
+  // by several HTTP threads has one sum for all of them.
+  const metering = new Metering(store, clock, outbox, logger, { reclaims: Boolean(config.databaseUrl) || config.httpThreads <= 1 });
   const sharedLimits = options.shared?.rateLimits;
   const limiter: RateLimiter = config.redisUrl
     ? await redisLimiter(config.redisUrl, clock, logger)

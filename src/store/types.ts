@@ -426,6 +426,16 @@ export interface Store {
    * them all; a shared database must not touch reservations of other live instances.
    */
   clearStaleReservations(): Promise<void>;
+  /**
+   * Gives back the units reserved through this store that no request holds any more (a release
+   * that failed, a reservation whose statement committed but reported an error): for each month's
+   * counters this instance reserved on, whatever exceeds `heldBy(accountId, period)` goes back.
+   * `heldBy` is read after the counters are locked, so a reservation counted by the caller before
+   * its statement was sent is never taken for lost. SQLite counts every reservation of the
+   * database (the caller must be its only reserving process); PostgreSQL only this instance's.
+   * Returns how many units came back.
+   */
+  reclaimReservations(heldBy: (accountId: string, period: string) => number): Promise<number>;
 
   /* monthly reset */
   /** Accounts created before `createdBefore` whose `period` has no `resetEmittedAt` yet, up to `limit`. */

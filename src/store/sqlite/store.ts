@@ -467,6 +467,25 @@ export class SqliteStore implements Store {
       this.db.update(usagePeriods).set({ reserved: 0 }).where(gt(usagePeriods.reserved, 0)).run();
     }, LEAVES_KEYS);
   }
+  async reclaimReservations(heldBy: (accountId: string, period: string) => number): Promise<number> {
+    // One process reserves on this file, and a transaction here runs in one synchronous turn:
+    // the counters and the caller's tally are read at the same instant.
+    const excess = () => {
+      const rows = this.sql("SELECT account_id, period, reserved FROM usage_periods WHERE reserved > 0").all() as { account_id: string; period: string; reserved: number }[];
+      return rows.map((row) => ({ ...row, excess: row.reserved - heldBy(row.account_id, row.period) })).filter((row) => row.excess > 0);
+    };
+    // A read first: the write (and its commit) only when something is to be given back.
+    if ((await this.run(excess)).length === 0) return 0;
+    return this.write(() => {
+      let back = 0;
+      for (const row of excess()) {
+        this.sql("UPDATE usage_periods SET reserved = reserved - ? WHERE account_id = ? AND period = ?").run(row.excess, row.account_id, row.period);
+        back += row.excess;
+      }
+      return back;
+    }, LEAVES_KEYS);
+  }
+
 
   /* ───────────── monthly reset ───────────── */
 
