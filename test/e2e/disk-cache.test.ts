@@ -170,3 +170,34 @@ describe("configuration", () => {
     await expect(startService(config, { logger: silentLogger, print: () => {}, renderer: { pool: { warmUp: false } } })).rejects.toThrow(/OG_CACHE_DIR is not a writable directory/);
   });
 });
+
+describe("missing glyphs across a restart", () => {
+  test("a disk hit after a restart answers the X-Missing-Glyphs the render did", async () => {
+    const glyphCache = { OG_CACHE_DIR: join(dir, "glyph-cache") };
+    const card = { title: "Runes ᚠᚢᚦ" };
+    const first = await start(glyphCache);
+    try {
+      const res = await generate(first, card);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-missing-glyphs")).toBe("3");
+      await res.arrayBuffer();
+    } finally {
+      await first.stop();
+    }
+    const second = await start(glyphCache);
+    try {
+      const res = await generate(second, card);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      expect(second.renderer.pool.stats.rendered).toBe(0);
+      expect(second.renderer.diskCache!.stats.hits).toBe(1);
+      expect(res.headers.get("x-missing-glyphs")).toBe("3");
+      // The in-memory cache the disk hit filled knows them too.
+      const again = await generate(second, card);
+      expect(again.headers.get("x-missing-glyphs")).toBe("3");
+      await again.arrayBuffer();
+    } finally {
+      await second.stop();
+    }
+  });
+});
