@@ -35,8 +35,9 @@ test("the compiled binary starts in an empty directory, prints a working key, se
       stdout: "pipe",
       stderr: "pipe",
     });
-    const { match, text } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
-    const key = text.match(/API key: (og_[A-Za-z0-9]{32})/)?.[1];
+    const { match } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
+    // The first-start banner is plain text on stderr, apart from the JSON log.
+    const key = (await waitForOutput(proc.stderr, /API key: (og_[A-Za-z0-9]{32})/)).match[1];
     expect(key).toBeDefined();
     const res = await fetch(`${match[1]}/api/generate`, {
       method: "POST",

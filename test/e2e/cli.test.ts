@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli, waitForOutput, REPO_ROOT } from "../support/process.ts";
@@ -68,14 +68,29 @@ describe("operator CLI", () => {
     }
   });
 
-  test("serve bootstraps one free account on an empty database, once", async () => {
-    const dbEnv = { OG_DB_PATH: join(dir, "boot.db"), PORT: "0", HOST: "127.0.0.1" };
+  test("serve bootstraps one free account on an empty database, once: the key on stderr and in an owner-only file, never in the JSON log", async () => {
+    const bootDir = join(dir, "boot");
+    mkdirSync(bootDir);
+    const dbEnv = { OG_DB_PATH: join(bootDir, "boot.db"), PORT: "0", HOST: "127.0.0.1" };
+    const keyFile = join(bootDir, "ogsmith-initial-api-key");
     for (const expectKey of [true, false]) {
       const proc = Bun.spawn(["bun", `${REPO_ROOT}/src/main.ts`, "serve"], { env: { ...process.env, ...dbEnv }, stdout: "pipe", stderr: "pipe" });
-      const { text } = await waitForOutput(proc.stdout, /"msg":"listening"/);
-      expect(/API key: og_[A-Za-z0-9]{32}/.test(text)).toBe(expectKey);
+      const { rest } = await waitForOutput(proc.stdout, /"msg":"listening"/);
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
+      const [stdout, stderr] = [await rest(), await new Response(proc.stderr).text()];
+      const key = stderr.match(/API key: (og_[A-Za-z0-9]{32})/)?.[1];
+      expect(key !== undefined).toBe(expectKey);
+      // Every stdout line is JSON, and none carries the key.
+      for (const line of stdout.trim().split("\n")) expect(() => JSON.parse(line)).not.toThrow();
+      expect(stdout).not.toMatch(/og_[A-Za-z0-9]{32}/);
+      if (expectKey) {
+        expect(stderr).toContain(`The key is also in ${keyFile}`);
+        expect(readFileSync(keyFile, "utf8")).toBe(`${key}\n`);
+        expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+      } else {
+        expect(stderr).not.toContain("API key");
+      }
     }
   });
 

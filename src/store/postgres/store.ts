@@ -927,11 +927,21 @@ export class PostgresStore implements Store {
 
   /* ───────────── dashboard sessions ───────────── */
 
-  createSession(s: SessionRecord, now: number): Promise<void> {
+  createSession(s: SessionRecord, now: number, maxPerAccount: number): Promise<void> {
     return this.write(async (tx) => {
+      // The account row is locked first so that concurrent sign-ins count one another.
+      await tx`select 1 from accounts where id = ${s.accountId} for update`;
       await tx`delete from dashboard_sessions where expires_at <= ${now}`;
       await tx`insert into dashboard_sessions (token_hash, id, account_id, key_id, created_at, expires_at)
         values (${s.tokenHash}, ${s.id}, ${s.accountId}, ${s.keyId}, ${s.createdAt}, ${s.expiresAt})`;
+      await tx`delete from dashboard_sessions where account_id = ${s.accountId} and token_hash not in
+        (select token_hash from dashboard_sessions where account_id = ${s.accountId} order by created_at desc, id desc limit ${maxPerAccount})`;
+    });
+  }
+
+  touchSession(tokenHash: string, expiresAt: number): Promise<void> {
+    return this.run(async (sql) => {
+      await sql`update dashboard_sessions set expires_at = ${expiresAt} where token_hash = ${tokenHash}`;
     });
   }
 

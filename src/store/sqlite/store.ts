@@ -894,12 +894,22 @@ export class SqliteStore implements Store {
 
   /* ───────────── dashboard sessions ───────────── */
 
-  createSession(session: SessionRecord, now: number): Promise<void> {
+  createSession(session: SessionRecord, now: number, maxPerAccount: number): Promise<void> {
     return this.write(() => {
       // Expired rows are useless: swept here rather than by a background loop.
       this.db.delete(dashboardSessions).where(lte(dashboardSessions.expiresAt, now)).run();
       this.db.insert(dashboardSessions).values(session).run();
+      this.sql(
+        `DELETE FROM dashboard_sessions WHERE account_id = ?1 AND token_hash NOT IN
+           (SELECT token_hash FROM dashboard_sessions WHERE account_id = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2)`,
+      ).run(session.accountId, maxPerAccount);
     }, LEAVES_KEYS);
+  }
+
+  touchSession(tokenHash: string, expiresAt: number): Promise<void> {
+    return this.write(() => {
+      this.sql("UPDATE dashboard_sessions SET expires_at = ? WHERE token_hash = ?").run(expiresAt, tokenHash);
+    }, { single: true, leavesKeys: true });
   }
 
   findSession(tokenHash: string): Promise<{ session: SessionRecord; account: AccountRecord; keyPrefix: string } | undefined> {
