@@ -91,7 +91,7 @@ describe("persistent render cache across restarts", () => {
       expect(service.renderer.diskCache!.stats).toMatchObject({ hits: 1, entries: 1 });
       const usage = (await (await fetch(`${service.url}/api/user/usage`, { headers: { "x-api-key": key } })).json()) as { used: number };
       expect(usage.used).toBe(2);
-      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      const metrics = await (await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
       expect(metrics).toContain('ogsmith_render_disk_cache{state="hits"} 1');
       expect(metrics).toContain('ogsmith_render_disk_cache{state="entries"} 1');
     } finally {

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../../src/config.ts";
-import { apiRequest, eventBody, startTestService, TEST_STORE, type ApiInit, type TestService } from "../support/harness.ts";
+import { ADMIN_TOKEN, apiRequest, eventBody, startTestService, TEST_STORE, type ApiInit, type TestService } from "../support/harness.ts";
 import { decodePng } from "../support/png.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
 
@@ -145,7 +145,7 @@ describe("OG_HTTP_THREADS", () => {
 
   test("a scrape on any thread reports the requests of all of them", async () => {
     const count = async () => {
-      const text = await (await fresh("/metrics")).text();
+      const text = await (await fresh("/metrics", { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
       return Number(/ogsmith_http_requests_total\{method="GET",route="\/healthz",status="200"\} (\d+)/.exec(text)?.[1] ?? 0);
     };
     const before = await count();

@@ -84,7 +84,7 @@ sqliteOnly("another connection holds the write lock", () => {
 
     expect((await s.api("/readyz")).status).toBe(200);
     expect(await used(s, apiKey)).toMatchObject({ used: 0, remaining: 10 });
-    const metrics = await (await s.api("/metrics")).text();
+    const metrics = await (await s.admin("/metrics")).text();
     expect(metrics).toMatch(/ogsmith_store_unavailable_total\{reason="locked"\} [1-9]/);
     // Exactly the quota is still there: nothing was left reserved by the refused request.
     let ok = 0;

@@ -134,7 +134,9 @@ export async function startTestService(env: Record<string, string> = {}, options
   const service = await startService(config, { logger: silentLogger, print: () => {}, retryRandom: options.retryRandom ?? (() => 0.5), renderer: options.renderer });
   const url = service.url;
 
-  const api: TestService["api"] = (path, init = {}) => fetch(apiRequest(url + path, init));
+  // With OG_BASE_URL the server answers only that Host: the requests say it, as a proxy in front would.
+  const host = env.OG_BASE_URL ? new URL(env.OG_BASE_URL).host : undefined;
+  const api: TestService["api"] = (path, init = {}) => fetch(apiRequest(url + path, host ? { ...init, headers: { host, ...init.headers } } : init));
   const admin: TestService["admin"] = (path, init = {}) =>
     api(path, { method: init.method, json: init.json, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
 
