@@ -240,7 +240,7 @@ function withHeader(body: Uint8Array, missingGlyphs: readonly number[]): Uint8Ar
   view.setUint32(0, MAGIC);
   view.setUint32(4, body.byteLength);
   view.setUint32(8, missingGlyphs.length);
-  missingGlyphs.forEach((codePoint, i) => view.setUint32(HEADER_BYTES + 4 * i, codePoint));
+  for (const [i, codePoint] of missingGlyphs.entries()) view.setUint32(HEADER_BYTES + 4 * i, codePoint);
   out.set(body, HEADER_BYTES + glyphBytes);
   out.set(new Bun.CryptoHasher("sha256").update(out.subarray(HEADER_BYTES)).digest(), 16);
   return out;

@@ -113,7 +113,10 @@ test("one type per schema property: no property is a union of different types (n
   const mixed: string[] = [];
   const typeOf = (branch: any) => branch.type ?? (branch.const !== undefined ? typeof branch.const : branch.$ref ? "ref" : "unknown");
   const walk = (node: any, at: string) => {
-    if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${at}[${i}]`));
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(item, `${at}[${i}]`);
+      return;
+    }
     if (node === null || typeof node !== "object") return;
     if (Array.isArray(node.type) && node.type.filter((t: string) => t !== "null").length > 1) mixed.push(`${at}: type ${node.type}`);
     for (const key of ["anyOf", "oneOf"]) {
