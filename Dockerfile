@@ -13,6 +13,8 @@ COPY templates ./templates
 COPY migrations ./migrations
 COPY assets ./assets
 COPY scripts ./scripts
+# Embedded too: `ogsmith --licenses` prints the notices from inside the binary.
+COPY THIRD_PARTY_NOTICES.md LICENSE ./
 RUN bun run build
 
 # Stage 2: a slim runtime. The binary carries Bun itself; it needs only glibc and CA certificates
@@ -28,6 +30,7 @@ RUN apt-get update \
 # The data directory exists, owned by the runtime user, before VOLUME: Docker copies this
 # ownership into a new named volume, so the non-root process can create its database there.
 COPY --from=build /src/dist/ogsmith /usr/local/bin/ogsmith
+COPY --from=build /src/LICENSE /src/THIRD_PARTY_NOTICES.md /usr/share/doc/ogsmith/
 USER ogsmith
 WORKDIR /var/lib/ogsmith
 # The SQLite database (and its WAL files) live on the volume.

@@ -2,7 +2,6 @@
  * Scaling benchmark: how the service's throughput, latency and memory grow with cores.
  *
  *   bun run bench:scale [--seconds 10] [--workers 1,2,4,8,16] [--connections 64] [--clients N]
- *                       [--http-threads 1,2,4,8]   (default: OG_HTTP_THREADS, else 1)
  *                       [--sections paths,baseline,renders,startup,endurance]   (default: the first four)
  *                       [--endurance-renders 10000] [--endurance-workers N]
  *   BUN_BE_BUN=1 ./ogsmith run bench/scale.ts        (with the compiled binary, no Bun installed)
@@ -12,8 +11,7 @@
  *      GET /healthz, authenticated GET /api/user/usage, and a cached POST /api/generate
  *      (one repeated body: every request is a cache hit that still counts one unit), each with
  *      the server's CPU time per request (from /proc: steadier than req/s where the client and
- *      the server share a few cores); once per `--http-threads` count (OG_HTTP_THREADS), each
- *      on a fresh server;
+ *      the server share a few cores), on a fresh server;
  *   2. the in-process single-thread render baseline on the same card: stock satori +
  *      resvg-js `asPng()`, and our in-process pipeline;
  *   3. cold renders over HTTP (every title distinct) with 1, 2, 4, … render workers up to the
@@ -60,7 +58,6 @@ const { values: args } = parseArgs({
     sections: { type: "string", default: "paths,baseline,renders,startup" },
     "endurance-renders": { type: "string", default: "10000" },
     "endurance-workers": { type: "string" },
-    "http-threads": { type: "string" },
   },
 });
 const SECTIONS = new Set(args.sections.split(","));
@@ -70,7 +67,6 @@ const CLIENTS = Number(args.clients ?? Math.max(1, Math.floor(cores / 4)));
 const BASELINE_RENDERS = Number(args.baseline);
 const ENDURANCE_RENDERS = Number(args["endurance-renders"]);
 const ENDURANCE_WORKERS = Number(args["endurance-workers"] ?? Math.min(Math.max(cores, 6), 16));
-const HTTP_THREADS = (args["http-threads"] ?? process.env.OG_HTTP_THREADS ?? "1").split(",").map(Number);
 const WORKER_COUNTS = args.workers
   ? args.workers.split(",").map(Number)
   : [...new Set([...Array.from({ length: Math.floor(Math.log2(cores)) + 1 }, (_, i) => 2 ** i), cores])].sort((a, b) => a - b);
@@ -116,7 +112,7 @@ function cpuTopology(): string {
 }
 
 // 1. ----------------------------------------------------------------------------------------------
-/** A path's load result and the server's CPU time per answered request over it (µs, all threads). */
+/** A path's load result and the server's CPU time per answered request over it (µs, all its threads). */
 type PathMeasured = Measured & { serverCpuUs: number };
 
 async function withServerCpu(pid: number, run: () => Promise<Measured>): Promise<PathMeasured> {
@@ -133,13 +129,10 @@ async function requestPaths() {
   } finally {
     await hello.stop();
   }
-  const byThreads: ThreadPaths[] = [];
-  for (const threads of HTTP_THREADS) byThreads.push(await serverPaths(threads));
-  return { hello: helloRate, byThreads };
+  return { hello: helloRate, server: await serverPaths() };
 }
 
-interface ThreadPaths {
-  threads: number;
+interface ServerPaths {
   healthz: PathMeasured;
   usage: PathMeasured;
   cached: PathMeasured;
@@ -153,9 +146,9 @@ async function sqliteCommits(url: string): Promise<number> {
   return Number(/ogsmith_sqlite_wal\{state="commits"\} (\d+)/.exec(text)?.[1] ?? NaN);
 }
 
-/** The server's paths with `threads` HTTP threads, on a fresh server and database. */
-function serverPaths(threads: number): Promise<ThreadPaths> {
-  return withServer({ OG_HTTP_THREADS: String(threads) }, async (server) => {
+/** The server's paths, on a fresh server and database. */
+function serverPaths(): Promise<ServerPaths> {
+  return withServer({}, async (server) => {
     // Several keys per client process, spread over its connections: a key's rate limit
     // (10,000 per second at most) must not be the ceiling of the path being measured.
     const KEYS_PER_CLIENT = 8;
@@ -175,7 +168,7 @@ function serverPaths(threads: number): Promise<ThreadPaths> {
       ),
     );
     const commitsPerImage = ((await sqliteCommits(server.url)) - commitsBefore) / Math.max(1, cached.ok);
-    return { threads, healthz, usage, cached, commitsPerImage };
+    return { healthz, usage, cached, commitsPerImage };
   });
 }
 
@@ -370,8 +363,8 @@ type Baselines = Awaited<ReturnType<typeof inProcessBaselines>>;
 function printPaths(paths: Paths) {
   const row = (label: string, m: PathMeasured, share: string) => [label, fmt(m.perSecond, 0), share, fmt(m.median, 2), fmt(m.p99, 2), fmt(m.serverCpuUs, 0), errorsOf(m)];
   const pct = (m: Measured) => `${fmt((100 * m.perSecond) / paths.hello.perSecond)} %`;
-  const counts = paths.byThreads.map((t) => t.threads).join(", ");
-  console.log(`1. Request paths, ${CONNECTIONS} connections, HTTP threads (OG_HTTP_THREADS): ${counts}\n`);
+  const t = paths.server;
+  console.log(`1. Request paths, ${CONNECTIONS} connections\n`);
   // Server CPU per request does not depend on how much of the machine the load client takes,
   // so it compares runs on a small, noisy machine better than requests per second do.
   console.log(
@@ -379,21 +372,14 @@ function printPaths(paths: Paths) {
       ["path", "req/s", "of hello-world", "median ms", "p99 ms", "server CPU µs per request", "errors"],
       [
         row("Bun.serve hello-world (ceiling)", paths.hello, "100 %"),
-        ...paths.byThreads.flatMap((t) => [
-          row(`GET /healthz, ${t.threads} thread(s)`, t.healthz, pct(t.healthz)),
-          row(`GET /api/user/usage (authenticated), ${t.threads} thread(s)`, t.usage, pct(t.usage)),
-          row(`POST /api/generate, cached (counts each), ${t.threads} thread(s)`, t.cached, pct(t.cached)),
-        ]),
+        row("GET /healthz", t.healthz, pct(t.healthz)),
+        row("GET /api/user/usage (authenticated)", t.usage, pct(t.usage)),
+        row("POST /api/generate, cached (counts each)", t.cached, pct(t.cached)),
       ],
     ),
   );
   // One is the floor: the counting transaction. More means something else writes per image.
-  for (const t of paths.byThreads) console.log(`\ncached POST, ${t.threads} thread(s): ${fmt(t.commitsPerImage, 3)} SQLite commits per image`);
-}
-
-/** The thread count that did best on `score` (higher is better). */
-function bestBy(paths: Paths, score: (t: ThreadPaths) => number): ThreadPaths {
-  return paths.byThreads.reduce((best, t) => (score(t) > score(best) ? t : best));
+  console.log(`\ncached POST: ${fmt(t.commitsPerImage, 3)} SQLite commits per image`);
 }
 
 function printBaselines(base: Baselines) {
@@ -436,16 +422,12 @@ function printRenders(rows: WorkerRow[]) {
 function printTargets(paths: Paths | undefined, base: Baselines | undefined, rows: WorkerRow[], starts: number[], lasting?: Endurance) {
   const lines: string[] = [];
   if (paths) {
-    // With several thread counts measured, each target is judged on the count that did best.
-    const share = bestBy(paths, (t) => t.usage.perSecond);
-    const usageShare = share.usage.perSecond / paths.hello.perSecond;
-    const p99 = bestBy(paths, (t) => -t.usage.p99);
-    const cached = bestBy(paths, (t) => t.cached.perSecond);
-    const at = (t: ThreadPaths) => (paths.byThreads.length > 1 ? ` (${t.threads} thread(s))` : "");
+    const { usage, cached } = paths.server;
+    const usageShare = usage.perSecond / paths.hello.perSecond;
     lines.push(
-      `authenticated usage ≥ 40 % of hello-world:    ${fmt(100 * usageShare)} %${at(share)}  ${verdict(usageShare >= 0.4)}`,
-      `authenticated usage p99 ≤ 5 ms:                ${fmt(p99.usage.p99, 2)} ms${at(p99)}  ${verdict(p99.usage.p99 <= 5)}`,
-      `cached POST ≥ 5,000 img/s (16-core machine):   ${fmt(cached.cached.perSecond, 0)} img/s${at(cached)}  ${cores >= 16 ? verdict(cached.cached.perSecond >= 5000) : `(${cores} cores: not judged)`}`,
+      `authenticated usage ≥ 40 % of hello-world:    ${fmt(100 * usageShare)} %  ${verdict(usageShare >= 0.4)}`,
+      `authenticated usage p99 ≤ 5 ms:                ${fmt(usage.p99, 2)} ms  ${verdict(usage.p99 <= 5)}`,
+      `cached POST ≥ 5,000 img/s (16-core machine):   ${fmt(cached.perSecond, 0)} img/s  ${cores >= 16 ? verdict(cached.perSecond >= 5000) : `(${cores} cores: not judged)`}`,
     );
   }
   if (rows.length) {

@@ -7,3 +7,7 @@ declare module "*/standalone.js" {
   const path: string;
   export default path;
 }
+declare module "*.md" {
+  const text: string;
+  export default text;
+}

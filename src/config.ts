@@ -16,8 +16,6 @@ export interface Config {
   allowPrivateNetworks: boolean;
   testClock: boolean;
   renderWorkers: number;
-  /** HTTP threads sharing the port (OG_HTTP_THREADS); 1 = the main thread alone. */
-  httpThreads: number;
   templatesDir: string | undefined;
   fontsDir: string | undefined;
   smtpUrl: string | undefined;
@@ -43,6 +41,10 @@ export interface Config {
   redisUrl: string | undefined;
   /** all: HTTP and jobs; api: HTTP only; worker: jobs only (HTTP answers /healthz, /readyz, /metrics). */
   role: "all" | "api" | "worker";
+  /** `OG_SIGNING_SECRET`: the signing key secret `ogsmith sign` uses when no --secret-file is given; the server never reads it. */
+  signingSecret: string | undefined;
+  /** Settings this version no longer reads that are set anyway: one line each for the start-up log. */
+  retired: string[];
 }
 
 export class ConfigError extends Error {
@@ -144,9 +146,6 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   if (!["all", "api", "worker"].includes(role)) throw new ConfigError(`OG_ROLE must be one of all, api, worker, got "${role}"`);
   const databaseUrl = url(env, "OG_DATABASE_URL", ["postgres:", "postgresql:"]);
   const testClock = bool(env, "OG_TEST_CLOCK", false);
-  const httpThreads = int(env, "OG_HTTP_THREADS", 1, 1, 64);
-  // The test clock lives in the memory of one thread unless PostgreSQL keeps it for everyone.
-  if (httpThreads > 1 && testClock && !databaseUrl) throw new ConfigError("OG_HTTP_THREADS above 1 needs OG_TEST_CLOCK off (or OG_DATABASE_URL, which shares the test clock)");
   return {
     role,
     port,
@@ -157,7 +156,6 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     allowPrivateNetworks: bool(env, "OG_ALLOW_PRIVATE_NETWORKS", false),
     testClock,
     renderWorkers: int(env, "OG_RENDER_WORKERS", availableParallelism(), 1, 256),
-    httpThreads,
     templatesDir: readableDir("OG_TEMPLATES_DIR", optional(env, "OG_TEMPLATES_DIR")),
     fontsDir: readableDir("OG_FONTS_DIR", optional(env, "OG_FONTS_DIR")),
     smtpUrl: url(env, "SMTP_URL", ["smtp:", "smtps:"]),
@@ -172,5 +170,13 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     cacheDir,
     cacheMaxBytes,
     redisUrl: url(env, "OG_REDIS_URL", ["redis:", "rediss:"]),
+    signingSecret: optional(env, "OG_SIGNING_SECRET"),
+    retired: Object.entries(RETIRED).flatMap(([name, line]) => (env[name] === undefined ? [] : [line])),
   };
 }
+
+/** Settings that are gone, and what to do instead: a value set for one is logged, never fatal. */
+const RETIRED: Record<string, string> = {
+  OG_HTTP_THREADS:
+    "OG_HTTP_THREADS is gone and ignored: one ogsmith serve answers HTTP on one thread; for more throughput, run several instances (docs/cluster.md)",
+};

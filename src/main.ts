@@ -17,13 +17,15 @@ Usage:
   ogsmith [serve] [--port N] [--host H] [--db PATH]   run the API, dashboard and worker
   ogsmith render --json '<body>' -o out.png            render one image (no server, no quota)
   ogsmith render --batch items.json --out-dir DIR      render many
-  ogsmith sign --key-id sk_… --secret ogsk_… --json '<body>'   print a signed image URL
+  ogsmith sign --key-id sk_… --json '<body>'           print a signed image URL (the secret from
+                                                       OG_SIGNING_SECRET or --secret-file; ogsmith sign --help)
   ogsmith accounts create|update|list|show …           manage accounts (see: ogsmith accounts --help)
   ogsmith keys replace ACCOUNT_ID                      replace an account's API key
   ogsmith --version                                    print the version
+  ogsmith --licenses                                   print the third-party notices (fonts, emoji, libraries)
   ogsmith migrate                                      apply the store's migrations and exit
 
-Configuration is read from the environment (PORT, HOST, OG_DB_PATH, …; see the README).`;
+Configuration is read from the environment (PORT, HOST, OG_DB_PATH, …; see docs/operations.md).`;
 
 /** Global flags that override the environment, accepted before or after the sub-command. */
 function splitGlobalFlags(argv: string[]): { overrides: ConfigOverrides; rest: string[] } {
@@ -54,6 +56,12 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === "--version" || command === "-v" || command === "version") {
     console.log(VERSION);
+    return 0;
+  }
+  if (command === "--licenses" || command === "licenses") {
+    const { THIRD_PARTY_NOTICES } = await import("./cli/licenses.ts");
+    // Long enough to outgrow a pipe's buffer: exit only once all of it is written.
+    await new Promise<void>((done) => process.stdout.write(THIRD_PARTY_NOTICES, () => done()));
     return 0;
   }
   const config = loadConfig(process.env, overrides);

@@ -7,18 +7,15 @@ import { bootstrapFirstAccount } from "./accounts/bootstrap.ts";
 import { listenError } from "./cli/listen.ts";
 import { selfCommand } from "./cli/self.ts";
 import type { Config } from "./config.ts";
-import { createApp, type App } from "./http/app.ts";
-import { listen } from "./http/server.ts";
+import { createApp, type App } from "./app/app.ts";
+import { listen } from "./app/server.ts";
 import { Metrics } from "./http/metrics.ts";
 import type { Logger } from "./logger.ts";
 import { createServiceRenderer, type ServiceRenderer, type ServiceRendererOptions } from "./render/renderer.ts";
 import { prepareRendering } from "./render/setup.ts";
-import { SharedWindowLimiter } from "./metering/shared-rate-limit.ts";
-import { createServices, type Services, type ServicesOptions, type ThreadShared } from "./services.ts";
+import { createServices, type Services, type ServicesOptions } from "./services.ts";
 import { type Checkpointer, CommitSignal, startCheckpointer } from "./store/sqlite/checkpointer.ts";
-import { SharedWriteLock } from "./store/sqlite/write-lock.ts";
 import { JobWorker } from "./worker/index.ts";
-import { startHttpThreads, threadPngCacheBytes, type HttpThreads } from "./http/threads.ts";
 import { Elysia } from "elysia";
 import { opsModule } from "./modules/ops/index.ts";
 
@@ -29,8 +26,6 @@ export interface RunningService {
   services: Services;
   /** The service renderer (pool, caches); exposed for tests and metrics. */
   renderer: ServiceRenderer;
-  /** HTTP threads beside the main one (OG_HTTP_THREADS − 1; 0 by default). */
-  httpThreads: number;
   /** The background job loop (deliveries, retries, monthly reset). */
   worker: JobWorker;
   /** SQLite: the thread that runs the WAL checkpoints (store/sqlite/checkpointer.ts). */
@@ -48,16 +43,6 @@ export function firstKeyFile(config: Pick<Config, "dbPath">): string | undefined
   return config.dbPath === ":memory:" ? undefined : join(dirname(config.dbPath), "ogsmith-initial-api-key");
 }
 
-/** The memory the server's threads share, where Redis or PostgreSQL do not already share it. */
-function serverShared(config: Config, threaded: boolean): ThreadShared {
-  const sqliteFile = !config.databaseUrl && config.dbPath !== ":memory:";
-  return {
-    rateLimits: threaded && !config.redisUrl ? SharedWindowLimiter.create() : undefined,
-    sqliteWriteLock: threaded && sqliteFile ? SharedWriteLock.create() : undefined,
-    sqliteCommits: sqliteFile ? CommitSignal.create() : undefined,
-  };
-}
-
 export async function startService(
   config: Config,
   options: {
@@ -69,9 +54,10 @@ export async function startService(
     retryRandom?: ServicesOptions["retryRandom"];
   } = {},
 ): Promise<RunningService> {
-  const threaded = config.httpThreads > 1 && config.role !== "worker";
-  const shared = serverShared(config, threaded);
-  const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom, shared });
+  // A SQLite file leaves its WAL checkpoints to a thread of their own, which counts the commits here.
+  const sqliteCommits = !config.databaseUrl && config.dbPath !== ":memory:" ? CommitSignal.create() : undefined;
+  const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom, sqliteCommits });
+  for (const line of config.retired) services.logger.warn(line);
   await services.metering.clearStaleReservations();
   // Units a request could not confirm or release (the store failed under it) come back while
   // the service runs; the test clock's advance reclaims at once.
@@ -81,12 +67,7 @@ export async function startService(
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
   // Images fetched here, rendered images cached here (memory, then OG_CACHE_DIR), rendering itself in OG_RENDER_WORKERS worker threads.
-  const renderer = createServiceRenderer({
-    config,
-    logger: services.logger,
-    ...options.renderer,
-    pngCacheBytes: options.renderer?.pngCacheBytes ?? (threaded ? threadPngCacheBytes(config) : undefined),
-  });
+  const renderer = createServiceRenderer({ config, logger: services.logger, ...options.renderer });
   const metrics = new Metrics({ processMetrics: true });
   metrics.gauge("ogsmith_render_pool", "Render pool: workers, ready, busy, queued, rendered, replaced", () => {
     const { workers, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
@@ -102,7 +83,7 @@ export async function startService(
   let checkpointer: Checkpointer | undefined;
   try {
     // The database exists and is migrated; the thread counts from the server's first commit.
-    if (shared.sqliteCommits) checkpointer = await startCheckpointer(config.dbPath, shared.sqliteCommits, services.logger);
+    if (sqliteCommits) checkpointer = await startCheckpointer(config.dbPath, sqliteCommits, services.logger);
   } catch (error) {
     await renderer.close();
     await services.close();
@@ -126,35 +107,11 @@ export async function startService(
   try {
     // OG_ROLE=worker answers only the operations routes; the API instances take the traffic.
     if (config.role === "worker") server = listenOps(services, metrics, config);
-    else {
-      // Sharing the port with our own threads must not mean sharing it with another server.
-      if (threaded && config.port !== 0) listen(app, { port: config.port, host: config.host, logger: services.logger }).server.stop(true);
-      server = listen(app, { port: config.port, host: config.host, logger: services.logger, reusePort: threaded });
-    }
+    else server = listen(app, { port: config.port, host: config.host, logger: services.logger });
   } catch (error) {
     await renderer.close();
     await closeStore();
     throw listenError(error, config.host, config.port);
-  }
-  let threads: HttpThreads | undefined;
-  if (threaded) {
-    try {
-      threads = await startHttpThreads({
-        config,
-        port: server.port,
-        shared,
-        backend: renderer.backend,
-        metrics,
-        logger: services.logger,
-        onJobs: () => services.jobs.notify(),
-        onStoreUnavailable: (reason) => metrics.countStoreUnavailable(reason),
-      });
-    } catch (error) {
-      await server.stop();
-      await renderer.close();
-      await closeStore();
-      throw error;
-    }
   }
   // Several instances: a lease of an instance that hangs while staying connected runs out within
   // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
@@ -172,7 +129,6 @@ export async function startService(
     if (config.role !== "api") await worker.start();
   } catch (error) {
     await server.stop();
-    await threads?.stop();
     await worker.stop();
     await renderer.close();
     await closeStore();
@@ -187,7 +143,6 @@ export async function startService(
     app,
     services,
     renderer,
-    httpThreads: threads?.count ?? 0,
     worker,
     checkpointer,
     bootstrapKey: boot?.apiKey,
@@ -195,7 +150,6 @@ export async function startService(
     stop: () =>
       (stopping ??= (async () => {
         await server.stop();
-        await threads?.stop();
         await worker.stop();
         await renderer.close();
         await closeStore();

@@ -14,7 +14,6 @@ import { createLogger, type Logger } from "./logger.ts";
 import { Metering } from "./metering/quota.ts";
 import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts";
 import type { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
-import { SharedWindowLimiter } from "./metering/shared-rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
 import { SigningKeyService } from "./signing/keys.ts";
 import { createStore } from "./store/index.ts";
@@ -56,27 +55,16 @@ export interface ServicesOptions {
    * configuration: tests on the test clock pass `() => 0.5` to get exactly the nominal delays.
    */
   retryRandom?: RetryRandom;
-  /** The memory one server's threads share (serve.ts); absent outside the server. */
-  shared?: ThreadShared;
-}
-
-/** SharedArrayBuffers, handed to each HTTP thread of one server and its checkpoint thread. */
-export interface ThreadShared {
-  /** The per-key rate limits (`SharedWindowLimiter`), when Redis does not keep them. */
-  rateLimits?: SharedArrayBuffer;
-  /** The SQLite write lock the threads take turns at (`SharedWriteLock`); PostgreSQL needs none. */
-  sqliteWriteLock?: SharedArrayBuffer;
-  /** SQLite: the commit count of the server's checkpoint thread (`CommitSignal`). */
+  /**
+   * SQLite: the commit count shared with the server's checkpoint thread (`CommitSignal`,
+   * store/sqlite/checkpointer.ts); absent outside the server.
+   */
   sqliteCommits?: SharedArrayBuffer;
 }
 
 export async function createServices(config: Config, options: ServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await createStore(config, {
-    writeLock: options.shared?.sqliteWriteLock,
-    onWriteLockTakeover: () => logger.warn("SQLite write lock of the HTTP threads held too long by one thread (gone or stalled): taken over"),
-    commits: options.shared?.sqliteCommits,
-  });
+  const store = await createStore(config, { commits: options.sqliteCommits });
   const testClock = config.testClock ? await openTestClock(store) : undefined;
   const clock: Clock = testClock ?? systemClock;
   const outbox = new Outbox();
@@ -88,19 +76,10 @@ export async function createServices(config: Config, options: ServicesOptions = 
   const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
   const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);
-  // Reservations this process does not hold are its to give back only when its tally covers
-  // every reservation it can see: PostgreSQL keeps one tally per instance; a SQLite file shared
-  // by several HTTP threads has one sum for all of them.
-  const metering = new Metering(store, clock, outbox, logger, { reclaims: Boolean(config.databaseUrl) || config.httpThreads <= 1 });
-  const sharedLimits = options.shared?.rateLimits;
-  const limiter: RateLimiter = config.redisUrl
-    ? await redisLimiter(config.redisUrl, clock, logger)
-    : sharedLimits
-      ? new SharedWindowLimiter(sharedLimits, clock, {
-          onFull: () => logger.warn("shared rate-limit table full: new keys are limited per HTTP thread until keys go idle"),
-          onStuck: () => logger.error("shared rate-limit lock held for over a second (a thread gone?): taken over"),
-        })
-      : new SlidingWindowLimiter(clock);
+  // Only the serving process reclaims (serve.ts), and it is the one process reserving on a SQLite
+  // file; PostgreSQL keeps one tally per instance.
+  const metering = new Metering(store, clock, outbox, logger, { reclaims: true });
+  const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
   return {
     config,
     clock,

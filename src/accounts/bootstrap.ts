@@ -7,6 +7,7 @@
  */
 import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
 import type { AccountService } from "./accounts.ts";
+import { PLANS } from "./plans.ts";
 
 export interface BootstrapOutput {
   /** Where the banner goes (stderr in `serve`). */
@@ -35,6 +36,8 @@ export async function bootstrapFirstAccount(
         : `  The key was not written to a file (${written.why}).`,
       "  This key is shown once and stored only as a hash. Keep it somewhere safe.",
       `  Set the alert address with: ${command} accounts update ${account.id} --email you@example.com`,
+      // Free on purpose (a key from a forgotten instance grants little); lifting it is one command.
+      `  Raise its plan (free: ${PLANS.free.monthlyQuota} images a month, ${PLANS.free.requestsPerSecond} request a second) with: ${command} accounts update ${account.id} --plan pro`,
       "",
     ].join("\n"),
   );

@@ -23,7 +23,7 @@ import { parseRenderRequest } from "../render/request.ts";
 import { prepareRendering } from "../render/setup.ts";
 import { BatchSyntaxError, readBatchItems, type BatchItem, type BatchShape } from "./json-stream.ts";
 import { UsageError } from "./output.ts";
-import { createProgress, describeFailure, displayPath, outputName, splitFilename } from "./render.ts";
+import { createProgress, describeFailure, displayPath, outputName, splitFilename } from "./render-items.ts";
 
 export interface BatchOptions {
   batchPath: string;

@@ -2,13 +2,16 @@
  * `ogsmith sign`: prints a signed image URL for a request body, offline (no server, no
  * database): what a static-site build or a template helper runs to fill `<meta og:image>`.
  *
- *   ogsmith sign --key-id sk_… --secret ogsk_… --json '<request body>'
- *                [--format png|jpg|webp] [--expires-in 7d] [--base-url URL]
+ *   OG_SIGNING_SECRET=ogsk_… ogsmith sign --key-id sk_… --json '<request body>'
+ *                [--secret-file PATH|-] [--format png|jpg|webp] [--expires-in 7d] [--base-url URL]
  *
- * The body is validated like POST /api/generate (templates from OG_TEMPLATES_DIR included), so
+ * The secret comes from OG_SIGNING_SECRET or a file (`-`: standard input), so it stays out of
+ * shell history, process lists and CI logs; `--secret` still works for a one-off. It is never
+ * printed, not even in an error. The body is validated like POST /api/generate (templates from OG_TEMPLATES_DIR included), so
  * a URL that the server would answer with 400 is refused here instead. Exit codes: 0 printed,
  * 1 the body is invalid, 2 usage error.
  */
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
@@ -24,21 +27,46 @@ import {
   SigningInputError,
   withExpiry,
 } from "../signing/index.ts";
-import { describeFailure } from "./render.ts";
+import { describeFailure } from "./render-items.ts";
 import { UsageError } from "./output.ts";
 
 export const SIGN_HELP = `Usage:
-  ogsmith sign --key-id sk_… --secret ogsk_… --json '<request body>'
+  OG_SIGNING_SECRET=ogsk_… ogsmith sign --key-id sk_… --json '<request body>'
+  ogsmith sign --key-id sk_… --secret-file PATH --json '<request body>'   (PATH "-": standard input)
                [--format png|jpg|webp] [--expires-in 7d] [--base-url URL]
 
 Prints a signed GET URL for the image the body describes (the JSON of POST /api/generate;
 its "format" is used when --format is not given). --expires-in adds "exp" (90s, 15m, 12h, 7d,
 2w; a bare number is seconds). --base-url defaults to OG_BASE_URL. No server or database is
-needed: the signature is computed here with the signing key's secret.
+needed: the signature is computed here with the signing key's secret, read from
+OG_SIGNING_SECRET or --secret-file (--secret ogsk_… also works, but puts the secret in shell
+history and process lists).
 
 Exit status: 0 printed, 1 the body is invalid (each bad field named), 2 usage error.`;
 
-const usage = (message: string) => new UsageError(`ogsmith: ${message}\n\n${SIGN_HELP}`);
+const usage = (message: string) => new UsageError(`${message}\n\n${SIGN_HELP}`);
+
+/** Where the secret came from, for errors (never the secret itself). */
+type SecretSource = "--secret" | "--secret-file" | "OG_SIGNING_SECRET";
+
+/** The signing secret from the flag, the file (`-`: standard input) or the environment, in that order. */
+async function readSecret(config: Config, values: { secret?: string; "secret-file"?: string }): Promise<{ secret: string; from: SecretSource }> {
+  if (values.secret !== undefined && values["secret-file"] !== undefined) throw usage("use --secret-file or --secret, not both");
+  if (values.secret !== undefined) return { secret: values.secret, from: "--secret" };
+  const path = values["secret-file"];
+  if (path !== undefined) {
+    let text: string;
+    try {
+      text = path === "-" ? await Bun.stdin.text() : readFileSync(path, "utf8");
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? "unreadable";
+      throw usage(`cannot read --secret-file ${path === "-" ? "(standard input)" : path}: ${reason}`);
+    }
+    return { secret: text.trim(), from: "--secret-file" };
+  }
+  if (config.signingSecret !== undefined) return { secret: config.signingSecret, from: "OG_SIGNING_SECRET" };
+  throw usage("no signing secret: set OG_SIGNING_SECRET, or pass --secret-file PATH (- reads standard input)");
+}
 
 export async function runSign(config: Config, argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -47,6 +75,7 @@ export async function runSign(config: Config, argv: string[]): Promise<number> {
     options: {
       "key-id": { type: "string" },
       secret: { type: "string" },
+      "secret-file": { type: "string" },
       json: { type: "string" },
       format: { type: "string" },
       "expires-in": { type: "string" },
@@ -58,13 +87,14 @@ export async function runSign(config: Config, argv: string[]): Promise<number> {
     console.log(SIGN_HELP);
     return 0;
   }
-  if (positionals.length) throw usage(`unexpected argument "${positionals[0]}"`);
+  // Not echoed: a stray argument may well be a secret pasted in the wrong place.
+  if (positionals.length) throw usage(`unexpected argument (${positionals.length === 1 ? "one" : positionals.length} not after a flag): sign takes flags only`);
   const keyId = values["key-id"];
-  const secret = values.secret;
-  if (keyId === undefined || secret === undefined || values.json === undefined) throw usage("--key-id, --secret and --json are required");
+  if (keyId === undefined || values.json === undefined) throw usage("--key-id and --json are required");
   if (!SIGNING_KEY_ID_PATTERN.test(keyId)) throw usage("--key-id must be a signing key id: sk_ followed by 20 letters and digits");
+  const { secret, from } = await readSecret(config, values);
   // The secret itself is never echoed back, not even in an error.
-  if (!SIGNING_SECRET_PATTERN.test(secret)) throw usage("--secret must be a signing key secret: ogsk_ followed by 43 base64url characters");
+  if (!SIGNING_SECRET_PATTERN.test(secret)) throw usage(`the secret from ${from} must be a signing key secret: ogsk_ followed by 43 base64url characters`);
   const format = values.format;
   if (format !== undefined && !["png", "jpg", "jpeg", "webp"].includes(format)) throw usage("--format must be png, jpg or webp");
   let expiresIn: number | undefined;

@@ -39,7 +39,7 @@ export const ErrorBody = t.Object(
     message: t.String({ maxLength: 4096 }),
     code: t.Union(
       ERROR_CODES.map((code) => t.Literal(code)),
-      { description: "Machine-readable code; see the README's error table." },
+      { description: "Machine-readable code; docs/api.md lists every code with its status." },
     ),
     details: t.Optional(t.Array(ErrorDetail, { maxItems: 1000, description: "Every bad field, when fields are at fault." })),
   },

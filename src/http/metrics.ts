@@ -3,16 +3,11 @@
  * for everything but the two per-request families, which are kept by hand (request-metrics.ts).
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import { RequestMetrics, type RequestSnapshot } from "./request-metrics.ts";
+import { RequestMetrics } from "./request-metrics.ts";
 
 export class Metrics {
   readonly registry = new Registry();
   private readonly requests = new RequestMetrics();
-  /**
-   * The request counts of the server's other HTTP threads, asked for at scrape time (set by
-   * http/threads.ts), so one scrape of any thread covers every request the server answered.
-   */
-  otherThreads: (() => Promise<RequestSnapshot[]>) | undefined;
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: "ogsmith_" });
@@ -49,18 +44,12 @@ export class Metrics {
     this.storeUnavailable.inc({ reason });
   }
 
-  /** This thread's request counts, for the thread that answers a scrape. */
-  requestSnapshot(): RequestSnapshot {
-    return this.requests.snapshot();
-  }
-
   /** One answered request: counted by method, route and status, timed by route. */
   observe(method: string, route: string, status: number, seconds: number): void {
     this.requests.observe(method, route, status, seconds);
   }
 
   async render(): Promise<string> {
-    const requests = this.otherThreads ? this.requests.with(await this.otherThreads()) : this.requests;
-    return `${requests.render()}\n${await this.registry.metrics()}`;
+    return `${this.requests.render()}\n${await this.registry.metrics()}`;
   }
 }

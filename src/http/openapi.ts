@@ -196,7 +196,7 @@ export function buildOpenApiDocument(routes: RouteInfo[], info: OpenApiInfo): Js
 
   return {
     openapi: "3.1.0",
-    info: { ...info, license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } },
+    info: { ...info, license: { name: "MIT", identifier: "MIT" } },
     servers: [{ url: "/", description: "This server", "x-internal": false }],
     tags: [...tags].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     paths,

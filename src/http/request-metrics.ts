@@ -24,42 +24,9 @@ interface RouteDurations {
   count: number;
 }
 
-/** Everything one RequestMetrics holds, as plain data another thread can be sent. */
-export interface RequestSnapshot {
-  counts: [key: string, RequestCount][];
-  durations: [route: string, RouteDurations][];
-}
-
 export class RequestMetrics {
   private readonly counts = new Map<string, RequestCount>();
   private readonly durations = new Map<string, RouteDurations>();
-
-  snapshot(): RequestSnapshot {
-    return { counts: [...this.counts], durations: [...this.durations] };
-  }
-
-  /** These observations plus other threads' (the same families, summed). */
-  with(others: RequestSnapshot[]): RequestMetrics {
-    const sum = new RequestMetrics();
-    for (const part of [this.snapshot(), ...others]) {
-      for (const [key, { labels, count }] of part.counts) {
-        const counted = sum.counts.get(key);
-        if (counted) counted.count += count;
-        else sum.counts.set(key, { labels, count });
-      }
-      for (const [route, timed] of part.durations) {
-        const into = sum.durations.get(route);
-        if (!into) {
-          sum.durations.set(route, { ...timed, perBucket: [...timed.perBucket] });
-          continue;
-        }
-        for (let i = 0; i < timed.perBucket.length; i++) into.perBucket[i]! += timed.perBucket[i]!;
-        into.sum += timed.sum;
-        into.count += timed.count;
-      }
-    }
-    return sum;
-  }
 
   observe(method: string, route: string, status: number, seconds: number): void {
     const key = `${method}\u0000${route}\u0000${status}`;

@@ -3,7 +3,7 @@
  * MozJPEG and WebP is libwebp, both compiled to wasm (@jsquash/jpeg, @jsquash/webp). The wasm
  * files are imported `with { type: "file" }`, so `bun build --compile` embeds them and the
  * binary needs nothing on disk. Why these and not jpeg-js or sharp: `bun run bench:encoders`
- * (bench/encoders.ts) and the README's "Formats" section have the numbers.
+ * (bench/encoders.ts) and bench/RESULTS.md have the numbers.
  *
  * Each wasm module (and its Emscripten glue) is imported, compiled and instantiated once per
  * thread, on first use: a render worker that only ever draws PNGs never pays for them.

@@ -13,8 +13,8 @@
  *   3. pool: otherwise the job (fields + data: URIs) goes to a render worker (pool.ts), or is
  *      refused with 503 SERVER_BUSY when the queue is full.
  *
- * Steps 1 and 2's memory cache are the "front", which each HTTP thread keeps for itself; the
- * persistent cache and the pool are the "backend", one per server (see http/threads.ts).
+ * Steps 1 and 2's memory cache are the "front"; the persistent cache and the pool are the
+ * "backend" it calls on a miss.
  *
  * The route meters every success, cached or not, so a cache hit still counts as a generation.
  */
@@ -49,8 +49,6 @@ export interface PreparedRender {
 export interface ServiceRenderer extends RenderFront {
   readonly pool: RenderPool;
   readonly diskCache: DiskCache | undefined;
-  /** Shared with the server's other HTTP threads, if any. */
-  readonly backend: RenderBackend;
 }
 
 export function createServiceRenderer(options: ServiceRendererOptions): ServiceRenderer {
@@ -81,7 +79,6 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     ...front,
     pool,
     diskCache,
-    backend,
     async close() {
       closed = true;
       await pool.close();
@@ -98,19 +95,15 @@ export interface ProducedImage {
   missingGlyphs: number[];
 }
 
-/**
- * Behind the in-memory cache: the persistent cache, then the render pool. One per server: HTTP
- * threads other than the main one reach the main thread's through messages (http/threads.ts),
- * so every thread shares one pool, one queue and one cache directory.
- */
-export interface RenderBackend {
+/** Behind the in-memory cache: the persistent cache, then the render pool. */
+interface RenderBackend {
   /** The image at this content address: from disk, from an identical render in flight, or rendered now. */
   produce(key: string, job: RenderJob): Promise<ProducedImage>;
   /** An in-memory hit in front: keeps the file's place in the persistent cache's recency order. */
   used(key: string): void;
 }
 
-export function createRenderBackend(pool: RenderPool, diskCache: DiskCache | undefined): RenderBackend {
+function createRenderBackend(pool: RenderPool, diskCache: DiskCache | undefined): RenderBackend {
   /** One attempt per key at a time: a disk read, then a render if the disk has nothing. */
   const inflight = new Map<string, Promise<ProducedImage>>();
   return {
@@ -136,7 +129,7 @@ export function createRenderBackend(pool: RenderPool, diskCache: DiskCache | und
   };
 }
 
-export interface RenderFrontOptions {
+interface RenderFrontOptions {
   backend: RenderBackend;
   logger: Logger;
   allowPrivateNetworks: boolean;
@@ -145,15 +138,15 @@ export interface RenderFrontOptions {
   fetch?: Omit<FetchImageOptions, "allowPrivate">;
 }
 
-/** A thread's side of rendering: fetched images, content addresses and the in-memory cache. */
-export type RenderFront = Renderer & Required<Pick<Renderer, "cached">> & {
+/** The side of rendering in front of the backend: fetched images, content addresses and the in-memory cache. */
+type RenderFront = Renderer & Required<Pick<Renderer, "cached">> & {
   /** Fetches the images and computes the content address; nothing is rendered yet. */
   prepare(request: RenderRequest): Promise<PreparedRender>;
   readonly pngCache: PngCache | undefined;
 };
 
-/** The part of rendering each HTTP thread keeps for itself: everything before the backend. */
-export function createRenderFront(options: RenderFrontOptions): RenderFront {
+/** Everything before the backend. */
+function createRenderFront(options: RenderFrontOptions): RenderFront {
   const { backend, logger } = options;
   const cacheBytes = options.pngCacheBytes ?? DEFAULT_PNG_CACHE_BYTES;
   const pngCache = cacheBytes > 0 ? createPngCache(cacheBytes) : undefined;
@@ -164,7 +157,7 @@ export function createRenderFront(options: RenderFrontOptions): RenderFront {
     ...options.fetch,
     allowPrivate: options.allowPrivateNetworks,
   };
-  /** Identical requests in this thread share one trip to the backend. */
+  /** Identical requests share one trip to the backend. */
   const inflight = new Map<string, Promise<ProducedImage>>();
   // The image caches keep bytes only; a cached card with missing glyphs must still say so.
   // Bounded: only cards with missing glyphs are kept, oldest dropped first. (The persistent

@@ -13,7 +13,7 @@
  * case), sorted by the encoded name and then the encoded value (plain ASCII byte order, the same
  * in every language), joined by `&`. No parameters leave the `?` with nothing after it.
  * The order and the encoding of a received query do not matter: the verifier decodes it and
- * builds the canonical string again. The README shows the same in Node, Python, PHP and Go.
+ * builds the canonical string again. docs/signing.md shows the same in Node, Python, PHP and Go.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { validationError, type FieldProblem } from "../errors.ts";

@@ -14,13 +14,6 @@ export interface StoreOptions {
    */
   lockWaitMs?: number;
   /**
-   * SQLite: the shared memory of the write lock that one server's HTTP threads take before
-   * SQLite's own (`SharedWriteLock.create()`); PostgreSQL ignores it.
-   */
-  writeLock?: SharedArrayBuffer;
-  /** Told when a writer took the shared write lock over from a holder gone or stalled. */
-  onWriteLockTakeover?: () => void;
-  /**
    * SQLite: where this connection counts its commits for the server's background checkpoint
    * thread (`CommitSignal.create()`, store/sqlite/checkpointer.ts); it then leaves checkpoints
    * to that thread. PostgreSQL ignores it.

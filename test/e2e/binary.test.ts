@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ENTRYPOINTS } from "../../scripts/entrypoints.ts";
@@ -82,10 +82,11 @@ test("the compiled binary encodes JPEG and WebP in its render workers, caches th
   try {
     copyFileSync(binary, join(runDir, "ogsmith"));
     const adminToken = "binary-test-admin-token-0123";
-    // Two HTTP threads: the binary must carry the thread's entrypoint too, or it does not start.
+    // A retired setting left in an old environment: one warning line, and the server starts anyway.
     const env = { PATH: "/usr/bin:/bin", HOME: runDir, OG_ADMIN_TOKEN: adminToken, OG_HTTP_THREADS: "2" };
     const proc = Bun.spawn([join(runDir, "ogsmith"), "serve", "--port", "0", "--host", "127.0.0.1"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
-    const { match } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
+    const { match, text } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
+    expect(text.split("\n").filter((line) => line.includes("OG_HTTP_THREADS is gone"))).toHaveLength(1);
     // The bootstrap key is on the free plan (1 request/s): two quick renders would meet its rate
     // limit, so this test uses a starter account made through the admin API.
     const created = await fetch(`${match[1]}/admin/accounts`, {
@@ -112,13 +113,21 @@ test("the compiled binary encodes JPEG and WebP in its render workers, caches th
     const cached = new Bun.Glob("*/*.img").scanSync({ cwd: join(runDir, "data", "cache") });
     expect([...cached]).toHaveLength(2);
 
-    const signer = Bun.spawn(
-      [join(runDir, "ogsmith"), "sign", "--key-id", "sk_abcdefghij0123456789", "--secret", `ogsk_${"A".repeat(43)}`, "--json", '{"title":"Signed"}', "--base-url", "https://og.example.com"],
-      { cwd: runDir, env, stdout: "pipe", stderr: "pipe" },
-    );
+    const signer = Bun.spawn([join(runDir, "ogsmith"), "sign", "--key-id", "sk_abcdefghij0123456789", "--json", '{"title":"Signed"}', "--base-url", "https://og.example.com"], {
+      cwd: runDir,
+      env: { ...env, OG_SIGNING_SECRET: `ogsk_${"A".repeat(43)}` },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [url, code] = await Promise.all([new Response(signer.stdout).text(), signer.exited]);
     expect(code).toBe(0);
     expect(url.trim()).toMatch(/^https:\/\/og\.example\.com\/i\/sk_abcdefghij0123456789\/[A-Za-z0-9_-]{43}\/event\.png\?title=Signed$/);
+
+    // The third-party notices travel inside the binary.
+    const licenses = Bun.spawn([join(runDir, "ogsmith"), "--licenses"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
+    const [notices, licensesCode] = await Promise.all([new Response(licenses.stdout).text(), licenses.exited]);
+    expect(licensesCode).toBe(0);
+    expect(notices).toBe(readFileSync(join(REPO_ROOT, "THIRD_PARTY_NOTICES.md"), "utf8"));
   } finally {
     rmSync(runDir, { recursive: true, force: true });
   }

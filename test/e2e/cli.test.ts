@@ -121,6 +121,16 @@ describe("operator CLI", () => {
     }
   });
 
+  test("--licenses prints the third-party notices, whole, with no configuration needed", async () => {
+    const notices = readFileSync(join(REPO_ROOT, "THIRD_PARTY_NOTICES.md"), "utf8");
+    const res = await runCli(["--licenses"], { PORT: "not even a port" });
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(res.stdout).toBe(notices);
+    // What the binary embeds and the licenses the issue names are all there.
+    for (const name of ["Inter", "Noto Sans", "Twemoji", "satori", "resvg", "OFL-1.1", "CC-BY-4.0", "MPL-2.0"]) expect(res.stdout).toContain(name);
+    expect((await runCli(["--help"])).stdout).toContain("ogsmith --licenses");
+  });
+
   test("CLI messages name the flags the operator typed, not API fields", async () => {
     const res = await runCli(["accounts", "create", "--email", "flags@example.com", "--plan", "free", "--rps", "5", "--quota", "9"], env);
     expect(res.code).toBe(1);
@@ -168,6 +178,22 @@ describe("operator CLI", () => {
     const [stdout, code] = await Promise.all([new Response(run.stdout).text(), run.exited]);
     expect(code).toBe(0);
     expect(stdout).toContain("owner@example.com");
+  });
+
+  test("the bootstrap banner says how to raise the first account's free plan, in one command that works", async () => {
+    const dbEnv = { OG_DB_PATH: join(dir, "plan.db"), PORT: "0", HOST: "127.0.0.1" };
+    // Both streams in one: the banner is for the operator's terminal, whichever stream carries it.
+    const proc = Bun.spawn(["sh", "-c", `exec bun ${REPO_ROOT}/src/main.ts serve 2>&1`], { cwd: REPO_ROOT, env: { ...process.env, ...dbEnv }, stdout: "pipe" });
+    const { text } = await waitForOutput(proc.stdout, /"msg":"listening"/);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    expect(text).toContain("Raise its plan (free: 25 images a month, 1 request a second) with: ");
+    const hint = text.match(/Raise its plan .* with: (bun run ogsmith accounts update (acc_\w+) --plan pro)\n/);
+    expect(hint).not.toBeNull();
+    const run = Bun.spawn(hint![1]!.split(" "), { cwd: REPO_ROOT, env: { ...process.env, ...dbEnv }, stdout: "pipe", stderr: "pipe" });
+    expect(await run.exited).toBe(0);
+    const shown = JSON.parse((await runCli(["accounts", "show", hint![2]!, "--json"], dbEnv)).stdout);
+    expect(shown).toMatchObject({ plan: "pro", quota: 2000, requests_per_second: 10 });
   });
 
   test("--version prints package.json's version without loading the server", async () => {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { startTestService, type TestService } from "../support/harness.ts";
 import { REPO_ROOT } from "../support/process.ts";
 
@@ -70,9 +70,9 @@ test("Dockerfile: the data volume's directory exists and belongs to the runtime 
   expect(runtime).toContain(`OG_DB_PATH=${volume}/`);
 });
 
-test("README: the X-OG-Signature snippet verifies a good signature and answers false (not throws) without the header", () => {
-  const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-  const snippet = readme.slice(readme.indexOf("Verify it like this:")).match(/```js\n([\s\S]*?)```/)?.[1];
+test("docs/events.md: the X-OG-Signature snippet verifies a good signature and answers false (not throws) without the header", () => {
+  const events = readFileSync(join(REPO_ROOT, "docs", "events.md"), "utf8");
+  const snippet = events.slice(events.indexOf("Verify it like this")).match(/```js\n([\s\S]*?)```/)?.[1];
   expect(snippet).toBeDefined();
   const verify = new Function("createHmac", "timingSafeEqual", "secret", "rawBody", "req", `${snippet}\nreturn ok;`);
   const { createHmac, timingSafeEqual } = require("node:crypto");
@@ -97,4 +97,19 @@ test("Dockerfile: the build stage copies every path `bun install` reads before i
     expect({ patch, copiedBeforeInstall: new RegExp(`^COPY ${dir} `, "m").test(beforeInstall) }).toEqual({ patch, copiedBeforeInstall: true });
   }
   for (const file of ["package.json", "bun.lock", "bunfig.toml"]) expect(beforeInstall).toContain(file);
+});
+
+test("Dockerfile: the build stage copies every file outside src/ that the source imports (migrations, assets, the notices)", () => {
+  const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
+  const beforeBuild = dockerfile.slice(0, dockerfile.indexOf("RUN bun run build"));
+  const copied = [...beforeBuild.matchAll(/^COPY (?!--)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(" "));
+  const outside = new Set<string>();
+  for (const path of new Bun.Glob("src/**/*.{ts,tsx}").scanSync(REPO_ROOT)) {
+    for (const m of readFileSync(join(REPO_ROOT, path), "utf8").matchAll(/from "((?:\.\.\/)+[^"]+)"/g)) {
+      const target = join(dirname(path), m[1]!);
+      if (!target.startsWith("src/") && !target.startsWith("node_modules/")) outside.add(target.split("/")[0]!);
+    }
+  }
+  expect([...outside].sort()).toContain("THIRD_PARTY_NOTICES.md");
+  expect([...outside].filter((top) => !copied.includes(top))).toEqual([]);
 });

@@ -173,7 +173,7 @@ describe("bodies over 64 KiB at any size: 413 PAYLOAD_TOO_LARGE envelope, logged
 
 describe("what the runtime answers itself, before any application code runs", () => {
   // These are refused by Bun's HTTP parser; the app never sees them. Pinned here so that a
-  // runtime upgrade that changes them is noticed (the README lists the same cases).
+  // runtime upgrade that changes them is noticed (docs/api.md lists the same cases).
   const cases: [string, string, number][] = [
     ["HTTP/1.1 without Host", "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n", 400],
     ["malformed request line", "GARBAGE\r\n\r\n", 400],

@@ -1,6 +1,6 @@
 /**
  * Every JSON answer matches the schema /openapi.json publishes for its route and status. The
- * framework does not check responses at run time (see skipResponseChecks in src/http/app.ts),
+ * framework does not check responses at run time (see skipResponseChecks in src/app/app.ts),
  * so this is where a handler that answers another shape than documented fails: the real
  * service, real requests, each body validated by an independent JSON Schema validator (Ajv,
  * draft 2020-12 as OpenAPI 3.1 uses) against the published document, `$ref`s and all.

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { paramsFromSearch, sign, verify } from "../../src/signing/index.ts";
 import { decodeJpeg, decodeWebp } from "../support/decode.ts";
-import { runCli } from "../support/process.ts";
+import { REPO_ROOT, runCli } from "../support/process.ts";
 
 const KEY_ID = "sk_abcdefghij0123456789";
 const SECRET = "ogsk_0123456789abcdefghijABCDEFGHIJ_-0123456789a";
@@ -58,6 +58,49 @@ describe("ogsmith sign", () => {
     expect(stdout).toContain("/event.jpg?title=J");
   });
 
+  test("the secret comes from OG_SIGNING_SECRET, a file or standard input, and gives the same URL as --secret", async () => {
+    const body = JSON.stringify({ title: "From elsewhere" });
+    const expected = (await signCli({ title: "From elsewhere" })).stdout;
+    expect(expected).toContain("/i/sk_");
+    const fromEnv = await runCli(["sign", "--key-id", KEY_ID, "--json", body], { OG_SIGNING_SECRET: SECRET });
+    expect(fromEnv).toEqual({ code: 0, stdout: expected, stderr: "" });
+    const file = join(dir, "secret");
+    await Bun.write(file, `${SECRET}\n`);
+    // The file wins over the environment; a trailing newline (echo, a mounted secret) is no part of it.
+    const fromFile = await runCli(["sign", "--key-id", KEY_ID, "--secret-file", file, "--json", body], { OG_SIGNING_SECRET: "ogsk_not-this-one" });
+    expect(fromFile).toEqual({ code: 0, stdout: expected, stderr: "" });
+    const proc = Bun.spawn(["bun", `${REPO_ROOT}/src/main.ts`, "sign", "--key-id", KEY_ID, "--secret-file", "-", "--json", body], { stdin: new Blob([SECRET]), stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: expected, stderr: "" });
+  });
+
+  test("`bun run ogsmith sign …` does not echo its command line (bunfig.toml: run.silent)", async () => {
+    const proc = Bun.spawn(["bun", "run", "ogsmith", "sign", "--key-id", KEY_ID, "--secret", SECRET, "--json", '{"title":"x"}'], { cwd: REPO_ROOT, stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(stdout.trim()).toStartWith("http");
+    expect(stdout + stderr).not.toContain(SECRET);
+  });
+
+  test("no secret, two secrets, an unreadable file or a malformed secret: exit 2, the source named, the secret never shown", async () => {
+    const body = JSON.stringify({ title: "x" });
+    const file = join(dir, "bad-secret");
+    await Bun.write(file, `${SECRET}x\n`);
+    for (const [args, env, expected] of [
+      [["sign", "--key-id", KEY_ID, "--json", body], {}, "no signing secret: set OG_SIGNING_SECRET, or pass --secret-file PATH (- reads standard input)"],
+      [["sign", "--key-id", KEY_ID, "--json", body, "--secret", SECRET, "--secret-file", file], {}, "use --secret-file or --secret, not both"],
+      [["sign", "--key-id", KEY_ID, "--json", body, "--secret-file", join(dir, "missing")], {}, `cannot read --secret-file ${join(dir, "missing")}: ENOENT`],
+      [["sign", "--key-id", KEY_ID, "--json", body, "--secret-file", file], {}, "the secret from --secret-file must be a signing key secret: ogsk_ followed by 43 base64url characters"],
+      [["sign", "--key-id", KEY_ID, "--json", body], { OG_SIGNING_SECRET: `${SECRET}x` }, "the secret from OG_SIGNING_SECRET must be a signing key secret: ogsk_ followed by 43 base64url characters"],
+      [["sign", "--key-id", KEY_ID, "--json", body, SECRET], { OG_SIGNING_SECRET: SECRET }, "unexpected argument (one not after a flag): sign takes flags only"],
+    ] as const) {
+      const res = await runCli([...args], { OG_SIGNING_SECRET: "", ...env });
+      expect({ args, code: res.code, stdout: res.stdout }).toEqual({ args, code: 2, stdout: "" });
+      expect(res.stderr.split("\n")[0]).toBe(`ogsmith: ${expected}`);
+      expect(res.stderr).not.toContain(SECRET);
+    }
+  });
+
   test("usage errors exit 2 with an ogsmith: line and never echo the secret", async () => {
     for (const args of [
       ["sign", "--key-id", KEY_ID, "--secret", SECRET],
@@ -73,6 +116,7 @@ describe("ogsmith sign", () => {
       expect({ args, code }).toEqual({ args, code: 2 });
       expect(stdout).toBe("");
       expect(stderr.startsWith("ogsmith: ")).toBe(true);
+      expect(stderr).not.toContain("ogsmith: ogsmith:");
       expect(stderr).not.toContain(SECRET);
     }
   });

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
-import { createApp, type App } from "../../src/http/app.ts";
+import { createApp, type App } from "../../src/app/app.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createInProcessRenderer } from "../../src/render/engine.ts";
 import { prepareRendering } from "../../src/render/setup.ts";

@@ -35,6 +35,16 @@ describe("config", () => {
     expect(() => loadConfig({ OG_DATABASE_URL: "postgres://user:secret@[bad" })).not.toThrow(/secret/);
   });
 
+  test("OG_HTTP_THREADS is gone: any value is accepted and named once for the start-up log, with what to do instead", () => {
+    expect(loadConfig({}).retired).toEqual([]);
+    for (const value of ["4", "0", "many"]) {
+      const { retired } = loadConfig({ OG_HTTP_THREADS: value });
+      expect(retired).toHaveLength(1);
+      expect(retired[0]).toContain("OG_HTTP_THREADS is gone");
+      expect(retired[0]).toContain("several instances");
+    }
+  });
+
   test("booleans accept true/false/1/0/yes/no", () => {
     expect(loadConfig({ OG_TEST_CLOCK: "1" }).testClock).toBe(true);
     expect(loadConfig({ OG_TEST_CLOCK: "yes" }).testClock).toBe(true);

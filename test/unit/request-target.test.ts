@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { pathnameOf } from "../../src/http/request-context.ts";
-import { routableUrl } from "../../src/http/server.ts";
+import { routableUrl } from "../../src/app/server.ts";
 
 const own = "http://127.0.0.1:3000";
 

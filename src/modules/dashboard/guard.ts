@@ -1,5 +1,5 @@
 /**
- * The dashboard's gate, run in the request hook like the /api gate (`src/http/gates.ts`, so a
+ * The dashboard's gate, run in the request hook like the /api gate (`src/app/gates.ts`, so a
  * bad session is reported before a body is read). In order:
  *   1. every state-changing request under /dashboard carries an Origin equal to this server's
  *      own origin (403 FORBIDDEN otherwise, also when it is missing): the cookie is

@@ -1,5 +1,5 @@
 /**
- * Moves WAL checkpoints off the threads that answer requests.
+ * Moves WAL checkpoints off the thread that answers requests.
  *
  * In WAL mode SQLite copies the log back into the database file (a checkpoint) from inside the
  * commit that pushes the log past `wal_autocheckpoint` pages (1,000 by default), and with
@@ -73,7 +73,7 @@ function wake(words: Int32Array): void {
 }
 
 export interface Checkpointer {
-  /** Write transactions the server's connections committed (every HTTP thread's). */
+  /** Write transactions the server's connection committed. */
   readonly commits: number;
   /** Checkpoints run so far (by every incarnation of the thread). */
   readonly checkpoints: number;

@@ -15,16 +15,12 @@
 import type { StoreOptions } from "../index.ts";
 import { StoreUnavailableError } from "../errors.ts";
 import type { Store } from "../types.ts";
-import { BUSY_TIMEOUT_MS, openDatabase } from "./database.ts";
+import { openDatabase } from "./database.ts";
 import { classifySqliteError } from "./faults.ts";
 import { SqliteStore } from "./store.ts";
-import { SharedWriteLock } from "./write-lock.ts";
 import { BACKSTOP_PAGES, CommitSignal } from "./checkpointer.ts";
 
-
 const DEFAULT_LOCK_WAIT_MS = 3_000;
-/** A writer waiting this long on one holder of the threads' write lock takes it over. */
-const WRITE_LOCK_TAKEOVER_MS = 4 * BUSY_TIMEOUT_MS;
 
 export async function openSqliteStore(path: string, options: StoreOptions = {}): Promise<Store> {
   let db;
@@ -40,9 +36,6 @@ export async function openSqliteStore(path: string, options: StoreOptions = {}):
   return new SqliteStore(db, {
     lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
     path,
-    // A legitimate hold can include SQLite's busy timeout (another process writing): a wait on
-    // one holder is bounded well above that.
-    writeLock: options.writeLock && new SharedWriteLock(options.writeLock, WRITE_LOCK_TAKEOVER_MS, options.onWriteLockTakeover),
     commits: options.commits && new CommitSignal(options.commits),
   });
 }

@@ -36,7 +36,6 @@ import { CommitWatch } from "./commit-watch.ts";
 import { classifySqliteError } from "./faults.ts";
 import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, jobs, signingKeys, storeProbe, usagePeriods, webhooks } from "./schema/index.ts";
 import { type PreparedQueries, preparedQueries, StatementCache } from "./statements.ts";
-import type { SharedWriteLock } from "./write-lock.ts";
 import type { CommitSignal } from "./checkpointer.ts";
 
 /** Trim a webhook's delivery log once every this many attempts (not a DELETE per attempt). */
@@ -125,7 +124,7 @@ export class SqliteStore implements Store {
 
   constructor(
     readonly db: Db,
-    private readonly options: { lockWaitMs: number; path?: string; writeLock?: SharedWriteLock; commits?: CommitSignal },
+    private readonly options: { lockWaitMs: number; path?: string; commits?: CommitSignal },
   ) {
     this.inTransaction = db.$client.transaction((body: () => unknown) => body());
     this.statements = new StatementCache(db);
@@ -310,17 +309,13 @@ export class SqliteStore implements Store {
     this.signingKeyOwners.clear();
   }
 
-  /**
-   * Wraps an atomic write for the server's other threads: the HTTP threads take turns at one
-   * lock before SQLite's (write-lock.ts), and the checkpoint thread counts the commit
-   * (checkpointer.ts).
-   */
+  /** Wraps an atomic write so that the server's checkpoint thread counts its commit (checkpointer.ts). */
   private committing<T>(atomic: () => T): () => T {
-    const { writeLock, commits } = this.options;
-    if (!writeLock && !commits) return atomic;
+    const { commits } = this.options;
+    if (!commits) return atomic;
     return () => {
-      const result = writeLock ? writeLock.hold(atomic) : atomic();
-      commits?.committed();
+      const result = atomic();
+      commits.committed();
       return result;
     };
   }

@@ -339,7 +339,7 @@ function inkBottom(png: DecodedPng): number {
 
 describe("Arabic marks", () => {
   // ي is ى plus two dots below, which Noto Sans Arabic draws as a separate mark glyph moved
-  // under the letter by GPOS. With satori's vertical offsets upside down (patched, see README)
+  // under the letter by GPOS. With satori's vertical offsets upside down (patched, see docs/rendering.md)
   // the dots landed inside the letter and both drew to the same depth.
   test("the dots of a final ي sit below the letter, as HarfBuzz places them", async () => {
     for (const template of ["event", "blog"]) {

@@ -1,6 +1,6 @@
 /**
- * The README's signing snippets are code people paste: the Node one (run with bun) and the
- * Python one (run with python3) are extracted from README.md by their markers, run as written,
+ * The signing snippets of docs/signing.md are code people paste: the Node one (run with bun) and the
+ * Python one (run with python3) are extracted from docs/signing.md by their markers, run as written,
  * and must print exactly the URL src/signing builds for the same inputs, also for inputs that
  * exercise the encoding (non-ASCII, reserved characters, the characters encodeURIComponent
  * leaves alone). Then the same snippets sign URLs for a real server (port 0) with a real signing
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { buildSignedUrl } from "../../../src/signing/index.ts";
 import { startTestService, type TestService } from "../../support/harness.ts";
 
-const README = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+const DOC = readFileSync(new URL("../../../docs/signing.md", import.meta.url), "utf8");
 const KEY_ID = "sk_Readme0123456789abc";
 const SECRET = "ogsk_s3cr3t-for-the-readme-test_0123456789ABCDEF";
 const BASE = "https://og.example.com";
@@ -29,9 +29,9 @@ const TRICKY = {
 /** The fenced block right after `<!-- signing-snippet:NAME -->`. */
 function snippet(name: string): string {
   const marker = `<!-- signing-snippet:${name} -->`;
-  const at = README.indexOf(marker);
-  if (at < 0) throw new Error(`README.md has no ${marker}`);
-  const match = /```[a-z]*\n([\s\S]*?)```/.exec(README.slice(at + marker.length));
+  const at = DOC.indexOf(marker);
+  if (at < 0) throw new Error(`docs/signing.md has no ${marker}`);
+  const match = /```[a-z]*\n([\s\S]*?)```/.exec(DOC.slice(at + marker.length));
   if (!match) throw new Error(`no code block after ${marker}`);
   return match[1]!;
 }
@@ -57,7 +57,7 @@ async function run(command: string[], file: string, source: string, key = { id: 
 const expected = (template: string, ext: "png" | "jpg" | "webp", params: Record<string, string>) =>
   buildSignedUrl({ baseUrl: BASE, keyId: KEY_ID, secret: SECRET, template, ext, params });
 
-describe("README signing snippets", () => {
+describe("docs/signing.md snippets", () => {
   test("Node (node:crypto), run with bun", async () => {
     const source = `${snippet("node")}
 console.log(signedImageUrl({ baseUrl: ${JSON.stringify(BASE)}, keyId: process.env.OG_SIGNING_KEY_ID, secret: process.env.OG_SIGNING_SECRET, template: "blog", ext: "webp", params: JSON.parse(process.env.TRICKY) }));
@@ -78,7 +78,7 @@ print(signed_image_url(${JSON.stringify(BASE)}, os.environ["OG_SIGNING_KEY_ID"],
   });
 });
 
-describe("README signing snippets against the server", () => {
+describe("docs/signing.md snippets against the server", () => {
   let service: TestService;
   let key: { id: string; secret: string };
   beforeAll(async () => {

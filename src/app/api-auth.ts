@@ -8,8 +8,8 @@ import { API_KEY_PATTERN } from "../accounts/keys.ts";
 import { subscriptionBlock } from "../accounts/access.ts";
 import { ApiError } from "../errors.ts";
 import type { Services } from "../services.ts";
-import { enforceRateLimit } from "./rate-limit.ts";
-import { requestState } from "./request-context.ts";
+import { enforceRateLimit } from "../http/rate-limit.ts";
+import { requestState } from "../http/request-context.ts";
 
 export const isApiPath = (pathname: string) => pathname === "/api" || pathname.startsWith("/api/");
 

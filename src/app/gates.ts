@@ -7,9 +7,9 @@
 import { Elysia } from "elysia";
 import { dashboardGate, isDashboardPath } from "../modules/dashboard/guard.ts";
 import type { Services } from "../services.ts";
-import { adminGate, isAdminPath } from "./admin-auth.ts";
+import { adminGate, isAdminPath } from "../http/admin-auth.ts";
 import { apiGate, isApiPath } from "./api-auth.ts";
-import { pathnameOf } from "./request-context.ts";
+import { pathnameOf } from "../http/request-context.ts";
 
 export function requestGates(services: Pick<Services, "accounts" | "limiter" | "sessions" | "config">) {
   const api = apiGate(services);

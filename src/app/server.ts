@@ -13,8 +13,8 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
 import type { App } from "./app.ts";
-import { jsonError, unexpectedError } from "./error-mapper.ts";
-import { peekRequestState, requestState } from "./request-context.ts";
+import { jsonError, unexpectedError } from "../http/error-mapper.ts";
+import { peekRequestState, requestState } from "../http/request-context.ts";
 
 export interface RunningServer {
   server: Server<undefined>;
@@ -66,7 +66,7 @@ function pathOf(url: string): string {
   return URL.canParse(url) ? new URL(url).pathname : url.slice(0, 200);
 }
 
-export function listen(app: App, options: { port: number; host: string; logger: Logger; reusePort?: boolean }): RunningServer {
+export function listen(app: App, options: { port: number; host: string; logger: Logger }): RunningServer {
   const { logger } = options;
   let ownOrigin = "http://localhost";
 
@@ -84,8 +84,7 @@ export function listen(app: App, options: { port: number; host: string; logger: 
     port: options.port,
     hostname: options.host,
     // A second server on the same port must fail loudly, not share it (Elysia's default is true).
-    // Only this server's own HTTP threads share it (OG_HTTP_THREADS; see threads.ts).
-    reusePort: options.reusePort ?? false,
+    reusePort: false,
     // The body limit (64 KiB, declared or streamed) is enforced by the app while it reads, so that
     // the refusal is the JSON envelope with a request id and a log line. Bun's own limit would
     // answer a bare 413 before the app runs; it is set out of reach. A body the app does not read

@@ -1,0 +1,177 @@
+/**
+ * The dependency rule of docs/architecture.md, checked on the source so it cannot break
+ * silently: the core never imports a face, `src/http` is plumbing that knows nothing of the app
+ * built on it, and no two source files need each other at run time.
+ */
+import { describe, expect, test } from "bun:test";
+import { Glob } from "bun";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
+import { REPO_ROOT } from "../support/process.ts";
+
+/** The faces: what serves a user (HTTP app, routes, CLI, job worker, entry points) and the web framework. */
+const FACE_FOLDERS = ["src/app", "src/http", "src/modules", "src/cli", "src/worker"];
+const FACE_FILES = ["src/main.ts", "src/serve.ts"];
+const FACE_PACKAGES = ["elysia", "@elysiajs/"];
+/** The core and the store below it; every other file directly under src/ is the base. */
+const CORE_FOLDERS = ["accounts", "metering", "events", "webhooks", "email", "signing", "sessions", "templates", "render", "store", "net"].map((name) => `src/${name}`);
+
+interface Import {
+  /** A repository path (`src/http/app.ts`) for a relative specifier, else the specifier itself (a package). */
+  target: string;
+  /** `import type …` / `export type …`: erased before run time. */
+  typeOnly: boolean;
+}
+
+interface SourceFile {
+  path: string;
+  imports: Import[];
+}
+
+const IMPORT = /(?:^|\n)[ \t]*(?:import|export)\s+(type\s+)?[^;]*?\sfrom\s*["']([^"']+)["']|(?:^|\n)[ \t]*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
+
+function importsOf(path: string, text: string): Import[] {
+  return [...text.matchAll(IMPORT)].map((m) => {
+    const specifier = (m[2] ?? m[3] ?? m[4])!;
+    return { target: specifier.startsWith(".") ? normalize(join(dirname(path), specifier)) : specifier, typeOnly: m[1] !== undefined };
+  });
+}
+
+const under = (path: string, folder: string) => path.startsWith(folder + "/");
+const isFace = (target: string) =>
+  FACE_FOLDERS.some((folder) => under(target, folder)) || FACE_FILES.includes(target) || FACE_PACKAGES.some((name) => target === name || (name.endsWith("/") && target.startsWith(name)));
+const isCoreOrBase = (path: string) => CORE_FOLDERS.some((folder) => under(path, folder)) || (dirname(path) === "src" && !FACE_FILES.includes(path));
+
+/** "file → import" for each import of a face by a core or base file (type-only imports count too). */
+function coreImportsOfFaces(files: SourceFile[]): string[] {
+  return files.filter((f) => isCoreOrBase(f.path)).flatMap((f) => f.imports.filter((i) => isFace(i.target)).map((i) => `${f.path} → ${i.target}`));
+}
+
+/** "file → import" for each import by `src/http` of what is built on it: the app, the routes, the other faces. */
+function plumbingImportsOfApp(files: SourceFile[]): string[] {
+  const above = ["src/app", "src/modules", "src/cli", "src/worker"];
+  return files
+    .filter((f) => under(f.path, "src/http"))
+    .flatMap((f) => f.imports.filter((i) => above.some((folder) => under(i.target, folder)) || FACE_FILES.includes(i.target)).map((i) => `${f.path} → ${i.target}`));
+}
+
+/** Each group of files that import each other at run time (type-only imports are erased, so they do not count). */
+function runtimeCycles(files: SourceFile[]): string[][] {
+  const known = new Set(files.map((f) => f.path));
+  const edges = new Map(files.map((f) => [f.path, f.imports.filter((i) => !i.typeOnly && known.has(i.target)).map((i) => i.target)]));
+  // Tarjan's strongly connected components; a component of more than one file is a cycle.
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, counter);
+    low.set(file, counter++);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of edges.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1) cycles.push(component.sort());
+  };
+  for (const file of edges.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
+function sources(): SourceFile[] {
+  return [...new Glob("src/**/*.{ts,tsx}").scanSync(REPO_ROOT)].sort().map((path) => ({ path, imports: importsOf(path, readFileSync(join(REPO_ROOT, path), "utf8")) }));
+}
+
+describe("the dependency rule (docs/architecture.md)", () => {
+  const files = sources();
+
+  test("the source tree is read and its imports found", () => {
+    expect(files.length).toBeGreaterThan(100);
+    const serve = files.find((f) => f.path === "src/serve.ts")!;
+    expect(serve.imports.map((i) => i.target)).toContain("src/app/app.ts");
+  });
+
+  test("no core or base file imports a face (src/app, src/http, src/modules, src/cli, src/worker, main.ts, serve.ts, elysia)", () => {
+    expect(coreImportsOfFaces(files)).toEqual([]);
+  });
+
+  test("src/http is plumbing: it imports nothing of the app, the routes or the other faces", () => {
+    expect(plumbingImportsOfApp(files)).toEqual([]);
+  });
+
+  test("no source files import each other at run time", () => {
+    expect(runtimeCycles(files)).toEqual([]);
+  });
+});
+
+describe("docs/architecture.md", () => {
+  test("names only paths that exist", () => {
+    const text = readFileSync(join(REPO_ROOT, "docs", "architecture.md"), "utf8");
+    const tracked = [...new Glob("{src,test,bench,scripts,templates,migrations}/**/*").scanSync({ cwd: REPO_ROOT, dot: true, onlyFiles: false })];
+    const named = new Set<string>();
+    // Paths in backticks (`src/http/body.ts`, `migrations/sqlite/`) and those in the tier diagram.
+    for (const [, token] of text.matchAll(/`([^`\s]+)`/g)) named.add(token!);
+    for (const [token] of text.matchAll(/(?<![\w/.])(?:src|test|bench|scripts|migrations|templates)\/[\w./-]*/g)) named.add(token);
+    const missing = [...named]
+      .filter((token) => !token.includes("<") && !token.includes("*") && !token.includes("("))
+      .filter((token) => token.includes("/") || /\.(ts|tsx|jsonc?|sh|toml)$/.test(token))
+      .filter((token) => !token.startsWith("/") && !token.includes("://"))
+      .filter((token) => {
+        const path = token.replace(/\/$/, "");
+        if (existsSync(join(REPO_ROOT, path))) return false;
+        // A path not from the root (`sqlite/`, `gates.ts`) is relative to the folder the text is about.
+        return /^(src|test|bench|scripts|migrations|templates)\//.test(path) || !tracked.some((file) => file.endsWith("/" + path));
+      });
+    expect(missing).toEqual([]);
+    expect(named.size).toBeGreaterThan(50);
+  });
+});
+
+describe("the checks themselves", () => {
+  const file = (path: string, text: string): SourceFile => ({ path, imports: importsOf(path, text) });
+
+  test("catch a core file that imports a face, by any kind of import", () => {
+    const files = [
+      file("src/metering/quota.ts", `import { Elysia } from "elysia";\nimport type { App } from "../app/app.ts";`),
+      file("src/accounts/keys.ts", `export { x } from "../http/rate-limit.ts";\nconst m = await import("../serve.ts");`),
+      file("src/config.ts", `import {\n  openapi,\n} from "@elysiajs/openapi";`),
+      file("src/render/pool.ts", `import { clock } from "../clock.ts";\nimport { Worker } from "node:worker_threads";`),
+    ];
+    expect(coreImportsOfFaces(files)).toEqual([
+      "src/metering/quota.ts → elysia",
+      "src/metering/quota.ts → src/app/app.ts",
+      "src/accounts/keys.ts → src/http/rate-limit.ts",
+      "src/accounts/keys.ts → src/serve.ts",
+      "src/config.ts → @elysiajs/openapi",
+    ]);
+    // A face importing the core is the rule, not a breach of it.
+    expect(coreImportsOfFaces([file("src/app/app.ts", `import { x } from "../metering/quota.ts";`), file("src/main.ts", `import "./serve.ts";`)])).toEqual([]);
+  });
+
+  test("catch src/http importing the app or a route", () => {
+    expect(plumbingImportsOfApp([file("src/http/body.ts", `import { createApp } from "../app/app.ts";\nimport { x } from "../modules/usage/index.ts";\nimport { e } from "../errors.ts";`)])).toEqual([
+      "src/http/body.ts → src/app/app.ts",
+      "src/http/body.ts → src/modules/usage/index.ts",
+    ]);
+  });
+
+  test("catch a cycle through a dynamic import, and let a type-only one pass", () => {
+    const cycle = [file("src/cli/render.ts", `const { batch } = await import("./render-batch.ts");`), file("src/cli/render-batch.ts", `import { slugify } from "./render.ts";`)];
+    expect(runtimeCycles(cycle)).toEqual([["src/cli/render-batch.ts", "src/cli/render.ts"]]);
+    const typeOnly = [file("src/store/index.ts", `const m = await import("./sqlite/index.ts");`), file("src/store/sqlite/index.ts", `import type { StoreOptions } from "../index.ts";`)];
+    expect(runtimeCycles(typeOnly)).toEqual([]);
+  });
+});
