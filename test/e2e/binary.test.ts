@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ENTRYPOINTS } from "../../scripts/entrypoints.ts";
@@ -71,7 +71,10 @@ test("the compiled binary starts in an empty directory, prints a working key, se
     // The database was created where OG_DB_PATH's default points, relative to the working
     // directory, and a stopped server leaves it as one file: every connection closed cleanly, so
     // SQLite checkpointed the log into it and removed the -wal and -shm files.
-    expect(readdirSync(join(runDir, "data")).sort()).toEqual(["cache", "ogsmith.db"]);
+    // Beside it, the first key in an owner-only file.
+    expect(readdirSync(join(runDir, "data")).sort()).toEqual(["cache", "ogsmith-initial-api-key", "ogsmith.db"]);
+    expect(readFileSync(join(runDir, "data", "ogsmith-initial-api-key"), "utf8")).toBe(`${key}\n`);
+    expect(statSync(join(runDir, "data", "ogsmith-initial-api-key")).mode & 0o777).toBe(0o600);
   } finally {
     rmSync(runDir, { recursive: true, force: true });
   }
