@@ -60,11 +60,14 @@ export class QuotaExceededError extends ApiError {
 const warnedMark: Record<(typeof WARNING_THRESHOLDS)[number], UsageMark> = { 80: "warned80At", 90: "warned90At", 95: "warned95At" };
 
 /**
- * How often the running service gives back units that no request holds any more (real time: it
- * protects customers' quota, like job leases). A unit whose request could not confirm or release
- * it is usable again at most this long after the store answers again.
+ * How often the running service looks for units that no request holds any more (real time: it
+ * protects customers' quota, like job leases). Such a unit only arises where a store call failed
+ * in this process (a release, or a reservation whose statement may have committed), so the look
+ * is taken after a failure; it is usable again at most this long after the store answers again.
  */
 export const RECLAIM_EVERY_MS = 10_000;
+/** A look regardless of failures, this often: a backstop for what no failure announced. */
+export const RECLAIM_SWEEP_MS = 5 * 60_000;
 
 export interface MeteringOptions {
   /**
@@ -84,6 +87,10 @@ export class Metering {
   private reclaimedUnits = 0;
   private reclaiming: Promise<number> | undefined;
   private reclaimTimer: ReturnType<typeof setInterval> | undefined;
+  /** Store calls of reservations that failed, and how many of them a finished reclaim has covered. */
+  private failures = 0;
+  private failuresCovered = 0;
+  private lastSweep = performance.now();
 
   constructor(
     private readonly store: Store,
@@ -195,6 +202,7 @@ export class Metering {
     } catch (error) {
       // The statement may have committed before the error reached us; nobody holds that unit now.
       this.hold(reservation, -1);
+      this.failures++;
       throw error;
     }
     if (!reserved) {
@@ -213,6 +221,7 @@ export class Metering {
     try {
       await this.store.releaseUnit(reservation);
     } catch (error) {
+      this.failures++;
       this.logger?.warn("releasing a reserved unit failed; it comes back with the next reclaim", { account_id: reservation.accountId, error: (error as Error).message });
     }
   }
@@ -234,13 +243,17 @@ export class Metering {
    * its reserving statement failed). Never counts a unit twice: a unit the reclaim gave back is
    * no longer this process's, and its late confirmation or release takes nothing off `reserved`.
    * Returns how many units came back; a store that cannot answer leaves them for the next run.
+   * Looks only when a store call failed since the last look, unless `always`.
    */
-  async reclaimUnheld(): Promise<number> {
+  async reclaimUnheld(options: { always?: boolean } = {}): Promise<number> {
     if (!this.options.reclaims) return 0;
+    if (!options.always && !this.reclaiming && this.failures === this.failuresCovered) return 0;
+    const covering = this.failures;
     // One at a time: a tick that finds the previous one still running shares its result.
     this.reclaiming ??= this.store
       .reclaimReservations((accountId, period) => this.held.get(heldKey(accountId, period)) ?? 0)
       .then((back) => {
+        this.failuresCovered = Math.max(this.failuresCovered, covering);
         if (back > 0) {
           this.reclaimedUnits += back;
           this.logger?.info("gave back reserved units no request holds", { units: back });
@@ -260,7 +273,11 @@ export class Metering {
   /** Runs `reclaimUnheld` every RECLAIM_EVERY_MS until `close`. */
   startReclaiming(): void {
     if (!this.options.reclaims || this.reclaimTimer) return;
-    this.reclaimTimer = setInterval(() => void this.reclaimUnheld(), RECLAIM_EVERY_MS);
+    this.reclaimTimer = setInterval(() => {
+      const always = performance.now() - this.lastSweep >= RECLAIM_SWEEP_MS;
+      if (always) this.lastSweep = performance.now();
+      void this.reclaimUnheld({ always });
+    }, RECLAIM_EVERY_MS);
     this.reclaimTimer.unref?.();
   }
 
