@@ -38,6 +38,9 @@ export interface FieldProblem {
   message: string;
   /** For IMAGE_FETCH_FAILED: timeout | too_large | not_an_image | unsupported_format | blocked_address | http_error | network_error | too_many_redirects */
   reason?: string;
+  /** For a problem in a template's source: where it is, 1-based. */
+  line?: number;
+  column?: number;
 }
 
 export class ApiError extends Error {

@@ -27,6 +27,7 @@ import type { TlsOptions, Transport } from "../net/transport.ts";
 import { version } from "../../package.json";
 import { ImageCache } from "./image-cache.ts";
 import { encodePng } from "./png.ts";
+import { checkSvgText } from "./svg-safety.ts";
 
 export const IMAGE_LIMITS = {
   timeoutMs: 5_000,
@@ -261,19 +262,12 @@ function svgSize(b: Buffer): Size | undefined {
 
 /**
  * resvg-js reads files named by an SVG's hrefs (verified: <image href="/some/file.gif"> drew
- * the file). satori's nesting happens to stop that today; refusing such SVGs keeps a
- * renderer change from turning a logo into a local-file reader. Entity declarations are
- * refused too (entity-expansion bombs).
+ * the file), so an SVG is parsed (namespace-aware, so a prefixed <s:image> is seen for what it
+ * is) and refused when anything in it reaches outside the document; see svg-safety.ts.
  */
 function checkSvg(bytes: Uint8Array): void {
-  const text = Buffer.from(bytes).toString("utf8");
-  if (/<!ENTITY/i.test(text)) throw new ImageProblem("unsupported_format", "SVG entity declarations are not supported");
-  // Each pattern ends in a character class so backtracking over spaces or quotes cannot fake a match.
-  const external =
-    /<(?:image|use|feImage|script|foreignObject)\b[^>]*?\bhref\s*=\s*["']\s*(?!#|data:)[^\s"']/i.test(text) ||
-    /url\(\s*["']?\s*(?!#|data:)[^\s"')]/i.test(text) ||
-    /@import/i.test(text);
-  if (external) throw new ImageProblem("unsupported_format", "SVG images may only reference data: URIs and #fragments, not external files or URLs");
+  const problem = checkSvgText(Buffer.from(bytes).toString("utf8"), "fetched");
+  if (problem) throw new ImageProblem("unsupported_format", `this SVG cannot be drawn safely: ${problem.message}`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
  * rather than one static body schema.
  */
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
+import { COLOR_FORMS, isCssColor } from "../templates/account/color.ts";
 import type { TemplateDefinition, TemplateField } from "../templates/types.ts";
 import { effectiveQuality, IMAGE_FORMATS } from "./encode.ts";
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, type RenderRequest } from "./types.ts";
@@ -24,7 +25,7 @@ export const MAX_URL_LENGTH = 2048;
 export const DEFAULT_TEMPLATE = "event";
 
 export const maxLengthOf = (field: TemplateField): number =>
-  field.maxLength ?? (field.type === "image_url" ? MAX_URL_LENGTH : field.name === "title" ? 200 : 300);
+  field.maxLength ?? (field.type === "image_url" ? MAX_URL_LENGTH : field.type === "color" ? 64 : field.name === "title" ? 200 : 300);
 
 const DATA_IMAGE_URI = /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i;
 
@@ -60,6 +61,11 @@ function checkField(field: TemplateField, raw: unknown, problems: FieldProblem[]
   }
   if (length > max) {
     problems.push({ field: field.name, message: `must be at most ${max} characters (got ${length})` });
+    return undefined;
+  }
+  if (field.type === "color" && !isCssColor(raw)) {
+    // The value goes into an inline style: anything but one colour would be CSS injection.
+    problems.push({ field: field.name, message: `must be ${COLOR_FORMS}` });
     return undefined;
   }
   if (field.type === "image_url") {

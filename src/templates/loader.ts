@@ -23,9 +23,9 @@ import type { FieldType, RenderContext, TemplateDefinition, TemplateField } from
 
 export const TEMPLATE_ID = /^[a-z][a-z0-9_-]{0,39}$/;
 const FIELD_NAME = /^[a-z][a-z0-9_]{0,63}$/;
-const FIELD_TYPES: readonly FieldType[] = ["text", "image_url"];
+const FIELD_TYPES: readonly FieldType[] = ["text", "image_url", "color"];
 /** Generous ceilings for a field's own maxLength; the request body limit (64 KiB) bounds the rest. */
-const MAX_FIELD_LENGTH: Record<FieldType, number> = { text: 2000, image_url: 2048 };
+const MAX_FIELD_LENGTH: Record<FieldType, number> = { text: 2000, image_url: 2048, color: 64 };
 
 export interface TemplateLoadError {
   file: string;

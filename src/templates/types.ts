@@ -3,7 +3,8 @@
  * a field schema (drives validation, GET /api/templates and the dashboard playground) and a
  * render function returning a satori element tree.
  */
-export type FieldType = "text" | "image_url";
+/** `color`: a CSS colour (account templates use it inside inline styles, e.g. a brand colour). */
+export type FieldType = "text" | "image_url" | "color";
 
 export interface TemplateField {
   name: string;
@@ -38,5 +39,7 @@ export interface TemplateDefinition {
   id: string;
   description: string;
   fields: TemplateField[];
+  /** The size the template is designed at when not the default 1200×630 (account templates set it). */
+  canvas?: { width: number; height: number };
   render(fields: Record<string, string | undefined>, ctx: RenderContext): SatoriNode;
 }

@@ -13,7 +13,7 @@ const Name = t.String({ maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" });
 const TemplateField = t.Object(
   {
     name: Name,
-    type: t.Union([t.Literal("text"), t.Literal("image_url")], { description: "text, or image_url (http(s) URL or data:image/…;base64 URI)" }),
+    type: t.Union([t.Literal("text"), t.Literal("image_url"), t.Literal("color")], { description: "text, image_url (http(s) URL or data:image/…;base64 URI), or color (a CSS colour)" }),
     required: t.Boolean(),
     max_length: t.Integer({ minimum: 1, maximum: MAX_URL_LENGTH * 4, description: "Characters (code points)." }),
     description: t.Optional(Text(1024)),

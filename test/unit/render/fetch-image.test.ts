@@ -5,6 +5,9 @@
  * the renderer would silently drop shows up here as a black pixel.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 import { Resvg } from "@resvg/resvg-js";
 import satori from "satori";
@@ -162,6 +165,42 @@ describe("failures are 422 IMAGE_FETCH_FAILED naming the field and the reason", 
     ]) {
       expect((await failure(fetchImage("logo_url", dataUri("image/svg+xml", svg), options()))).reason).toBe("unsupported_format");
     }
+  });
+
+  test("a prefixed SVG element that names a local file is refused (resvg would draw the file)", async () => {
+    // A red PNG on disk, drawn by resvg through `<s:image>` where `s` is bound to the SVG namespace.
+    const dir = mkdtempSync(join(tmpdir(), "ogsmith-svg-"));
+    const file = join(dir, "secret.png");
+    writeFileSync(file, RED_PNG);
+    try {
+      const attack = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:s="http://www.w3.org/2000/svg" width="20" height="20"><s:image href="${file}" width="20" height="20" preserveAspectRatio="none"/></svg>`;
+      // The baseline that makes this test able to fail: resvg really reads the file.
+      const drawn = new Resvg(attack).render().pixels;
+      expectRed([...drawn.subarray((10 * 20 + 10) * 4, (10 * 20 + 10) * 4 + 4)]);
+      const refused = await failure(fetchImage("logo_url", dataUri("image/svg+xml", attack), options()));
+      expect(refused.reason).toBe("unsupported_format");
+      expect(refused.message).toContain("image");
+      // The same trick one level down, inside a nested SVG data: URI.
+      const nested = `<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><image href="${dataUri("image/svg+xml", attack)}" width="20" height="20"/></svg>`;
+      expect((await failure(fetchImage("logo_url", dataUri("image/svg+xml", nested), options()))).reason).toBe("unsupported_format");
+      // xlink:href under another prefix, and a `use` pointing outside the document.
+      for (const svg of [
+        `<svg xmlns="http://www.w3.org/2000/svg" xmlns:l="http://www.w3.org/1999/xlink"><image l:href="${file}"/></svg>`,
+        `<svg xmlns="http://www.w3.org/2000/svg"><use href="${file}#a"/></svg>`,
+        '<svg xmlns="http://www.w3.org/2000/svg"><style>@import url(/etc/x.css);</style></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject/></svg>',
+      ]) {
+        expect((await failure(fetchImage("logo_url", dataUri("image/svg+xml", svg), options()))).reason).toBe("unsupported_format");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a logo as editors save it (stylesheet, metadata in other namespaces, class) still draws", async () => {
+    const logo = `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd" width="30" height="20"><sodipodi:namedview pagecolor="#fff"/><metadata><x xmlns="urn:x">y</x></metadata><style>.a{fill:red}</style><rect class="a" width="30" height="20"/></svg>`;
+    const image = await fetchImage("logo_url", dataUri("image/svg+xml", logo), options());
+    expect(centrePixel(image.dataUri)).toEqual(RED);
   });
 
   test("a picture too large to decode safely, by its header", async () => {

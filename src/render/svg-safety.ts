@@ -1,0 +1,227 @@
+/**
+ * What an SVG may contain before resvg draws it, decided by a namespace-aware XML parser
+ * (saxes), not by patterns over the text: resvg reads files named by an SVG's references
+ * (verified: `<image href="/some/file.gif">` drew the file), and a prefixed element such as
+ * `<s:image>` with `xmlns:s="http://www.w3.org/2000/svg"` IS an SVG image element, which a
+ * pattern looking for `<image` does not see.
+ *
+ * Two policies share the parser:
+ * - `fetched`: an image field's SVG (a logo). Real logos carry `<style>`, editor metadata in
+ *   other namespaces and `class` attributes, so those pass; what is refused is anything that
+ *   reaches outside the document (a reference that is not `#fragment` or a `data:` URI, CSS
+ *   `@import`), `<script>`, `<foreignObject>`, DOCTYPE and entity declarations.
+ * - `template`: SVG inside an account template (inline or as a `data:image/svg+xml` URI).
+ *   An allow-list of drawing elements and attributes; no `<style>`, no foreign namespaces,
+ *   filters bounded.
+ * Nested `data:image/svg+xml` URIs are checked with the same policy, recursively.
+ */
+import { SaxesParser, type SaxesTagNS } from "saxes";
+
+export const SVG_NS = "http://www.w3.org/2000/svg";
+export const XLINK_NS = "http://www.w3.org/1999/xlink";
+const XML_NS = "http://www.w3.org/XML/1998/namespace";
+const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
+
+export type SvgPolicy = "fetched" | "template";
+
+export const SVG_BOUNDS = {
+  /** Nested data:image/svg+xml levels. */
+  nesting: 3,
+  /** Elements in one template SVG (the template's own 2,000-element bound covers inline SVG). */
+  templateElements: 2000,
+  filterPrimitives: 8,
+  stdDeviation: 64,
+  morphologyRadius: 20,
+} as const;
+
+/** Drawing elements a template's SVG may use. */
+export const SVG_ELEMENTS = new Set([
+  "svg", "g", "defs", "symbol", "use", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon",
+  "text", "tspan", "textPath", "linearGradient", "radialGradient", "stop", "clipPath", "mask", "pattern", "image", "title", "desc",
+  "filter", "feGaussianBlur", "feOffset", "feFlood", "feComposite", "feMerge", "feMergeNode", "feBlend", "feColorMatrix",
+  "feDropShadow", "feMorphology", "feComponentTransfer", "feFuncR", "feFuncG", "feFuncB", "feFuncA",
+]);
+
+/** Attributes a template's SVG may use: geometry, paint and text presentation, gradients, filters. */
+export const SVG_ATTRIBUTES = new Set([
+  "id", "class", "x", "y", "width", "height", "viewBox", "preserveAspectRatio", "version", "transform",
+  "cx", "cy", "r", "rx", "ry", "x1", "y1", "x2", "y2", "points", "d", "pathLength", "href",
+  "fill", "fill-opacity", "fill-rule", "stroke", "stroke-width", "stroke-opacity", "stroke-linecap", "stroke-linejoin",
+  "stroke-miterlimit", "stroke-dasharray", "stroke-dashoffset", "opacity", "color", "visibility", "display",
+  "clip-path", "clip-rule", "mask", "filter", "paint-order", "shape-rendering", "vector-effect", "mix-blend-mode", "isolation",
+  "offset", "stop-color", "stop-opacity", "gradientUnits", "gradientTransform", "spreadMethod", "fx", "fy", "fr",
+  "patternUnits", "patternContentUnits", "patternTransform", "clipPathUnits", "maskUnits", "maskContentUnits",
+  "filterUnits", "primitiveUnits", "in", "in2", "result", "stdDeviation", "dx", "dy", "operator", "k1", "k2", "k3", "k4",
+  "mode", "values", "type", "flood-color", "flood-opacity", "radius", "tableValues", "slope", "intercept", "amplitude",
+  "exponent", "edgeMode", "color-interpolation-filters", "font-family", "font-size", "font-weight", "font-style",
+  "text-anchor", "dominant-baseline", "alignment-baseline", "letter-spacing", "word-spacing", "text-decoration",
+  "startOffset", "lengthAdjust", "textLength", "rotate", "xml:space",
+]);
+
+/** Attributes whose value is a reference: `#fragment` or a data: URI only. */
+const REFERENCE_ATTRIBUTES = new Set(["href", "src"]);
+
+export interface SvgProblem {
+  message: string;
+  /** 1-based position in the SVG text, when known. */
+  line?: number;
+  column?: number;
+}
+
+/** Why `text` (an SVG document) may not be drawn, or undefined when it may. */
+export function checkSvgText(text: string, policy: SvgPolicy, depth = 0): SvgProblem | undefined {
+  if (depth > SVG_BOUNDS.nesting) return { message: `SVG images nest at most ${SVG_BOUNDS.nesting} levels deep` };
+  const parser = new SaxesParser({ xmlns: true, position: true });
+  let problem: SvgProblem | undefined;
+  let elements = 0;
+  let filterPrimitives = 0;
+  let sawRoot = false;
+  const stack: string[] = [];
+  const fail = (message: string) => {
+    problem ??= { message, line: parser.line, column: parser.column + 1 };
+  };
+
+  parser.on("doctype", () => fail("SVG DOCTYPE and entity declarations are not allowed"));
+  parser.on("processinginstruction", (pi) => {
+    if (pi.target.toLowerCase() === "xml-stylesheet") fail("SVG stylesheets (<?xml-stylesheet?>) are not allowed");
+  });
+  parser.on("opentag", (tag) => {
+    if (problem) return;
+    elements++;
+    const local = tag.local ?? tag.name;
+    const uri = tag.uri ?? "";
+    if (!sawRoot) {
+      sawRoot = true;
+      if (uri !== SVG_NS || local !== "svg") fail(`the root element must be <svg> in the SVG namespace, not <${tag.name}>`);
+    }
+    if (uri === SVG_NS) {
+      if (local === "script" || local === "foreignObject" || local === "feImage" || local === "iframe") return fail(`SVG <${tag.name}> is not allowed`);
+      if (policy === "template") {
+        if (!SVG_ELEMENTS.has(local)) return fail(`SVG element <${tag.name}> is not allowed`);
+        if (local.startsWith("fe") && local !== "feMergeNode" && !local.startsWith("feFunc") && ++filterPrimitives > SVG_BOUNDS.filterPrimitives) {
+          return fail(`an SVG has at most ${SVG_BOUNDS.filterPrimitives} filter primitives`);
+        }
+      }
+    } else if (policy === "template") return fail(`element <${tag.name}> is not in the SVG namespace`);
+    else if (stack.length === 0 || tag.uri === "http://www.w3.org/1999/xhtml") return fail(`element <${tag.name}> (namespace ${uri || "none"}) is not allowed in an SVG`);
+    if (policy === "template" && elements > SVG_BOUNDS.templateElements) return fail(`an SVG has at most ${SVG_BOUNDS.templateElements} elements`);
+    stack.push(local);
+    const attributeProblem = checkAttributes(tag as SaxesTagNS, local, uri === SVG_NS, policy, depth);
+    if (attributeProblem) fail(attributeProblem);
+  });
+  parser.on("closetag", () => {
+    stack.pop();
+  });
+  parser.on("text", (value) => {
+    if (problem || stack[stack.length - 1] !== "style") return;
+    const styleProblem = checkSvgCss(value);
+    if (styleProblem) fail(styleProblem);
+  });
+  parser.on("cdata", (value) => {
+    if (problem || stack[stack.length - 1] !== "style") return;
+    const styleProblem = checkSvgCss(value);
+    if (styleProblem) fail(styleProblem);
+  });
+  parser.on("error", (error) => {
+    fail(`not well-formed XML: ${error.message.replace(/^[^:]*:\d+:\d+:\s*/, "")}`);
+  });
+  try {
+    parser.write(text.replace(/^\uFEFF/, "")).close();
+  } catch (error) {
+    fail(`not well-formed XML: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!problem && !sawRoot) return { message: "no <svg> element" };
+  return problem;
+}
+
+function checkAttributes(tag: SaxesTagNS, local: string, inSvg: boolean, policy: SvgPolicy, depth: number): string | undefined {
+  for (const attribute of Object.values(tag.attributes)) {
+    const name = attribute.local;
+    const uri = attribute.uri;
+    const value = attribute.value;
+    if (uri === XMLNS_NS || attribute.name === "xmlns") continue;
+    if (/^on/i.test(name)) return `event handler attribute "${attribute.name}" is not allowed`;
+    if (name === "style" && (uri === "" || uri === undefined)) {
+      if (policy === "template") return `attribute "style" on SVG <${tag.name}> is not allowed (use presentation attributes such as fill)`;
+      const cssProblem = checkSvgCss(value);
+      if (cssProblem) return cssProblem;
+      continue;
+    }
+    const isReference = REFERENCE_ATTRIBUTES.has(name) && (uri === "" || uri === XLINK_NS || uri === undefined);
+    if (isReference || (name === "href" && uri)) {
+      const referenceProblem = checkReference(value, local, policy, depth);
+      if (referenceProblem) return `<${tag.name} ${attribute.name}>: ${referenceProblem}`;
+      continue;
+    }
+    if (/url\(/i.test(value)) {
+      const urlProblem = checkCssUrls(value, policy, depth);
+      if (urlProblem) return `<${tag.name} ${attribute.name}>: ${urlProblem}`;
+    }
+    if (policy === "template") {
+      const qualified = uri === XML_NS ? `xml:${name}` : name;
+      if (uri && uri !== XML_NS && uri !== XLINK_NS) return `attribute "${attribute.name}" is not allowed on SVG <${tag.name}>`;
+      if (!inSvg || !SVG_ATTRIBUTES.has(qualified)) return `attribute "${attribute.name}" is not allowed on SVG <${tag.name}>`;
+      const bound = boundedValue(local, name, value);
+      if (bound) return bound;
+    }
+  }
+  return undefined;
+}
+
+/** Filter parameters that make a render expensive. */
+function boundedValue(element: string, attribute: string, value: string): string | undefined {
+  const numbers = value.split(/[\s,]+/).filter(Boolean).map(Number);
+  if ((attribute === "stdDeviation" || (element === "feDropShadow" && attribute === "stdDeviation")) && numbers.some((n) => !(Math.abs(n) <= SVG_BOUNDS.stdDeviation))) {
+    return `stdDeviation is bounded to ${SVG_BOUNDS.stdDeviation}`;
+  }
+  if (element === "feMorphology" && attribute === "radius" && numbers.some((n) => !(Math.abs(n) <= SVG_BOUNDS.morphologyRadius))) {
+    return `feMorphology radius is bounded to ${SVG_BOUNDS.morphologyRadius}`;
+  }
+  return undefined;
+}
+
+/**
+ * A reference (`href`, `xlink:href`): a `#fragment`, or on an `<image>` a data: image URI
+ * (an SVG one checked in turn). `<use>` may only point inside the document.
+ */
+function checkReference(value: string, element: string, policy: SvgPolicy, depth: number): string | undefined {
+  const v = value.trim();
+  if (v.startsWith("#")) return undefined;
+  if (element !== "image") return "may only reference #fragments inside the document";
+  return checkDataImage(v, policy, depth);
+}
+
+/** A data:image URI; an SVG one is parsed and checked with the same policy, one level deeper. */
+export function checkDataImage(uri: string, policy: SvgPolicy, depth: number): string | undefined {
+  const match = /^data:(image\/[a-z0-9.+-]+)((?:;[a-z0-9=.+-]*)*?)(;base64)?,/i.exec(uri.trim());
+  if (!match) return /^(https?:)?\/\//i.test(uri.trim()) ? "may only use data: URIs, not http(s) URLs" : "may only use data:image URIs and #fragments, not files or URLs";
+  if (match[1]!.toLowerCase() !== "image/svg+xml") return undefined;
+  const payload = uri.trim().slice(match[0].length);
+  let text: string;
+  try {
+    text = match[3] ? Buffer.from(payload, "base64").toString("utf8") : decodeURIComponent(payload);
+  } catch {
+    return "a data:image/svg+xml URI that does not decode";
+  }
+  const nested = checkSvgText(text, policy, depth + 1);
+  return nested && `nested SVG: ${nested.message}`;
+}
+
+/** CSS inside a fetched SVG (`<style>`, `style=""`): no @import, url() only to #fragments or data: images. */
+function checkSvgCss(css: string): string | undefined {
+  if (/@import/i.test(css)) return "SVG stylesheets may not @import";
+  if (/@font-face/i.test(css)) return "SVG stylesheets may not load fonts (@font-face)";
+  return checkCssUrls(css, "fetched", 0);
+}
+
+function checkCssUrls(css: string, policy: SvgPolicy, depth: number): string | undefined {
+  // CSS escapes could hide a url( from the pattern; an SVG has no need for them.
+  if (/\\/.test(css)) return "CSS escapes are not allowed in SVG";
+  for (const match of css.matchAll(/url\(\s*(["']?)([^)]*?)\1\s*\)/gi)) {
+    const target = match[2]!.trim();
+    if (target.startsWith("#")) continue;
+    const problem = checkDataImage(target, policy, depth);
+    if (problem) return `url(): ${problem}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,135 @@
+/**
+ * One render of an account template: the checked tree (tree.ts) with a request's values put
+ * in, as satori's element tree. Values only ever become text nodes, image sources that the
+ * guarded fetcher produced, or validated colours, so a value that looks like HTML is drawn as
+ * the characters it is. Text fitting uses the same estimate as the built-in templates (kit.ts).
+ */
+import { ApiError } from "../../errors.ts";
+import { clampStyle, fitFontSize, present } from "../kit.ts";
+import type { RenderContext, SatoriNode } from "../types.ts";
+import { resolveVariables } from "./html.ts";
+import { decodedPixels, PIXEL_BUDGET } from "./images.ts";
+import type { ElementNode, TemplateNode, TextPiece } from "./tree.ts";
+
+export const RENDER_BOUNDS = {
+  images: 20,
+  textCharacters: 20_000,
+  decodedPixels: PIXEL_BUDGET,
+} as const;
+
+interface RenderState {
+  values: Record<string, string | undefined>;
+  ctx: RenderContext;
+  variables: Record<string, string>;
+  images: number;
+  pixels: number;
+  characters: number;
+}
+
+export function renderTree(root: TemplateNode[], values: Record<string, string | undefined>, ctx: RenderContext, variables: Record<string, string>): SatoriNode {
+  const state: RenderState = { values, ctx, variables, images: 0, pixels: 0, characters: 0 };
+  const nodes = renderChildren(root, state);
+  const only = nodes.length === 1 && typeof nodes[0] === "object" ? (nodes[0] as SatoriNode) : undefined;
+  if (state.images > RENDER_BOUNDS.images) {
+    throw new ApiError("VALIDATION_ERROR", `The template draws ${state.images} images; at most ${RENDER_BOUNDS.images} per render.`, [
+      { field: "template", message: `draws ${state.images} images with these values; at most ${RENDER_BOUNDS.images}` },
+    ]);
+  }
+  if (state.pixels > RENDER_BOUNDS.decodedPixels) {
+    throw new ApiError("VALIDATION_ERROR", `The card's images decode to ${(state.pixels / 1e6).toFixed(1)} megapixels; at most ${RENDER_BOUNDS.decodedPixels / 1e6} per render.`, [
+      { field: "template", message: `images decode to ${(state.pixels / 1e6).toFixed(1)} megapixels with these values; at most ${RENDER_BOUNDS.decodedPixels / 1e6}` },
+    ]);
+  }
+  if (state.characters > RENDER_BOUNDS.textCharacters) {
+    throw new ApiError("VALIDATION_ERROR", `The card has ${state.characters} characters of text; at most ${RENDER_BOUNDS.textCharacters} per render.`, [
+      { field: "template", message: `has ${state.characters} characters of text with these values; at most ${RENDER_BOUNDS.textCharacters}` },
+    ]);
+  }
+  // The card is one box filling the canvas; several top-level elements are laid out in it.
+  if (only && only.type !== "svg" && only.type !== "img") return only;
+  return { type: "div", props: { style: { display: "flex", width: "100%", height: "100%" }, children: nodes } };
+}
+
+function renderChildren(nodes: TemplateNode[], state: RenderState): Array<SatoriNode | string> {
+  const out: Array<SatoriNode | string> = [];
+  for (const node of nodes) {
+    if (node.kind === "text") {
+      const text = textOf(node.pieces, state);
+      if (text) out.push(text);
+    } else if (node.kind === "section") {
+      const has = present(state.values[node.field]);
+      if (has !== node.inverted) out.push(...renderChildren(node.children, state));
+    } else {
+      const element = renderElement(node, state);
+      if (element) out.push(element);
+    }
+  }
+  return out;
+}
+
+function textOf(pieces: TextPiece[], state: RenderState): string {
+  let text = "";
+  for (const piece of pieces) text += typeof piece === "string" ? piece : (state.values[piece.field] ?? "");
+  state.characters += text.length;
+  return text;
+}
+
+function renderElement(node: ElementNode, state: RenderState): SatoriNode | undefined {
+  const props: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(node.attributes)) props[name] = node.svg && value.includes("var(") ? resolveVariables(value, state.variables) : value;
+  for (const [attribute, ref] of Object.entries(node.fieldAttributes)) {
+    const value = imageOrColor(node, attribute, ref.field, state);
+    if (value === undefined) {
+      // An image whose field is not set is left out rather than drawn broken.
+      if (attribute === "src" || attribute === "href") return undefined;
+      continue;
+    }
+    props[attribute] = value;
+  }
+  if (node.tag === "img" || (node.svg && node.tag === "image")) {
+    state.images++;
+    const source = props.src ?? props.href;
+    if (typeof source === "string" && source.startsWith("data:")) state.pixels += decodedPixels(source);
+  }
+  const style = styleOf(node, state);
+  // As with Tailwind's reset and most design tools: width and height include padding and border,
+  // so `width: 100%; padding: 80px` fits the card instead of overflowing it.
+  if (!node.svg && style.boxSizing === undefined) style.boxSizing = "border-box";
+  const children = renderChildren(node.children, state);
+  if (node.fit) {
+    const text = children.filter((c): c is string => typeof c === "string").join("");
+    const size = fitFontSize(text, { maxWidth: node.fit.width, maxLines: node.fit.lines, maxSize: node.fit.maxFontSize, minSize: node.fit.minFontSize, lineHeight: node.fit.lineHeight });
+    Object.assign(style, clampStyle(node.fit.lines, size, node.fit.lineHeight));
+  }
+  if (!node.svg && node.tag !== "img" && node.tag !== "br" && style.display === undefined && children.length > 1) {
+    // satori lays out every box as flex and insists that a box with several children says so.
+    style.display = "flex";
+  }
+  if (Object.keys(style).length) props.style = style;
+  if (children.length) props.children = children.length === 1 ? children[0] : children;
+  return { type: node.tag, props };
+}
+
+function imageOrColor(node: ElementNode, attribute: string, field: string, state: RenderState): string | undefined {
+  if (attribute === "src" || attribute === "href") {
+    const uri = state.ctx.images[field];
+    // Only what the guarded fetcher produced may reach the renderer: never a raw value.
+    return uri && /^data:image\//i.test(uri) ? uri : undefined;
+  }
+  void node;
+  const value = state.values[field];
+  return present(value) ? value.trim() : undefined;
+}
+
+function styleOf(node: ElementNode, state: RenderState): Record<string, string | number> {
+  const style: Record<string, string | number> = {};
+  for (const [property, value] of node.style) {
+    if (typeof value === "string") {
+      style[property] = value.includes("var(") ? resolveVariables(value, state.variables) : value;
+    } else {
+      const colour = state.values[value.field];
+      if (present(colour)) style[property] = colour.trim();
+    }
+  }
+  return style;
+}

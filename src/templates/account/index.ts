@@ -1,0 +1,102 @@
+/**
+ * Account templates: cards an account designs as data (HTML with inline CSS, Tailwind classes
+ * and logic-less placeholders), never code. parseAccountTemplate checks a definition and
+ * returns it normalized; accountTemplateDefinition turns it into a TemplateDefinition the
+ * render pipeline draws like any built-in. The language is documented in docs/templates.md.
+ */
+import { validationError, type FieldProblem } from "../../errors.ts";
+import type { RenderContext, SatoriNode, TemplateDefinition, TemplateField } from "../types.ts";
+import { renderTree } from "./compile.ts";
+import { checkDefinitionShape } from "./definition.ts";
+import { parseTemplateHtml, themeVariables } from "./html.ts";
+import type { TemplateNode } from "./tree.ts";
+
+export interface AccountFieldSpec {
+  name: string;
+  type: "text" | "image_url" | "color";
+  required: boolean;
+  max_length?: number;
+  description?: string;
+}
+
+/** A validated, normalized definition: plain JSON (stored as is, sent to render workers by structured clone). */
+export interface AccountTemplateSpec {
+  id: string;
+  name: string;
+  description: string;
+  html: string;
+  fields: AccountFieldSpec[];
+  themes: { dark?: Record<string, string>; light?: Record<string, string> };
+  /** The design canvas, default 1200×630, each 200–2400. */
+  width: number;
+  height: number;
+  sample: Record<string, string>;
+}
+
+/**
+ * Validates a create/update/preview definition body. Throws ApiError("VALIDATION_ERROR")
+ * listing every problem; problems in the HTML carry {field: "html", message, line, column}
+ * (1-based). Does not check id uniqueness or clashes with built-in and operator ids.
+ */
+export function parseAccountTemplate(body: unknown): AccountTemplateSpec {
+  const problems: FieldProblem[] = [];
+  const shape = checkDefinitionShape(body, problems);
+  if (typeof shape.html === "string") {
+    const spec = { ...shape, html: shape.html };
+    parseTemplateHtml(spec, problems);
+    if (problems.length === 0) return spec;
+  }
+  throw validationError(problems);
+}
+
+/**
+ * Parsed trees, per spec object and by content: a render worker receives a fresh copy of the
+ * spec with every job (structured clone), so the object alone would never hit.
+ */
+const parsedBySpec = new WeakMap<AccountTemplateSpec, TemplateNode[]>();
+const parsedByContent = new Map<string, TemplateNode[]>();
+const PARSED_KEPT = 64;
+
+function treeOf(spec: AccountTemplateSpec): TemplateNode[] {
+  const known = parsedBySpec.get(spec);
+  if (known) return known;
+  const key = `${spec.id}:${Bun.hash(JSON.stringify([spec.html, spec.fields, spec.themes, spec.width, spec.height])).toString(36)}`;
+  let root = parsedByContent.get(key);
+  if (root) {
+    // Most recently used last, so the oldest is the first one dropped.
+    parsedByContent.delete(key);
+  } else {
+    const problems: FieldProblem[] = [];
+    root = parseTemplateHtml(spec, problems).root;
+    // A stored spec was valid when stored; a later, stricter language refuses it here the same way.
+    if (problems.length) throw validationError(problems);
+  }
+  parsedByContent.set(key, root);
+  if (parsedByContent.size > PARSED_KEPT) parsedByContent.delete(parsedByContent.keys().next().value!);
+  parsedBySpec.set(spec, root);
+  return root;
+}
+
+/**
+ * The spec as a template the render pipeline draws: fields as TemplateField, the design size
+ * as `canvas`, and render() putting the values into the parsed tree with the requested
+ * theme's variables. Never fetches: image fields arrive in ctx.images as data: URIs.
+ */
+export function accountTemplateDefinition(spec: AccountTemplateSpec): TemplateDefinition {
+  const fields: TemplateField[] = spec.fields.map((f) => ({
+    name: f.name,
+    type: f.type,
+    required: f.required,
+    ...(f.max_length !== undefined ? { maxLength: f.max_length } : {}),
+    ...(f.description !== undefined ? { description: f.description } : {}),
+  }));
+  return {
+    id: spec.id,
+    description: spec.description,
+    fields,
+    canvas: { width: spec.width, height: spec.height },
+    render(values: Record<string, string | undefined>, ctx: RenderContext): SatoriNode {
+      return renderTree(treeOf(spec), values, ctx, themeVariables(spec.themes)[ctx.theme]);
+    },
+  };
+}

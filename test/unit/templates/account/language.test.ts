@@ -1,0 +1,285 @@
+/**
+ * The account template language without drawing: what is accepted, what is refused (each a
+ * VALIDATION_ERROR naming html with line and column), and what a render puts where.
+ */
+import { describe, expect, test } from "bun:test";
+import { ApiError } from "../../../../src/errors.ts";
+import { parseRenderRequest } from "../../../../src/render/request.ts";
+import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
+import type { SatoriNode } from "../../../../src/templates/types.ts";
+import { solidPngDataUri } from "../../../support/png.ts";
+import { EXAMPLES } from "./examples.ts";
+
+const TEXT = (name: string, extra: Record<string, unknown> = {}) => ({ name, type: "text", ...extra });
+
+function refusal(body: unknown): Array<{ field: string; message: string; line?: number; column?: number }> {
+  try {
+    parseAccountTemplate(body);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe("VALIDATION_ERROR");
+    expect((error as ApiError).status).toBe(400);
+    return (error as ApiError).details ?? [];
+  }
+  throw new Error("expected a refusal");
+}
+
+/** The one html problem of a template, with its position. */
+function htmlProblem(html: string, fields: unknown[] = [], themes?: unknown) {
+  const details = refusal({ id: "t", html, fields, ...(themes ? { themes } : {}) });
+  expect(details.length).toBeGreaterThanOrEqual(1);
+  const first = details[0]!;
+  expect(first.field).toBe("html");
+  return first;
+}
+
+function render(definition: Record<string, unknown>, values: Record<string, string | undefined>, theme: "dark" | "light" = "dark", images: Record<string, string> = {}): SatoriNode {
+  return accountTemplateDefinition(parseAccountTemplate(definition)).render(values, { width: 1200, height: 630, theme, images });
+}
+
+/** All text in a tree, in order. */
+function textOf(node: unknown): string {
+  if (typeof node === "string") return node;
+  if (Array.isArray(node)) return node.map(textOf).join("|");
+  if (node && typeof node === "object" && "props" in node) return textOf((node as SatoriNode).props.children ?? "");
+  return "";
+}
+
+function find(node: unknown, type: string): SatoriNode[] {
+  const out: SatoriNode[] = [];
+  const walk = (n: unknown) => {
+    if (Array.isArray(n)) n.forEach(walk);
+    else if (n && typeof n === "object" && "props" in n) {
+      if ((n as SatoriNode).type === type) out.push(n as SatoriNode);
+      walk((n as SatoriNode).props.children);
+    }
+  };
+  walk(node);
+  return out;
+}
+
+describe("accepted as written", () => {
+  for (const [name, example] of Object.entries(EXAMPLES)) {
+    test(`${name}`, () => {
+      const spec = parseAccountTemplate(example);
+      expect(spec.id).toBe(example.id);
+      const tree = accountTemplateDefinition(spec).render(spec.sample, { width: 1200, height: 630, theme: "light", images: {} });
+      expect(tree.type).toBe("div");
+    });
+  }
+
+  test("the spec is plain JSON with defaults filled in", () => {
+    const spec = parseAccountTemplate({ id: "promo", html: "<div>{{title}}</div>", fields: [TEXT("title")] });
+    expect(JSON.parse(JSON.stringify(spec))).toEqual(spec);
+    expect(spec).toMatchObject({ width: 1200, height: 630, name: "promo", description: "", themes: {}, sample: {}, fields: [{ name: "title", type: "text", required: false }] });
+    expect(accountTemplateDefinition(spec).canvas).toEqual({ width: 1200, height: 630 });
+  });
+});
+
+describe("refused with the position of the problem", () => {
+  const cases: Array<[string, string, RegExp, number, number]> = [
+    ["script", "<div>\n  <script>alert(1)</script>\n</div>", /<script>/, 2, 3],
+    ["style element", "<div><style>div{}</style></div>", /<style>/, 1, 6],
+    ["iframe", '<div>\n<iframe src="x"></iframe></div>', /<iframe>/, 2, 1],
+    ["link", '<link rel="stylesheet" href="x"><div></div>', /<link>/, 1, 1],
+    ["on* attribute", '<div>\n  <span class="flex" onclick="x()"></span></div>', /onclick/, 2, 22],
+    ["javascript:", '<div><span style="color: red" class="" lang="javascript:alert(1)">x</span></div>', /javascript:/, 1, 40],
+    ["literal http(s) in src", '<div><img src="https://example.com/a.png"></div>', /http\(s\)/, 1, 16],
+    ["literal http(s) in url()", '<div style="background-image: url(https://example.com/a.png)"></div>', /url\(\)/, 1, 13],
+    ["literal http(s) in an svg href", '<svg width="10" height="10"><image href="http://example.com/a.png"/></svg>', /http/, 1, 42],
+    ["undeclared placeholder", "<div>\n  <h1>{{subtitle}}</h1>\n</div>", /\{\{subtitle\}\} names no declared field/, 2, 7],
+    ["unknown theme variable", '<div style="color: var(--ink)"></div>', /--ink/, 1, 13],
+    ["unbalanced section", "<div>{{#title}}<span>x</span></div>", /not closed/, 1, 6],
+    ["section closed in another element", "<div>{{#title}}<p>x{{/title}}</p></div>", /not open/, 1, 20],
+    ["@font-face", '<div style="font-family: x; src: url(data:font/woff2;base64,AA)"></div>', /src/, 1, 29],
+    ["placeholder inside style that is not a colour", '<div style="width: {{title}}"></div>', /color field/, 1, 13],
+    ["a colour placeholder inside a larger value", '<div style="border: 1px solid {{accent}}"></div>', /whole value/, 1, 13],
+    ["unknown CSS property", '<div style="display: flex; cursor: pointer"></div>', /cursor/, 1, 28],
+    ["blur beyond its bound", '<div style="filter: blur(500px)"></div>', /blur radius/, 1, 13],
+    ["too many shadows", `<div style="box-shadow: ${Array(5).fill("0 0 1px red").join(", ")}"></div>`, /at most 4/, 1, 13],
+    ["shadow blur beyond its bound", '<div style="box-shadow: 0 0 400px red"></div>', /blur/, 1, 13],
+    ["too many gradient stops", `<div style="background-image: linear-gradient(${Array(20).fill("red").join(", ")})"></div>`, /colour stops/, 1, 13],
+    ["font size beyond its bound", '<div style="font-size: 2000px"></div>', /400px/, 1, 13],
+    ["transform beyond its bound", '<div style="transform: scale(50)"></div>', /scale/, 1, 13],
+    ["unsupported Tailwind class", '<div class="flex grid-cols-3"></div>', /grid-cols-3/, 1, 18],
+    ["Tailwind hover variant", '<div class="hover:bg-red-500"></div>', /hover/, 1, 13],
+    ["foreignObject in inline SVG", '<svg width="9" height="9"><foreignObject></foreignObject></svg>', /foreignObject/, 1, 27],
+    ["external use in inline SVG", '<svg width="9" height="9"><use href="other.svg#a"/></svg>', /#fragments/, 1, 32],
+    ["nested data: SVG with an external image", `<img src="data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg"><image href="/etc/passwd"/></svg>')}">`, /nested SVG/, 1, 11],
+  ];
+  for (const [name, html, message, line, column] of cases) {
+    test(name, () => {
+      const problem = htmlProblem(html, [TEXT("title"), { name: "accent", type: "color" }]);
+      expect(problem.message).toMatch(message);
+      expect({ line: problem.line, column: problem.column }).toEqual({ line, column });
+    });
+  }
+
+  test("more than 64 shadows and filters in one template", () => {
+    const html = `<div>${'<span style="box-shadow: 0 0 4px red">x</span>'.repeat(64)}<b class="shadow-lg">y</b></div>`;
+    const problem = htmlProblem(html);
+    expect(problem.message).toMatch(/more than 64 shadows and filters/);
+    expect(problem.column).toBe(6 + 64 * '<span style="box-shadow: 0 0 4px red">x</span>'.length + 10);
+    expect(() => parseAccountTemplate({ id: "t", html: `<div>${'<span style="box-shadow: 0 0 4px red">x</span>'.repeat(64)}</div>` })).not.toThrow();
+  });
+
+  test("more than 2,000 elements", () => {
+    expect(htmlProblem(`<div>${"<span></span>".repeat(2001)}</div>`).message).toMatch(/at most 2000/);
+  });
+
+  test("nesting deeper than 48 levels", () => {
+    const problem = htmlProblem(`${"<div>".repeat(49)}${"</div>".repeat(49)}`);
+    expect(problem.message).toMatch(/49 levels deep; at most 48/);
+    expect(problem.column).toBe(48 * 5 + 1);
+  });
+
+  test("HTML over 256 KiB", () => {
+    expect(htmlProblem(`<div>${"x".repeat(256 * 1024)}</div>`).message).toMatch(/at most 256 KiB/);
+  });
+
+  test("every problem is listed, each with its own position", () => {
+    const details = refusal({ id: "t", html: "<div>\n<script></script>\n<b onclick='x'>{{nope}}</b>\n</div>" });
+    expect(details.map((d) => [d.line, d.column])).toEqual([
+      [2, 1],
+      [3, 4],
+      [3, 16],
+    ]);
+  });
+
+  test("definition problems beside html problems", () => {
+    const details = refusal({ id: "Bad Id", html: "<div></div>", fields: [{ name: "theme", type: "text" }, { name: "x", type: "number" }], width: 10 });
+    expect(details.map((d) => d.field).sort()).toEqual(["fields.0.name", "fields.1.type", "id", "width"]);
+  });
+
+  test("a sample colour must be a colour", () => {
+    const details = refusal({ id: "t", html: "<div></div>", fields: [{ name: "brand", type: "color" }], sample: { brand: "red; x: y" } });
+    expect(details).toEqual([{ field: "sample.brand", message: expect.stringContaining("CSS colour") }]);
+  });
+
+  test("names and descriptions lose control and bidi-override characters", () => {
+    const spec = parseAccountTemplate({ id: "t", name: "Pro\u202Emo\u0007", description: "a\u2066b", html: "<div></div>" });
+    expect(spec.name).toBe("Promo");
+    expect(spec.description).toBe("ab");
+  });
+});
+
+describe("substitution", () => {
+  const definition = { id: "t", html: '<div style="display: flex"><h1>Hello {{name}}!</h1><img src="{{logo}}" alt="logo"></div>', fields: [TEXT("name"), { name: "logo", type: "image_url" }] };
+
+  test("a value is text, even when it looks like HTML", () => {
+    const tree = render(definition, { name: "<b onclick=x>you</b>" });
+    expect(textOf(tree)).toBe("Hello <b onclick=x>you</b>!");
+    expect(find(tree, "b")).toHaveLength(0);
+  });
+
+  test("an image field draws the data: URI the fetcher made, never the raw value", () => {
+    const uri = "data:image/png;base64,iVBORw0KGgo=";
+    const tree = render(definition, { name: "x", logo: "http://10.0.0.1/a.png" }, "dark", { logo: uri });
+    expect(find(tree, "img")[0]!.props.src).toBe(uri);
+    // Without a fetched image the element is left out, not drawn with the URL.
+    expect(find(render(definition, { name: "x", logo: "http://10.0.0.1/a.png" }), "img")).toHaveLength(0);
+  });
+
+  test("a colour field stands for a whole style value", () => {
+    const tree = render({ id: "t", html: '<div style="background-color: {{brand}}; color: white">x</div>', fields: [{ name: "brand", type: "color" }] }, { brand: "#ff0000" });
+    expect(tree.props.style).toMatchObject({ backgroundColor: "#ff0000", color: "white" });
+  });
+
+  test("a request's colour field takes CSS colours only", () => {
+    const template = accountTemplateDefinition(parseAccountTemplate({ id: "t", html: "<div></div>", fields: [{ name: "brand", type: "color" }] }));
+    const lookup = { get: () => template, list: () => [template] };
+    for (const good of ["#abc", "#a1b2c3", "#a1b2c3d4", "rgb(1, 2, 3)", "rgba(1,2,3,0.5)", "rgb(1 2 3 / 50%)", "hsl(120, 50%, 50%)", "hsl(120deg 50% 50% / 0.3)", "rebeccapurple", "Red"]) {
+      expect(parseRenderRequest({ template: "t", brand: good }, lookup).fields.brand).toBe(good);
+    }
+    for (const bad of ["red; background: url(x)", "#ab", "url(data:x)", "var(--x)", "rgb(1,2)", "expression(1)", "blue}", "notacolour"]) {
+      let caught: unknown;
+      try {
+        parseRenderRequest({ template: "t", brand: bad }, lookup);
+      } catch (error) {
+        caught = error;
+      }
+      expect((caught as ApiError).details?.[0]).toMatchObject({ field: "brand", message: expect.stringContaining("CSS colour") });
+    }
+  });
+});
+
+describe("sections", () => {
+  const definition = {
+    id: "t",
+    html: '<div style="display: flex">{{#tag}}<span>has {{tag}}</span>{{/tag}}{{^tag}}<span>no tag</span>{{/tag}}</div>',
+    fields: [TEXT("tag")],
+  };
+  test("{{#f}} keeps its content only when the field has a value, {{^f}} only when it has none", () => {
+    expect(textOf(render(definition, { tag: "news" }))).toBe("has news");
+    expect(textOf(render(definition, {}))).toBe("no tag");
+    expect(textOf(render(definition, { tag: "  " }))).toBe("no tag");
+  });
+  test("sections nest", () => {
+    const nested = { id: "t", html: "<div>{{#a}}<p>{{#b}}<span>{{a}}{{b}}</span>{{/b}}</p>{{/a}}</div>", fields: [TEXT("a"), TEXT("b")] };
+    expect(textOf(render(nested, { a: "1", b: "2" }))).toBe("12");
+    expect(find(render(nested, { a: "1" }), "span")).toHaveLength(0);
+  });
+});
+
+describe("theme variables", () => {
+  test("each theme's set; one set given serves both", () => {
+    const both = { id: "t", html: '<div style="background-color: var(--bg)"></div>', themes: { dark: { bg: "#000000" }, light: { bg: "#ffffff" } } };
+    expect(render(both, {}, "dark").props.style).toMatchObject({ backgroundColor: "#000000" });
+    expect(render(both, {}, "light").props.style).toMatchObject({ backgroundColor: "#ffffff" });
+    const one = { ...both, themes: { dark: { bg: "#123456" } } };
+    expect(render(one, {}, "light").props.style).toMatchObject({ backgroundColor: "#123456" });
+  });
+  test("a variable only one set defines has that value in both themes; SVG attributes take variables too", () => {
+    const definition = {
+      id: "t",
+      html: '<div style="color: var(--ink); background-color: var(--bg)"><svg width="9" height="9"><rect width="9" height="9" fill="var(--bg)"/></svg></div>',
+      themes: { dark: { ink: "#eeeeee", bg: "#000000" }, light: { ink: "#111111" } },
+    };
+    const light = render(definition, {}, "light");
+    expect(light.props.style).toMatchObject({ color: "#111111", backgroundColor: "#000000" });
+    expect(find(light, "rect")[0]!.props.fill).toBe("#000000");
+    expect(htmlProblem('<svg width="9" height="9"><rect fill="var(--nope)"/></svg>').message).toMatch(/--nope/);
+    expect(htmlProblem('<svg width="9" height="9"><rect fill="var(--x)"/></svg>', [], { dark: { x: "url(/etc/passwd)" } }).message).toMatch(/url\(#id\)/);
+  });
+
+  test("a theme value is checked as each theme draws it", () => {
+    const details = refusal({ id: "t", html: '<div style="box-shadow: var(--s)"></div>', themes: { dark: { s: "0 0 10px red" }, light: { s: "0 0 900px red" } } });
+    expect(details[0]!.message).toMatch(/light theme/);
+  });
+});
+
+describe("per-render bounds", () => {
+  test("more than 20,000 characters of text after substitution", () => {
+    const definition = { id: "t", html: `<div>${"<p>{{t}}</p>".repeat(11)}</div>`, fields: [TEXT("t", { max_length: 2000 })] };
+    expect(() => render(definition, { t: "x".repeat(1999) })).toThrow(/at most 20000/);
+    expect(() => render(definition, { t: "x".repeat(1000) })).not.toThrow();
+  });
+  test("more than 20 images", () => {
+    const png = solidPngDataUri(2, 2, [255, 0, 0]);
+    const definition = { id: "t", html: `<div>${`<img src="${png}">`.repeat(21)}</div>` };
+    expect(() => render(definition, {})).toThrow(/21 images; at most 20/);
+  });
+  test("images that decode to more than 40 megapixels in all", () => {
+    const big = solidPngDataUri(1, 1, [0, 0, 0]).replace(/^data:image\/png;base64,/, "");
+    // A PNG header claiming 5000×5000 (25 MP): two of them pass one by one, not together.
+    const bytes = Buffer.from(big, "base64");
+    bytes.writeUInt32BE(5000, 16);
+    bytes.writeUInt32BE(5000, 20);
+    const uri = `data:image/png;base64,${bytes.toString("base64")}`;
+    const one = { id: "t", fields: [{ name: "a", type: "image_url" }], html: '<div><img src="{{a}}"></div>' };
+    expect(() => render(one, { a: "x" }, "dark", { a: uri })).not.toThrow();
+    const two = { ...one, fields: [...one.fields, { name: "b", type: "image_url" }], html: '<div><img src="{{a}}"><img src="{{b}}"></div>' };
+    expect(() => render(two, { a: "x", b: "y" }, "dark", { a: uri, b: uri })).toThrow(/50\.0 megapixels; at most 40/);
+  });
+  test("an embedded image must be one the renderer draws", () => {
+    expect(htmlProblem('<img src="data:image/png;base64,AAAA">').message).toMatch(/not a PNG, JPEG, GIF or SVG/);
+    expect(htmlProblem('<img src="data:image/webp;base64,UklGRhwAAABXRUJQVlA4TA8AAAAvB8ABAAcQ/Y/+ByKi/wEA">').message).toMatch(/WebP/);
+  });
+});
+
+describe("docs/templates.md", () => {
+  test("shows exactly the examples these tests accept", async () => {
+    const doc = await Bun.file(new URL("../../../../docs/templates.md", import.meta.url)).text();
+    for (const example of Object.values(EXAMPLES)) expect(doc).toContain(`\`\`\`json\n${JSON.stringify(example, null, 2)}\n\`\`\``);
+  });
+});

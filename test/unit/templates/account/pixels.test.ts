@@ -1,0 +1,98 @@
+/**
+ * Account templates drawn through the real pipeline (satori + resvg + our encoder), on flat
+ * colours so each assertion reads one region: sections, theme variables, image fields, inline
+ * SVG and text fitting.
+ */
+import { describe, expect, test } from "bun:test";
+import { renderTemplate } from "../../../../src/render/engine.ts";
+import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
+import { decodePng, fractionNear, solidPngDataUri, type DecodedPng } from "../../../support/png.ts";
+import { countInk } from "../../render/regions.ts";
+import { EXAMPLES } from "./examples.ts";
+
+async function draw(definition: Record<string, unknown>, values: Record<string, string | undefined>, theme: "dark" | "light" = "dark", images: Record<string, string> = {}): Promise<DecodedPng> {
+  const template = accountTemplateDefinition(parseAccountTemplate(definition));
+  const { bytes } = await renderTemplate(template, values, { width: 1200, height: 630, theme, images, format: "png" });
+  return decodePng(bytes);
+}
+
+const RED: [number, number, number] = [255, 0, 0];
+const BLUE: [number, number, number] = [0, 0, 255];
+const WHITE: [number, number, number] = [255, 255, 255];
+const BLACK: [number, number, number] = [0, 0, 0];
+const GREEN: [number, number, number] = [0, 200, 120];
+
+describe("pixels", () => {
+  test("a section draws its box only when the field has a value; the inverted one otherwise", async () => {
+    const definition = {
+      id: "t",
+      fields: [{ name: "flag", type: "text" }],
+      html: `<div style="display: flex; width: 100%; height: 100%; background-color: white">
+  {{#flag}}<div style="width: 600px; height: 630px; background-color: red"></div>{{/flag}}
+  {{^flag}}<div style="width: 600px; height: 630px; background-color: blue"></div>{{/flag}}
+</div>`,
+    };
+    const on = await draw(definition, { flag: "yes" });
+    expect(fractionNear(on, 100, 100, 400, 400, RED)).toBeGreaterThan(0.99);
+    const off = await draw(definition, {});
+    expect(fractionNear(off, 100, 100, 400, 400, BLUE)).toBeGreaterThan(0.99);
+    expect(fractionNear(off, 700, 100, 400, 400, WHITE)).toBeGreaterThan(0.99);
+  });
+
+  test("theme variables follow the requested theme", async () => {
+    const definition = { id: "t", html: '<div style="width: 100%; height: 100%; background-color: var(--bg)"></div>', themes: { dark: { bg: "#000000" }, light: { bg: "#ff0000" } } };
+    expect(fractionNear(await draw(definition, {}, "dark"), 0, 0, 1200, 630, BLACK)).toBeGreaterThan(0.99);
+    expect(fractionNear(await draw(definition, {}, "light"), 0, 0, 1200, 630, RED)).toBeGreaterThan(0.99);
+  });
+
+  test("a colour field paints where its placeholder stands", async () => {
+    const definition = { id: "t", html: '<div style="width: 100%; height: 100%; background-color: {{brand}}"></div>', fields: [{ name: "brand", type: "color" }] };
+    expect(fractionNear(await draw(definition, { brand: "rgb(0, 0, 255)" }), 0, 0, 1200, 630, BLUE)).toBeGreaterThan(0.99);
+  });
+
+  test("an image field draws the fetched data: URI", async () => {
+    const definition = {
+      id: "t",
+      fields: [{ name: "photo", type: "image_url", required: true }],
+      html: '<div style="display: flex; width: 100%; height: 100%; background-color: white"><img src="{{photo}}" width="400" height="400" style="margin: 100px"></div>',
+    };
+    const png = await draw(definition, { photo: "https://example.com/a.png" }, "dark", { photo: solidPngDataUri(40, 40, GREEN) });
+    expect(fractionNear(png, 150, 150, 300, 300, GREEN)).toBeGreaterThan(0.98);
+    expect(fractionNear(png, 700, 100, 400, 400, WHITE)).toBeGreaterThan(0.99);
+  });
+
+  test("inline SVG draws; a data: SVG image draws", async () => {
+    const svg = encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#0000ff"/></svg>');
+    const definition = {
+      id: "t",
+      html: `<div style="display: flex; width: 100%; height: 100%; background-color: white">
+  <svg width="600" height="630" viewBox="0 0 10 10"><rect width="10" height="10" fill="red"/></svg>
+  <img src="data:image/svg+xml,${svg}" width="600" height="630">
+</div>`,
+    };
+    const png = await draw(definition, {});
+    expect(fractionNear(png, 50, 50, 500, 500, RED)).toBeGreaterThan(0.99);
+    expect(fractionNear(png, 650, 50, 500, 500, BLUE)).toBeGreaterThan(0.99);
+  });
+
+  test("data-fit-lines shrinks a long text to fit its lines, keeps a short one at full size", async () => {
+    const definition = {
+      id: "t",
+      fields: [{ name: "title", type: "text" }],
+      html: '<div style="display: flex; width: 100%; height: 100%; background-color: white; padding: 50px"><h1 style="font-size: 120px; line-height: 1.1; color: black; margin: 0; width: 1100px" data-fit-lines="2" data-min-font-size="30">{{title}}</h1></div>',
+    };
+    const short = await draw(definition, { title: "Hi" });
+    const long = await draw(definition, { title: "A much longer title that would need four or five lines at the largest size of one hundred and twenty" });
+    // The short title is tall (ink reaches ~100 px below the top); the long one stays within two lines of a smaller size.
+    expect(countInk(short, 50, 120, 400, 60, WHITE)).toBeGreaterThan(500);
+    expect(countInk(long, 50, 50 + 2 * 132, 1100, 630 - 50 - 2 * 132, WHITE)).toBe(0);
+    expect(countInk(long, 50, 50, 1100, 100, WHITE)).toBeGreaterThan(500);
+  });
+
+  test("the documented examples draw (ink on the card, not a blank)", async () => {
+    for (const example of Object.values(EXAMPLES)) {
+      const png = await draw(example, example.sample as Record<string, string>, "dark");
+      expect(countInk(png, 0, 0, 1200, 630, [...[png.pixels[0]!, png.pixels[1]!, png.pixels[2]!]] as [number, number, number])).toBeGreaterThan(5000);
+    }
+  });
+});
