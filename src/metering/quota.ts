@@ -71,8 +71,8 @@ export const RECLAIM_SWEEP_MS = 5 * 60_000;
 
 export interface MeteringOptions {
   /**
-   * Whether this process may reclaim reservations it does not hold (`reclaimUnheld`). Off where
-   * another process or thread reserves through the same SQLite file: its tally is not ours.
+   * Whether this process may reclaim reservations it does not hold (`reclaimUnheld`): on in the
+   * serving process, the one that reserves on its SQLite file (on PostgreSQL, per instance).
    */
   reclaims?: boolean;
 }
@@ -109,6 +109,7 @@ export class Metering {
     const reservation = await this.reserve(account);
     let used: number;
     let result: T;
+    let lost = false;
     try {
       const done = await work();
       result = done.result;
@@ -116,10 +117,10 @@ export class Metering {
     } catch (error) {
       // A failed confirmation committed nothing (each store call is atomic), so the unit is
       // still only reserved: give it back.
-      await this.release(reservation);
+      lost = !(await this.release(reservation));
       throw error;
     } finally {
-      this.settled(reservation);
+      this.settled(reservation, lost);
     }
     return { result, quota: reservation.quota, used, remaining: Math.max(0, reservation.quota - used) };
   }
@@ -155,6 +156,7 @@ export class Metering {
     const reservation = await this.reserve(account);
     let result: T;
     let after: UsageCounters | undefined;
+    let lost = false;
     try {
       const done = await work();
       result = done.result;
@@ -168,10 +170,10 @@ export class Metering {
         decide: (counters) => this.decide(account, reservation.quota, counters, done.facts, now),
       });
     } catch (error) {
-      await this.release(reservation);
+      lost = !(await this.release(reservation));
       throw error;
     } finally {
-      this.settled(reservation);
+      this.settled(reservation, lost);
     }
     const used = after?.used ?? (await this.store.usage(account.id, reservation.period))?.used ?? 0;
     return { result, quota: reservation.quota, used, remaining: Math.max(0, reservation.quota - used), counted: after !== undefined };
@@ -213,22 +215,28 @@ export class Metering {
   }
 
   /**
-   * Gives a reserved unit back. Never throws: when the store cannot take the release now, the
-   * unit is left to the reclaimer, which gives back whatever no request holds once the store
-   * answers again (a unit must not stay reserved until the next start-up).
+   * Gives a reserved unit back; false when the store could not take it. Never throws: such a
+   * unit is left to the reclaimer (`settled` with `lost`), which gives back whatever no request
+   * holds once the store answers again (a unit must not stay reserved until the next start-up).
    */
-  async release(reservation: Reservation): Promise<void> {
+  async release(reservation: Reservation): Promise<boolean> {
     try {
       await this.store.releaseUnit(reservation);
+      return true;
     } catch (error) {
-      this.failures++;
       this.logger?.warn("releasing a reserved unit failed; it comes back with the next reclaim", { account_id: reservation.accountId, error: (error as Error).message });
+      return false;
     }
   }
 
-  /** The reservation's request is done with it (confirmed, released, or failing to do either). */
-  settled(reservation: Reservation): void {
+  /**
+   * The reservation's request is done with it: confirmed, released, or (`lost`) neither. A lost
+   * unit is no longer held, and is announced to the reclaimer only after that, so a reclaim can
+   * never see the failure while the unit still counts as held.
+   */
+  settled(reservation: Reservation, lost = false): void {
     this.hold(reservation, -1);
+    if (lost) this.failures++;
   }
 
   private hold(reservation: Reservation, by: number): void {
