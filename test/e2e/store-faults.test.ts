@@ -82,7 +82,7 @@ sqliteOnly("another connection holds the write lock", () => {
     expect(ready.status).toBe(503);
     holder.exec("ROLLBACK");
 
-    expect((await s.api("/readyz")).status).toBe(200);
+    await waitFor(async () => (await s.api("/readyz")).status === 200, "/readyz to recover (its check is at most a second old)");
     expect(await used(s, apiKey)).toMatchObject({ used: 0, remaining: 10 });
     const metrics = await (await s.admin("/metrics")).text();
     expect(metrics).toMatch(/ogsmith_store_unavailable_total\{reason="locked"\} [1-9]/);
