@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ADMIN_TOKEN, startTestService, type TestService } from "../support/harness.ts";
+import { waitFor } from "../support/wait.ts";
 
 async function expectError(res: Response, status: number, code: string): Promise<{ message: string }> {
   expect(res.status).toBe(status);
@@ -141,3 +142,33 @@ test("OG_METRICS_PUBLIC=true: /metrics answers anyone; with OG_BASE_URL only on 
     await s.stop();
   }
 });
+
+test("logs name a webhook by its id, never by its URL (a Slack-style path is a credential): deliveries that give up, the disabled email's line", async () => {
+  const { createLogger } = await import("../../src/logger.ts");
+  const { startReceiver } = await import("../support/receiver.ts");
+  const lines: string[] = [];
+  const receiver = await startReceiver();
+  // No SMTP_URL: the webhook-disabled email is logged as not sent, with its subject.
+  const s = await startTestService({ OG_ALLOW_PRIVATE_NETWORKS: "1" }, { logger: createLogger("info", (line) => lines.push(line)) });
+  try {
+    const { apiKey } = await s.createAccount({ plan: "custom", quota: 100, requests_per_second: 100, email: "owner@example.com" });
+    const path = "/services/T0001/B0001/SecretPathToken123";
+    receiver.respond({ status: 500 }, path);
+    const created = await s.api("/api/webhooks", { key: apiKey, json: { url: receiver.url(path), events: ["image.generated"], secret: "s".repeat(20) } });
+    const webhook = (await created.json()) as { id: string };
+    await (await s.api("/api/generate", { key: apiKey, json: { title: "A delivery that fails" } })).arrayBuffer();
+    await receiver.waitForCount(1, path);
+    for (const [i, delay] of [60, 300, 1800, 7200, 86400].entries()) {
+      await s.advance(delay * 1.2);
+      await receiver.waitForCount(i + 2, path);
+    }
+    await waitFor(() => lines.some((line) => line.includes("email alert not sent")), "the disabled email's log line");
+    const gaveUp = lines.find((line) => line.includes('"job gave up"'));
+    expect(gaveUp).toContain(`"webhook_id":"${webhook.id}"`);
+    expect(lines.find((line) => line.includes("email alert not sent"))).toContain(webhook.id);
+    for (const line of lines) expect(line).not.toContain("SecretPathToken123");
+  } finally {
+    await s.stop();
+    await receiver.stop();
+  }
+}, 60_000);
