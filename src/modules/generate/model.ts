@@ -68,11 +68,11 @@ export function generateBodySchema(templates: TemplateLookup) {
     // The fields of an account's own templates (text, image URL or colour values): which names
     // exist depends on the account, and the template-driven validator refuses any other name,
     // saying which template owns it.
-    // Typed as string or integer, the types the declared properties have, so a generated client
-    // still accepts them beside an index signature.
-    additionalProperties: t.Union([t.String({ maxLength: MAX_URL_LENGTH * 4 }), t.Integer({ minimum: 0, maximum: 2_147_483_647 })], {
-      description: "A field of one of the account's own templates (text, image URL or colour: a string).",
-    }),
+    // Any name, its value a string: the validator checks it against the template's own field
+    // schema. Declared without a type so that a generated client's index signature still
+    // admits the integer properties above.
+    additionalProperties: t.Unknown({ description: "A field of one of the account's own templates (text, image URL or colour: a string)." }),
+    maxProperties: 64,
     examples: [
       {
         template: "event",
