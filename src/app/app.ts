@@ -121,7 +121,7 @@ export function createApp(deps: AppDeps) {
     .use(opsModule(services, metrics))
     .use(generateModule({ services, renderer: deps.renderer, templates: deps.templates }))
     .use(usageModule(services))
-    .use(templatesModule(deps.templates))
+    .use(templatesModule({ services, templates: deps.templates, renderer: deps.renderer }))
     .use(adminModule(services))
     .use(webhooksModule(services))
     .use(signingKeysModule(services))

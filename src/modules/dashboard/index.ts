@@ -11,6 +11,7 @@ import { subscriptionBlock } from "../../accounts/access.ts";
 import { usageOverview } from "../../metering/overview.ts";
 import { SESSION_TTL_MS, type DashboardSession } from "../../sessions/sessions.ts";
 import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
+import { asPreview } from "../../render/preview.ts";
 import type { Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { templateCatalog } from "../templates/index.ts";
@@ -20,7 +21,7 @@ import { dashboardAssets } from "./assets.ts";
 import { dashboardRules } from "./rules.ts";
 
 export interface DashboardDeps {
-  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks" | "signingKeys">;
+  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks" | "signingKeys" | "accountTemplates">;
   renderer: Renderer;
   templates: TemplateLookup;
 }
@@ -107,11 +108,12 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     .get("/api/rules", () => dashboardRules, hide)
 
     // The playground's preview: validated like /api/generate, rate limited by the gate with the
-    // key's window, and never reserved or counted against the quota.
+    // key's window, and never reserved or counted against the quota — so capped and marked as
+    // every preview is (render/preview.ts), or it would be a free rendering API.
     .post(
       "/api/preview",
       async ({ body }) => {
-        const result = await renderer.render(parseRenderRequest(body ?? {}, templates));
+        const result = await renderer.render(asPreview(parseRenderRequest(body ?? {}, templates)));
         return new Response(result.bytes as Uint8Array<ArrayBuffer>, {
           headers: {
             "content-type": result.contentType,
@@ -166,7 +168,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     )
     .post(
       "/api/image-urls",
-      ({ request, body }) => signImageUrl({ signingKeys: services.signingKeys, clock, baseUrl: services.config.baseUrl, templates }, accountId(request), body),
+      ({ request, body }) => signImageUrl({ signingKeys: services.signingKeys, clock, baseUrl: services.config.baseUrl, templates, accountTemplates: services.accountTemplates }, accountId(request), body),
       hide,
     );
 }
