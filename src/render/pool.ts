@@ -10,8 +10,8 @@
  *   bound. Memory is bounded too: at most `maxQueue` jobs and `maxQueuedBytes` of their images
  *   and definitions wait.
  * - An account's own templates (data the account wrote, so of any cost the bounds allow) run on
- *   at most half of the workers per account at a time: its other jobs wait, and other accounts'
- *   jobs are served by the rest. Such a render is stopped after `accountTemplateTimeoutMs`
+ *   at most half of the ready workers per account at a time: its other jobs wait, and other
+ *   accounts' jobs are served by the rest. Such a render is stopped after `accountTemplateTimeoutMs`
  *   (5 s): its worker is terminated and replaced, and the job fails with 422 RENDER_FAILED.
  * - The main thread never renders, so HTTP handling (auth, usage, webhooks) stays responsive
  *   however many renders are queued.
@@ -312,7 +312,8 @@ export class RenderPool {
         slot.ready = true;
         this.startupFailures = 0;
         if (this.slots.every((s) => s.ready)) for (const waiter of this.readyWaiters.splice(0)) waiter.resolve();
-        this.pump(slot);
+        // One more ready worker may give an account its share back: any free worker may take its job.
+        this.pumpAll();
         return;
       case "init_failed":
         this.options.logger.error("render worker failed to start", { worker: slot.index, error: message.message });
@@ -345,9 +346,21 @@ export class RenderPool {
     }
   }
 
-  /** An account's own template may start only while that account has fewer than half the workers. */
+  /**
+   * An account's own template may start only while that account holds fewer than half of the
+   * workers that are ready. Half of the ready ones, not of all: while a worker stopped by the
+   * 5 s bound is being replaced, the one left is kept for the other accounts instead of going to
+   * the account whose render was just stopped.
+   */
   private mayStart(pending: Pick<Pending, "account">): boolean {
-    return pending.account === undefined || (this.running.get(pending.account) ?? 0) < this.perAccountLimit;
+    if (pending.account === undefined) return true;
+    return (this.running.get(pending.account) ?? 0) < this.shareNow();
+  }
+
+  private shareNow(): number {
+    if (this.options.perAccountLimit !== undefined || this.size === 1) return this.perAccountLimit;
+    const ready = this.slots.filter((s) => s.ready && !s.dead).length;
+    return Math.min(this.perAccountLimit, Math.floor(ready / 2));
   }
 
   private dispatch(slot: Slot, pending: Pending): void {
