@@ -10,8 +10,8 @@
  *   bound. Memory is bounded too: at most `maxQueue` jobs and `maxQueuedBytes` of their images
  *   and definitions wait.
  * - An account's own templates (data the account wrote, so of any cost the bounds allow) run on
- *   at most half of the workers per account at a time: its other jobs wait, and other accounts'
- *   jobs are served by the rest. Such a render is stopped after `accountTemplateTimeoutMs`
+ *   at most half of the ready workers per account at a time: its other jobs wait, and other
+ *   accounts' jobs are served by the rest. Such a render is stopped after `accountTemplateTimeoutMs`
  *   (5 s): its worker is terminated and replaced, and the job fails with 422 RENDER_FAILED.
  * - The main thread never renders, so HTTP handling (auth, usage, webhooks) stays responsive
  *   however many renders are queued.
@@ -79,6 +79,8 @@ export interface RenderPoolOptions {
   maxQueuedBytes?: number;
   /** What a render is assumed to take before any has finished. Default 100 ms. */
   initialRenderMs?: number;
+  /** How many of one account's own templates may render at once. Default half the workers (at least one). */
+  perAccountLimit?: number;
   /** An account template's render running longer than this is stopped: 422 RENDER_FAILED. Default 5 s. */
   accountTemplateTimeoutMs?: number;
   templatesDir?: string;
@@ -133,6 +135,9 @@ interface Slot {
 /** The weight of the latest render in the moving average of render times. */
 const RECENT_WEIGHT = 0.2;
 
+/** Accounts whose recent render time is kept. */
+const MAX_ACCOUNTS_REMEMBERED = 1024;
+
 /** Consecutive start-up failures after which the pool gives up respawning. */
 const MAX_STARTUP_FAILURES = 3;
 
@@ -159,6 +164,12 @@ export class RenderPool {
   /** Account templates rendering now, by account. */
   private readonly running = new Map<string, number>();
   private recentRenderMs: number;
+  /**
+   * Recent render time of each account's own templates, stopped renders included (they held a
+   * worker for the whole bound): its own queue is estimated with it, so one account's slow
+   * template makes its own backlog short, not everyone's. Bounded, least recently used out.
+   */
+  private readonly accountRenderMs = new Map<string, number>();
   private readonly options: Required<Pick<RenderPoolOptions, "gcEvery" | "jobTimeoutMs" | "warmUp" | "maxQueuedBytes" | "accountTemplateTimeoutMs">> & RenderPoolOptions;
   private nextId = 1;
   private rendered = 0;
@@ -173,7 +184,7 @@ export class RenderPool {
     this.size = options.workers;
     this.maxQueue = options.maxQueue ?? 256 * options.workers;
     this.maxWaitMs = options.maxWaitMs ?? 10_000;
-    this.perAccountLimit = Math.max(1, Math.floor(options.workers / 2));
+    this.perAccountLimit = options.perAccountLimit ?? Math.max(1, Math.floor(options.workers / 2));
     this.recentRenderMs = options.initialRenderMs ?? 100;
     this.options = { gcEvery: 32, jobTimeoutMs: 30_000, warmUp: true, maxQueuedBytes: 256 * 1024 * 1024, accountTemplateTimeoutMs: 5_000, ...options };
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(i));
@@ -218,7 +229,16 @@ export class RenderPool {
     if (account === undefined) return Math.round(everyone);
     let own = 0;
     for (const pending of this.queue) if (pending.account === account) own++;
-    return Math.round(Math.max(everyone, (own * this.recentRenderMs) / this.perAccountLimit));
+    const theirs = this.accountRenderMs.get(account) ?? this.recentRenderMs;
+    return Math.round(Math.max(everyone, (own * theirs) / this.perAccountLimit));
+  }
+
+  private learnAccount(account: string | undefined, elapsedMs: number): void {
+    if (account === undefined) return;
+    const before = this.accountRenderMs.get(account);
+    this.accountRenderMs.delete(account);
+    this.accountRenderMs.set(account, before === undefined ? elapsedMs : before + RECENT_WEIGHT * (elapsedMs - before));
+    if (this.accountRenderMs.size > MAX_ACCOUNTS_REMEMBERED) this.accountRenderMs.delete(this.accountRenderMs.keys().next().value!);
   }
 
   get stats(): RenderPoolStats {
@@ -292,7 +312,8 @@ export class RenderPool {
         slot.ready = true;
         this.startupFailures = 0;
         if (this.slots.every((s) => s.ready)) for (const waiter of this.readyWaiters.splice(0)) waiter.resolve();
-        this.pump(slot);
+        // One more ready worker may give an account its share back: any free worker may take its job.
+        this.pumpAll();
         return;
       case "init_failed":
         this.options.logger.error("render worker failed to start", { worker: slot.index, error: message.message });
@@ -307,7 +328,9 @@ export class RenderPool {
         if (message.type === "done") {
           this.rendered++;
           // Only successes teach the estimate: a refusal inside the worker took no drawing.
-          this.recentRenderMs += RECENT_WEIGHT * (performance.now() - current.started - this.recentRenderMs);
+          const elapsed = performance.now() - current.started;
+          this.recentRenderMs += RECENT_WEIGHT * (elapsed - this.recentRenderMs);
+          this.learnAccount(current.pending.account, elapsed);
           current.pending.resolve({ bytes: message.bytes, timings: message.timings, missingGlyphs: message.missingGlyphs ?? [] });
         } else if (message.error.code) {
           current.pending.reject(apiErrorFrom(message.error));
@@ -323,9 +346,21 @@ export class RenderPool {
     }
   }
 
-  /** An account's own template may start only while that account has fewer than half the workers. */
+  /**
+   * An account's own template may start only while that account holds fewer than half of the
+   * workers that are ready. Half of the ready ones, not of all: while a worker stopped by the
+   * 5 s bound is being replaced, the one left is kept for the other accounts instead of going to
+   * the account whose render was just stopped.
+   */
   private mayStart(pending: Pick<Pending, "account">): boolean {
-    return pending.account === undefined || (this.running.get(pending.account) ?? 0) < this.perAccountLimit;
+    if (pending.account === undefined) return true;
+    return (this.running.get(pending.account) ?? 0) < this.shareNow();
+  }
+
+  private shareNow(): number {
+    if (this.options.perAccountLimit !== undefined || this.size === 1) return this.perAccountLimit;
+    const ready = this.slots.filter((s) => s.ready && !s.dead).length;
+    return Math.min(this.perAccountLimit, Math.floor(ready / 2));
   }
 
   private dispatch(slot: Slot, pending: Pending): void {
@@ -337,6 +372,7 @@ export class RenderPool {
       if (tenant) {
         // Tenant data made the renderer spin: the account hears why, the operator sees which template.
         this.options.logger.warn("account template render took too long; stopped and its worker replaced", { worker: slot.index, timeout_ms: timeoutMs, template: job.template, account });
+        this.learnAccount(account, timeoutMs);
         this.onDeath(slot, "render timed out", new ApiError("RENDER_FAILED", `The template took longer than ${timeoutMs / 1000} s to render and was stopped. Simplify it (fewer elements, smaller blurs and shadows) and try again.`));
       } else {
         this.options.logger.error("render timed out; replacing its worker", { worker: slot.index, timeout_ms: timeoutMs, template: job.template });

@@ -72,14 +72,14 @@ async function render(message: Extract<WorkerRequest, { type: "render" }>): Prom
 /**
  * Compiled account templates, by account, id, version and revision (a saved version never
  * changes; the revision tells apart a template deleted and created again, whose versions start
- * over), the most recently used last. An unsaved definition (version 0, a preview) is compiled
- * each time: the editor sends a new one with every keystroke.
+ * over), the most recently used last. An unsaved definition (version 0 without a revision, a
+ * preview) is compiled each time: the editor sends a new one with every keystroke.
  */
 const accountDefinitions = new Map<string, TemplateDefinition>();
 const MAX_ACCOUNT_DEFINITIONS = 64;
 
 function accountDefinition(source: NonNullable<RenderJob["accountTemplate"]>): TemplateDefinition {
-  if (source.version <= 0) return accountTemplateDefinition(source.spec);
+  if (source.version <= 0 && !source.revision) return accountTemplateDefinition(source.spec);
   const key = JSON.stringify([source.accountId, source.spec.id, source.version, source.revision ?? Bun.hash(JSON.stringify(source.spec)).toString(16)]);
   let definition = accountDefinitions.get(key);
   if (definition) accountDefinitions.delete(key);

@@ -6,7 +6,9 @@
  *   - "hold" writes `<gate dir>/started-<title>` and blocks its thread until
  *     `<gate dir>/release-<title>` exists (or 20 s pass), then renders normally.
  * The gate directory is the template's `description` (a worker does not see environment changes
- * made after the process started). Every other job goes straight to the real worker.
+ * made after the process started). Any other job whose title is `hold:<path>` writes
+ * `<path>.started` and blocks until `<path>.release` exists (or 20 s pass). Every other job goes
+ * straight to the real worker.
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,6 +34,13 @@ self.onmessage = (event: MessageEvent<WorkerRequest>) => {
       const deadline = Date.now() + 20_000;
       while (!existsSync(join(gate, `release-${title}`)) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 2);
     }
+  }
+  const title = message.type === "render" ? message.job.fields.title : undefined;
+  if (message.type === "render" && !message.job.accountTemplate && title?.startsWith("hold:")) {
+    const path = title.slice("hold:".length);
+    writeFileSync(`${path}.started`, "");
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(`${path}.release`) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 2);
   }
   real.call(self, event);
 };

@@ -14,8 +14,6 @@ import type { Services } from "../../services.ts";
 import { type AccountTemplateView, globalSource, MAX_TEMPLATES_PER_ACCOUNT, MAX_VERSIONS_PER_TEMPLATE } from "../../templates/account-templates.ts";
 import { COMMON_PARAMETERS } from "../generate/model.ts";
 import { AccountTemplate, DeletedTemplate, TemplateDefinitionBody, TemplateList, TemplateVersionList } from "./model.ts";
-import { templatePreviewModule } from "./preview.ts";
-import type { Renderer } from "../../render/types.ts";
 
 export function describeTemplates(templates: TemplateLookup) {
   return templates.list().map((template) => ({
@@ -56,16 +54,14 @@ export const templateCatalog = (templates: TemplateLookup) => ({ data: describeT
 export interface TemplatesDeps {
   services: Pick<Services, "accountTemplates">;
   templates: TemplateLookup;
-  renderer: Renderer;
 }
 
-export function templatesModule({ services, templates, renderer }: TemplatesDeps) {
+export function templatesModule({ services, templates }: TemplatesDeps) {
   const { accountTemplates } = services;
   const tags = ["Templates"];
   const account = (request: Request) => authOf(request).account.id;
 
   return new Elysia({ name: "module.templates", prefix: "/api/templates" })
-    .use(templatePreviewModule({ renderer }))
     .get(
       "",
       async ({ request }) => {

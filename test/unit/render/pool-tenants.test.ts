@@ -145,6 +145,26 @@ describe("account templates in the pool", () => {
     }
   }, 30_000);
 
+  test("while a stopped render's worker is replaced, the worker left is kept for other accounts", async () => {
+    // Warm workers (a cold first render may itself take over a second on a loaded box).
+    const pool = gatedPool({ workers: 2, accountTemplateTimeoutMs: 2_000, warmUp: true });
+    try {
+      await pool.ready();
+      const stopped = pool.render(tenantJob("acc_a", "slow-card", "stuck"));
+      const next = pool.render(tenantJob("acc_a", "card", "a2"));
+      expect((await rejection(stopped)).code).toBe("RENDER_FAILED");
+      // One worker ready, one starting: half of one is none, so A's next render waits on a free worker...
+      expect(pool.stats).toMatchObject({ ready: 1, busy: 0, queued: 1 });
+      // ...which B's render takes at once.
+      expect(decodePng((await pool.render(tenantJob("acc_b", "card", "b"))).bytes).width).toBe(400);
+      // A's render starts once the replacement is ready.
+      expect(decodePng((await next).bytes).width).toBe(400);
+      expect(pool.stats).toMatchObject({ ready: 2, replaced: 1 });
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+
   test("a job waits while its expected wait is within the bound; beyond it SERVER_BUSY says when to retry", async () => {
     // No render finishes while the first is held, so the estimate stays at the assumed 4 s a render.
     const pool = gatedPool({ workers: 1, initialRenderMs: 4_000, maxWaitMs: 10_000 });
@@ -184,6 +204,29 @@ describe("account templates in the pool", () => {
       expect(decodePng((await b).bytes).width).toBe(400);
       for (const title of ["a-running", "a1", "a2", "a3", "a4"]) release(title);
       await Promise.all([holding, ...queuedA]);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+
+  test("an account's stopped renders teach its own estimate: its backlog is refused sooner, others' is not", async () => {
+    const pool = gatedPool({ workers: 2, accountTemplateTimeoutMs: 1_000, initialRenderMs: 100, maxWaitMs: 10_000, warmUp: true });
+    try {
+      await pool.ready();
+      expect((await rejection(pool.render(tenantJob("acc_a", "slow-card", "stuck")))).code).toBe("RENDER_FAILED");
+      // Both workers held by operator-template renders: everything else waits in the queue.
+      const holds = ["w1", "w2"].map((name) => pool.render(builtIn(`hold:${join(gateDir, name)}`)));
+      await waitFor(() => existsSync(join(gateDir, "w1.started")) && existsSync(join(gateDir, "w2.started")), "both workers to be held");
+      // A's renders take 1 s as far as the pool knows: eleven wait (the last expects 10 s on its one worker), the twelfth is refused.
+      const queuedA = Array.from({ length: 11 }, (_, i) => pool.render(tenantJob("acc_a", "card", `a${i}`)));
+      const refused = await rejection(pool.render(tenantJob("acc_a", "card", "a11")));
+      expect(refused.code).toBe("SERVER_BUSY");
+      expect(refused.retryAfterSeconds).toBe(11);
+      // B has no such history: 11 queued × 100 ms ÷ 2 workers.
+      expect(pool.expectedWaitMs("acc_b")).toBe(550);
+      const b = pool.render(tenantJob("acc_b", "card", "b"));
+      for (const name of ["w1", "w2"]) writeFileSync(join(gateDir, `${name}.release`), "");
+      await Promise.all([...holds, ...queuedA, b]);
     } finally {
       await pool.close();
     }
