@@ -16,6 +16,7 @@ import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts
 import type { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
 import { SigningKeyService } from "./signing/keys.ts";
+import { AccountTemplateService } from "./templates/account-templates.ts";
 import { createStore } from "./store/index.ts";
 import type { Store } from "./store/types.ts";
 import type { RetryRandom } from "./webhooks/delivery-job.ts";
@@ -45,6 +46,8 @@ export interface Services {
   sessions: SessionService;
   /** Signing keys of public image URLs. */
   signingKeys: SigningKeyService;
+  /** Templates accounts design as data, with their versions. */
+  accountTemplates: AccountTemplateService;
   close(): Promise<void>;
 }
 
@@ -76,7 +79,9 @@ export async function createServices(config: Config, options: ServicesOptions = 
   const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
   const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);
-  const metering = new Metering(store, clock, outbox, logger);
+  // Only the serving process reclaims (serve.ts), and it is the one process reserving on a SQLite
+  // file; PostgreSQL keeps one tally per instance.
+  const metering = new Metering(store, clock, outbox, logger, { reclaims: true });
   const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
   return {
     config,
@@ -94,6 +99,7 @@ export async function createServices(config: Config, options: ServicesOptions = 
     mailer,
     sessions: new SessionService(store, clock, accounts),
     signingKeys: new SigningKeyService(store, clock),
+    accountTemplates: new AccountTemplateService(store.templates, clock),
     close: async () => {
       mailer.close();
       await limiter.close?.();

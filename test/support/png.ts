@@ -20,8 +20,8 @@ export function decodePng(bytes: Uint8Array): DecodedPng {
   let height = 0;
   let colourType = 0;
   let depth = 8;
-  let palette = new Uint8Array();
-  let paletteAlpha = new Uint8Array();
+  let palette: Uint8Array = new Uint8Array();
+  let paletteAlpha: Uint8Array = new Uint8Array();
   const idat: Uint8Array[] = [];
   while (offset < bytes.length) {
     const length = view.getUint32(offset);
