@@ -135,6 +135,9 @@ interface Slot {
 /** The weight of the latest render in the moving average of render times. */
 const RECENT_WEIGHT = 0.2;
 
+/** At most this long a stopped render's thread counts against its account's share (see holdShareUntilGone). */
+const STOPPED_THREAD_HOLD_MS = 10 * 60_000;
+
 /** Accounts whose recent render time is kept. */
 const MAX_ACCOUNTS_REMEMBERED = 1024;
 
@@ -373,6 +376,7 @@ export class RenderPool {
         // Tenant data made the renderer spin: the account hears why, the operator sees which template.
         this.options.logger.warn("account template render took too long; stopped and its worker replaced", { worker: slot.index, timeout_ms: timeoutMs, template: job.template, account });
         this.learnAccount(account, timeoutMs);
+        this.holdShareUntilGone(slot.worker, account);
         this.onDeath(slot, "render timed out", new ApiError("RENDER_FAILED", `The template took longer than ${timeoutMs / 1000} s to render and was stopped. Simplify it (fewer elements, smaller blurs and shadows) and try again.`));
       } else {
         this.options.logger.error("render timed out; replacing its worker", { worker: slot.index, timeout_ms: timeoutMs, template: job.template });
@@ -383,6 +387,33 @@ export class RenderPool {
     if (account !== undefined) this.running.set(account, (this.running.get(account) ?? 0) + 1);
     const message: WorkerRequest = { type: "render", id, job };
     slot.worker.postMessage(message);
+  }
+
+  /**
+   * A stopped render's thread may go on running: terminating a worker interrupts JavaScript and
+   * wasm (satori) at once, but not native code (resvg rasterizing), which runs to its end — over a
+   * minute for the most expensive templates the bounds allow — on a core of its own. Until the
+   * thread is really gone (its `close` event), it keeps counting against its account's share, so
+   * an account can never have more threads busy than its share, stopped ones included. (A
+   * replacement worker starts at once: the other accounts keep every worker.)
+   */
+  private holdShareUntilGone(worker: Worker, account: string | undefined): void {
+    if (account === undefined) return;
+    this.running.set(account, (this.running.get(account) ?? 0) + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      clearTimeout(fallback);
+      const left = (this.running.get(account) ?? 1) - 1;
+      if (left > 0) this.running.set(account, left);
+      else this.running.delete(account);
+      if (!this.closing) this.pumpAll();
+    };
+    worker.addEventListener("close", release, { once: true });
+    // Should the runtime never report the end, the share comes back after a generous while.
+    const fallback = setTimeout(release, STOPPED_THREAD_HOLD_MS);
+    fallback.unref?.();
   }
 
   /** The slot's job is over (answered, failed, or its worker gone): stop its timer, free its account's share. */

@@ -165,6 +165,25 @@ describe("account templates in the pool", () => {
     }
   }, 30_000);
 
+  test("a stopped render whose thread runs on (native code) keeps counting against its account until the thread ends", async () => {
+    const pool = gatedPool({ workers: 2, accountTemplateTimeoutMs: 1_000, warmUp: true });
+    try {
+      await pool.ready();
+      expect((await rejection(pool.render(tenantJob("acc_a", "native-card", "stuck")))).code).toBe("RENDER_FAILED");
+      await waitFor(() => pool.stats.ready === 2, "the replacement worker to be ready");
+      // Two ready workers, none busy, but A's stopped render still holds a core: A waits...
+      const next = pool.render(tenantJob("acc_a", "card", "a2"));
+      expect(pool.stats).toMatchObject({ ready: 2, busy: 0, queued: 1 });
+      // ...B does not.
+      expect(decodePng((await pool.render(tenantJob("acc_b", "card", "b"))).bytes).width).toBe(400);
+      expect(pool.stats.queued).toBe(1);
+      // Once the stopped thread is gone, A renders again.
+      expect(decodePng((await next).bytes).width).toBe(400);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+
   test("a job waits while its expected wait is within the bound; beyond it SERVER_BUSY says when to retry", async () => {
     // No render finishes while the first is held, so the estimate stays at the assumed 4 s a render.
     const pool = gatedPool({ workers: 1, initialRenderMs: 4_000, maxWaitMs: 10_000 });
