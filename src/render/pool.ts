@@ -138,6 +138,12 @@ const RECENT_WEIGHT = 0.2;
 /** At most this long a stopped render's thread counts against its account's share (see holdShareUntilGone). */
 const STOPPED_THREAD_HOLD_MS = 10 * 60_000;
 
+/** How long a stopped render's thread may take to end before it counts as stuck in native code. */
+const STOPPED_GRACE_MS = 1_000;
+
+/** While stopped renders hold an account's whole share, its new renders are refused with at least this Retry-After. */
+const STOPPED_RETRY_MS = 20_000;
+
 /** Accounts whose recent render time is kept. */
 const MAX_ACCOUNTS_REMEMBERED = 1024;
 
@@ -164,8 +170,10 @@ export class RenderPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private queuedBytes = 0;
-  /** Account templates rendering now, by account. */
+  /** Account templates rendering now, by account (stopped renders whose thread runs on included). */
   private readonly running = new Map<string, number>();
+  /** Stopped renders whose thread runs on past the grace period, by account. */
+  private readonly stopped = new Map<string, number>();
   private recentRenderMs: number;
   /**
    * Recent render time of each account's own templates, stopped renders included (they held a
@@ -230,6 +238,8 @@ export class RenderPool {
   expectedWaitMs(account?: string): number {
     const everyone = (this.queue.length * this.recentRenderMs) / this.size;
     if (account === undefined) return Math.round(everyone);
+    // Its share held by stopped renders still running: nothing of its can start for a while.
+    if ((this.stopped.get(account) ?? 0) >= this.perAccountLimit) return Math.max(everyone, this.maxWaitMs + STOPPED_RETRY_MS);
     let own = 0;
     for (const pending of this.queue) if (pending.account === account) own++;
     const theirs = this.accountRenderMs.get(account) ?? this.recentRenderMs;
@@ -401,10 +411,23 @@ export class RenderPool {
     if (account === undefined) return;
     this.running.set(account, (this.running.get(account) ?? 0) + 1);
     let released = false;
+    // A thread stopped in JavaScript ends within moments; one still there after a second is
+    // stuck in native code, and its account's new renders are refused rather than left waiting.
+    let lingering = false;
+    const linger = setTimeout(() => {
+      lingering = true;
+      this.stopped.set(account, (this.stopped.get(account) ?? 0) + 1);
+    }, STOPPED_GRACE_MS);
     const release = () => {
       if (released) return;
       released = true;
       clearTimeout(fallback);
+      clearTimeout(linger);
+      if (lingering) {
+        const stoppedLeft = (this.stopped.get(account) ?? 1) - 1;
+        if (stoppedLeft > 0) this.stopped.set(account, stoppedLeft);
+        else this.stopped.delete(account);
+      }
       const left = (this.running.get(account) ?? 1) - 1;
       if (left > 0) this.running.set(account, left);
       else this.running.delete(account);

@@ -170,10 +170,14 @@ describe("account templates in the pool", () => {
     try {
       await pool.ready();
       expect((await rejection(pool.render(tenantJob("acc_a", "native-card", "stuck")))).code).toBe("RENDER_FAILED");
-      await waitFor(() => pool.stats.ready === 2, "the replacement worker to be ready");
-      // Two ready workers, none busy, but A's stopped render still holds a core: A waits...
       const next = pool.render(tenantJob("acc_a", "card", "a2"));
+      await waitFor(() => pool.stats.ready === 2 && pool.expectedWaitMs("acc_a") > 10_000, "the replacement worker to be ready, and the stopped thread to linger");
+      // Two ready workers, none busy, but A's stopped render still holds a core: A's render waits...
       expect(pool.stats).toMatchObject({ ready: 2, busy: 0, queued: 1 });
+      // A's further renders are refused at once rather than left waiting on a thread that may run for minutes.
+      const refused = await rejection(pool.render(tenantJob("acc_a", "card", "a3")));
+      expect(refused.code).toBe("SERVER_BUSY");
+      expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(30);
       // ...B does not.
       expect(decodePng((await pool.render(tenantJob("acc_b", "card", "b"))).bytes).width).toBe(400);
       expect(pool.stats.queued).toBe(1);
