@@ -417,6 +417,16 @@ export class RenderPool {
     const linger = setTimeout(() => {
       lingering = true;
       this.stopped.set(account, (this.stopped.get(account) ?? 0) + 1);
+      if ((this.stopped.get(account) ?? 0) < this.perAccountLimit) return;
+      // Its waiting renders would wait on that thread too, for minutes maybe: answer them now.
+      const retryAfter = Math.ceil((this.maxWaitMs + STOPPED_RETRY_MS) / 1000);
+      for (let i = this.queue.length - 1; i >= 0; i--) {
+        const pending = this.queue[i]!;
+        if (pending.account !== account) continue;
+        this.queue.splice(i, 1);
+        this.queuedBytes -= pending.bytes;
+        pending.reject(busy("A render of this account's was stopped and is still winding down; retry after the time in Retry-After.", retryAfter));
+      }
     }, STOPPED_GRACE_MS);
     const release = () => {
       if (released) return;
