@@ -68,6 +68,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
           "UNSUPPORTED_MEDIA_TYPE",
           "QUOTA_EXCEEDED",
           "IMAGE_FETCH_FAILED",
+          "RENDER_FAILED",
           "SERVER_BUSY",
           "SERVICE_UNAVAILABLE",
         ),

@@ -153,6 +153,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
       "VALIDATION_ERROR",
       "UNKNOWN_TEMPLATE",
       "IMAGE_FETCH_FAILED",
+      "RENDER_FAILED",
       "RATE_LIMIT_EXCEEDED",
       "QUOTA_EXCEEDED",
       "SERVER_BUSY",
