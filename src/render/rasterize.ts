@@ -11,8 +11,24 @@
  * counted. The 2.6.x bindings let the panic abort the whole process, every worker thread and
  * every account with it; docs/rendering.md says why that version is pinned.
  */
-import { Resvg } from "@resvg/resvg-js";
+import type { Resvg as ResvgClass } from "@resvg/resvg-js";
 import { ApiError } from "../errors.ts";
+
+/**
+ * The binding, loaded so that a platform it has no native module for says so at start-up: the
+ * pinned alpha publishes Linux x64 (glibc and musl) only, and its own message blames npm.
+ */
+function loadResvg(): typeof ResvgClass {
+  try {
+    return (require("@resvg/resvg-js") as typeof import("@resvg/resvg-js")).Resvg;
+  } catch (error) {
+    throw new Error(
+      `ogsmith draws with @resvg/resvg-js 2.7.0-alpha.2, which has native modules for Linux x64 (glibc and musl) only; this is ${process.platform}-${process.arch} (docs/rendering.md, Render workers). ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+const Resvg = loadResvg();
 
 export interface Rasterized {
   pixels: Uint8Array;
