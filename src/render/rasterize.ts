@@ -15,20 +15,22 @@ import type { Resvg as ResvgClass } from "@resvg/resvg-js";
 import { ApiError } from "../errors.ts";
 
 /**
- * The binding, loaded so that a platform it has no native module for says so at start-up: the
- * pinned alpha publishes Linux x64 (glibc and musl) only, and its own message blames npm.
+ * The binding, loaded on the first rasterization (a takumi render worker never needs it), so that
+ * a platform it has no native module for says so plainly: the pinned alpha publishes Linux x64
+ * (glibc and musl) only, and the binding's own message blames npm.
  */
+let resvg: typeof ResvgClass | undefined;
 function loadResvg(): typeof ResvgClass {
+  if (resvg) return resvg;
   try {
-    return (require("@resvg/resvg-js") as typeof import("@resvg/resvg-js")).Resvg;
+    resvg = (require("@resvg/resvg-js") as typeof import("@resvg/resvg-js")).Resvg;
+    return resvg;
   } catch (error) {
     throw new Error(
       `ogsmith draws with @resvg/resvg-js 2.7.0-alpha.2, which has native modules for Linux x64 (glibc and musl) only; this is ${process.platform}-${process.arch} (docs/rendering.md, Render workers). ${error instanceof Error ? error.message : String(error)}`,
     );
   }
 }
-
-const Resvg = loadResvg();
 
 export interface Rasterized {
   pixels: Uint8Array;
@@ -38,6 +40,7 @@ export interface Rasterized {
 
 /** Draws `svg` at its own width and height; `background` is painted first when given. */
 export function rasterize(svg: string, background?: string): Rasterized {
+  const Resvg = loadResvg();
   try {
     const image = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: "original" }, ...(background ? { background } : {}) }).render();
     return { pixels: image.pixels, width: image.width, height: image.height };
