@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ENTRYPOINTS } from "../../scripts/entrypoints.ts";
@@ -35,8 +35,9 @@ test("the compiled binary starts in an empty directory, prints a working key, se
       stdout: "pipe",
       stderr: "pipe",
     });
-    const { match, text } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
-    const key = text.match(/API key: (og_[A-Za-z0-9]{32})/)?.[1];
+    const { match } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
+    // The first-start banner is plain text on stderr, apart from the JSON log.
+    const key = (await waitForOutput(proc.stderr, /API key: (og_[A-Za-z0-9]{32})/)).match[1];
     expect(key).toBeDefined();
     const res = await fetch(`${match[1]}/api/generate`, {
       method: "POST",
@@ -70,7 +71,10 @@ test("the compiled binary starts in an empty directory, prints a working key, se
     // The database was created where OG_DB_PATH's default points, relative to the working
     // directory, and a stopped server leaves it as one file: every connection closed cleanly, so
     // SQLite checkpointed the log into it and removed the -wal and -shm files.
-    expect(readdirSync(join(runDir, "data")).sort()).toEqual(["cache", "ogsmith.db"]);
+    // Beside it, the first key in an owner-only file.
+    expect(readdirSync(join(runDir, "data")).sort()).toEqual(["cache", "ogsmith-initial-api-key", "ogsmith.db"]);
+    expect(readFileSync(join(runDir, "data", "ogsmith-initial-api-key"), "utf8")).toBe(`${key}\n`);
+    expect(statSync(join(runDir, "data", "ogsmith-initial-api-key")).mode & 0o777).toBe(0o600);
   } finally {
     rmSync(runDir, { recursive: true, force: true });
   }

@@ -82,8 +82,10 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     // Sign-in and sign-out. The key travels once, in this request body, and is never echoed.
     .post(
       "/api/session",
-      async ({ body, set }) => {
-        const { token, session } = await sessions.signIn((body as { api_key?: unknown } | undefined)?.api_key);
+      async ({ body, set, request, server }) => {
+        // The peer's address names the client for the attempt limit (behind a proxy: the proxy).
+        const client = server?.requestIP(request)?.address;
+        const { token, session } = await sessions.signIn((body as { api_key?: unknown } | undefined)?.api_key, client);
         set.headers["set-cookie"] = cookie(token, Math.floor(SESSION_TTL_MS / 1000));
         set.headers["cache-control"] = "no-store";
         return meView(session);
