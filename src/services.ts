@@ -16,6 +16,7 @@ import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts
 import type { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
 import { SigningKeyService } from "./signing/keys.ts";
+import { AccountTemplateService } from "./templates/account-templates.ts";
 import { createStore } from "./store/index.ts";
 import type { Store } from "./store/types.ts";
 import type { RetryRandom } from "./webhooks/delivery-job.ts";
@@ -45,6 +46,8 @@ export interface Services {
   sessions: SessionService;
   /** Signing keys of public image URLs. */
   signingKeys: SigningKeyService;
+  /** Templates accounts design as data, with their versions. */
+  accountTemplates: AccountTemplateService;
   close(): Promise<void>;
 }
 
@@ -96,6 +99,7 @@ export async function createServices(config: Config, options: ServicesOptions = 
     mailer,
     sessions: new SessionService(store, clock, accounts),
     signingKeys: new SigningKeyService(store, clock),
+    accountTemplates: new AccountTemplateService(store.templates, clock),
     close: async () => {
       mailer.close();
       await limiter.close?.();

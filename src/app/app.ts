@@ -16,6 +16,7 @@ import { imagesModule, MAX_URL_BYTES } from "../modules/images/index.ts";
 import { signingKeysModule } from "../modules/signing-keys/index.ts";
 import { opsModule } from "../modules/ops/index.ts";
 import { templatesModule } from "../modules/templates/index.ts";
+import { templatePreviewModule } from "../modules/templates/preview.ts";
 import { usageModule } from "../modules/usage/index.ts";
 import { webhooksModule } from "../modules/webhooks/index.ts";
 import { requestGates } from "./gates.ts";
@@ -121,7 +122,8 @@ export function createApp(deps: AppDeps) {
     .use(opsModule(services, metrics))
     .use(generateModule({ services, renderer: deps.renderer, templates: deps.templates }))
     .use(usageModule(services))
-    .use(templatesModule(deps.templates))
+    .use(templatesModule({ services, templates: deps.templates }))
+    .use(templatePreviewModule({ renderer: deps.renderer }))
     .use(adminModule(services))
     .use(webhooksModule(services))
     .use(signingKeysModule(services))

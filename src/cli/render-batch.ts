@@ -23,6 +23,7 @@ import { parseRenderRequest } from "../render/request.ts";
 import { prepareRendering } from "../render/setup.ts";
 import { BatchSyntaxError, readBatchItems, type BatchItem, type BatchShape } from "./json-stream.ts";
 import { UsageError } from "./output.ts";
+import { attachTemplateFile, defaultToTemplateFile, type TemplateFile, withTemplateFile } from "./template-file.ts";
 import { createProgress, describeFailure, displayPath, outputName, splitFilename } from "./render-items.ts";
 
 export interface BatchOptions {
@@ -32,6 +33,8 @@ export interface BatchOptions {
   workers?: number;
   /** Items read but not yet written, at most; default 2 × workers. */
   concurrency?: number;
+  /** --template-file: an account template's definition the items may use (and get when they name none). */
+  templateFile?: TemplateFile;
   logger: Logger;
 }
 
@@ -89,15 +92,19 @@ export async function renderBatchStreaming(config: Config, options: BatchOptions
 
   const root = resolve(outDir);
   mkdirSync(root, { recursive: true });
-  const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger });
+  const { templates: registry } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger });
+  const { templateFile } = options;
+  const templates = templateFile ? withTemplateFile(registry, templateFile) : registry;
   // The server's renderer: images fetched through the same guard, drawing in worker threads.
   // No image caches (a batch seldom repeats itself, and they would hold images for nothing);
-  // the queue is as long as the in-flight limit, so the pool never answers SERVER_BUSY here.
+  // the queue is as long as the in-flight limit and waits as long as it takes, so the pool never
+  // answers SERVER_BUSY here.
   const renderer = createServiceRenderer({
     config: { renderWorkers: workers, allowPrivateNetworks: config.allowPrivateNetworks, templatesDir: config.templatesDir, fontsDir: config.fontsDir },
     logger,
     pngCacheBytes: 0,
-    pool: { maxQueue: concurrency },
+    // One user: the per-account share of workers (a server's protection of other accounts) would only halve the batch.
+    pool: { maxQueue: concurrency, maxWaitMs: Number.POSITIVE_INFINITY, perAccountLimit: workers },
   });
 
   const started = performance.now();
@@ -130,7 +137,8 @@ export async function renderBatchStreaming(config: Config, options: BatchOptions
     // Belt and braces: whatever the checks above missed, nothing is written outside --out-dir.
     if (relative(root, path).startsWith(".." + sep) || isAbsolute(relative(root, path))) return fail(index, "filename: must stay inside --out-dir");
     try {
-      const result = await renderer.render(parseRenderRequest(body, templates));
+      const request = parseRenderRequest(templateFile ? defaultToTemplateFile(body, templateFile) : body, templates);
+      const result = await renderer.render(templateFile ? attachTemplateFile(request, templateFile) : request);
       mkdirSync(dirname(path), { recursive: true });
       await Bun.write(path, result.bytes);
       written++;

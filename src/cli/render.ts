@@ -13,6 +13,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
+import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { createInProcessRenderer, type ImageLoader } from "../render/engine.ts";
 import { formatCodePoints } from "../render/renderer.ts";
@@ -22,11 +23,12 @@ import { prepareRendering } from "../render/setup.ts";
 import type { Renderer } from "../render/types.ts";
 import type { TemplateRegistry } from "../templates/registry.ts";
 import { UsageError } from "./output.ts";
+import { attachTemplateFile, defaultToTemplateFile, describeTemplateFileProblems, loadTemplateFile, type TemplateFile, withTemplateFile } from "./template-file.ts";
 import { describeFailure, splitFilename } from "./render-items.ts";
 
 export const RENDER_HELP = `Usage:
-  ogsmith render --json '<request body>' -o out.png
-  ogsmith render --batch items.json --out-dir DIR [--workers N] [--concurrency N]
+  ogsmith render --json '<request body>' -o out.png [--template-file DEF.json]
+  ogsmith render --batch items.json --out-dir DIR [--workers N] [--concurrency N] [--template-file DEF.json]
 
 A request body is the JSON of POST /api/generate: {"template": "blog", "title": "…", …};
 "format": "jpeg" or "webp" (with "quality", 1–100, default 85) writes that format instead of PNG.
@@ -37,6 +39,10 @@ named after a slug of the title, or <index>.png. --json renders in this process;
 --workers render threads (default: one per core) with at most --concurrency items in flight
 (default 2 × workers), writing each image as it is done. No server, no API key, no quota.
 OG_TEMPLATES_DIR and OG_FONTS_DIR apply as for \`ogsmith serve\`.
+
+--template-file renders an account template's definition (the JSON that GET /api/templates/{id}
+returns, see docs/templates.md), validated as the API validates it; bodies that leave out
+"template" use it. An invalid definition is exit 1 with every problem and its line and column.
 
 Exit status: 0 all rendered, 1 some failed (each reported by index), 2 usage error.`;
 
@@ -67,6 +73,7 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
       "out-dir": { type: "string" },
       concurrency: { type: "string" },
       workers: { type: "string" },
+      "template-file": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -75,18 +82,27 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
     return 0;
   }
   if (values.json !== undefined && values.batch !== undefined) throw new UsageError(`Use either --json or --batch, not both.\n\n${RENDER_HELP}`);
-  if (values.json !== undefined) {
-    if (!values.output) throw new UsageError(`--json needs -o out.png.\n\n${RENDER_HELP}`);
-    return renderOne(config, values.json, values.output);
+  if (values.json === undefined && values.batch === undefined) throw new UsageError(RENDER_HELP);
+  if (values.json !== undefined && !values.output) throw new UsageError(`--json needs -o out.png.\n\n${RENDER_HELP}`);
+  if (values.batch !== undefined && !values["out-dir"]) throw new UsageError(`--batch needs --out-dir DIR.\n\n${RENDER_HELP}`);
+  let templateFile: TemplateFile | undefined;
+  if (values["template-file"] !== undefined) {
+    try {
+      templateFile = loadTemplateFile(values["template-file"]);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      console.error(`ogsmith: --template-file ${values["template-file"]} is not a valid template definition:\n${describeTemplateFileProblems(error)}`);
+      return 1;
+    }
   }
+  if (values.json !== undefined) return renderOne(config, values.json, values.output!, templateFile);
   if (values.batch !== undefined) {
-    if (!values["out-dir"]) throw new UsageError(`--batch needs --out-dir DIR.\n\n${RENDER_HELP}`);
     const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
     if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024)) throw new UsageError("--concurrency must be a whole number from 1 to 1024");
     const workers = values.workers === undefined ? undefined : Number(values.workers);
     if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > 256)) throw new UsageError("--workers must be a whole number from 1 to 256");
     const { renderBatchStreaming } = await import("./render-batch.ts");
-    return renderBatchStreaming(config, { batchPath: values.batch, outDir: values["out-dir"], workers, concurrency, logger: cliLogger() });
+    return renderBatchStreaming(config, { batchPath: values.batch, outDir: values["out-dir"]!, workers, concurrency, templateFile, logger: cliLogger() });
   }
   throw new UsageError(RENDER_HELP);
 }
@@ -96,7 +112,7 @@ async function setUp(config: Config): Promise<{ templates: TemplateRegistry; ren
   return { templates, renderer: createInProcessRenderer({ loadImage: imageLoader(config) }) };
 }
 
-async function renderOne(config: Config, json: string, output: string): Promise<number> {
+async function renderOne(config: Config, json: string, output: string, templateFile: TemplateFile | undefined): Promise<number> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
@@ -105,7 +121,11 @@ async function renderOne(config: Config, json: string, output: string): Promise<
   }
   const { templates, renderer } = await setUp(config);
   try {
-    const result = await renderer.render(parseRenderRequest(splitFilename(parsed).body, templates));
+    const body = splitFilename(parsed).body;
+    const request = templateFile
+      ? attachTemplateFile(parseRenderRequest(defaultToTemplateFile(body, templateFile), withTemplateFile(templates, templateFile)), templateFile)
+      : parseRenderRequest(body, templates);
+    const result = await renderer.render(request);
     mkdirSync(dirname(resolve(output)), { recursive: true });
     writeFileSync(output, result.bytes);
     const kind = result.contentType.slice("image/".length).toUpperCase();

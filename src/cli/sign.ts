@@ -8,7 +8,9 @@
  * The secret comes from OG_SIGNING_SECRET or a file (`-`: standard input), so it stays out of
  * shell history, process lists and CI logs; `--secret` still works for a one-off. It is never
  * printed, not even in an error. The body is validated like POST /api/generate (templates from OG_TEMPLATES_DIR included), so
- * a URL that the server would answer with 400 is refused here instead. Exit codes: 0 printed,
+ * a URL that the server would answer with 400 is refused here instead. A template id unknown
+ * here, given with `template_version` (the signed `v`), is taken for one of the account's own
+ * templates (only the server knows those), with a note on stderr. Exit codes: 0 printed,
  * 1 the body is invalid, 2 usage error.
  */
 import { readFileSync } from "node:fs";
@@ -16,6 +18,7 @@ import { parseArgs } from "node:util";
 import { systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { silentLogger } from "../logger.ts";
+import { ApiError, validationError } from "../errors.ts";
 import { parseRenderRequest } from "../render/request.ts";
 import { prepareRendering } from "../render/setup.ts";
 import {
@@ -40,7 +43,8 @@ its "format" is used when --format is not given). --expires-in adds "exp" (90s, 
 2w; a bare number is seconds). --base-url defaults to OG_BASE_URL. No server or database is
 needed: the signature is computed here with the signing key's secret, read from
 OG_SIGNING_SECRET or --secret-file (--secret ogsk_… also works, but puts the secret in shell
-history and process lists).
+history and process lists). An account's own template is known only to the server: give its
+"template_version" (signed as "v") and its fields are checked when the URL is fetched.
 
 Exit status: 0 printed, 1 the body is invalid (each bad field named), 2 usage error.`;
 
@@ -131,12 +135,22 @@ export async function runSign(config: Config, argv: string[]): Promise<number> {
     throw error;
   }
   // Validate as the server will, so a typo fails now rather than as a broken og:image later.
+  // An account's own template is known only to the server: with `template_version` (signed as
+  // `v`), an id no built-in or operator template has here is taken for one, and its fields are
+  // checked when the URL is fetched.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: undefined, logger: silentLogger });
-  try {
-    parseRenderRequest({ ...(body as object), template: image.template, format: image.ext === "jpg" ? "jpeg" : image.ext }, templates);
-  } catch (error) {
-    console.error(`ogsmith: cannot sign: ${describeFailure(error)}`);
-    return 1;
+  const { template_version: version, ...fields } = body as Record<string, unknown>;
+  if (version !== undefined && !templates.get(image.template)) {
+    console.error(`ogsmith: note: ${image.template} is not a built-in or operator template here; signed as an account template (the server checks its fields)`);
+  } else {
+    try {
+      parseRenderRequest({ ...fields, template: image.template, format: image.ext === "jpg" ? "jpeg" : image.ext }, templates);
+      if (version !== undefined) throw validationError([{ field: "template_version", message: `only account templates have versions; ${image.template} has none` }]);
+    } catch (error) {
+      const hint = error instanceof ApiError && error.code === "UNKNOWN_TEMPLATE" ? " (an account template? give its template_version to sign it)" : "";
+      console.error(`ogsmith: cannot sign: ${describeFailure(error)}${hint}`);
+      return 1;
+    }
   }
   const params = expiresIn === undefined ? image.params : withExpiry(image.params, expiresIn, systemClock.now());
   console.log(buildSignedUrl({ baseUrl, keyId, secret, template: image.template, ext: image.ext, params }));

@@ -29,8 +29,8 @@ export const ErrorDetail = t.Object(
     field: t.String({ maxLength: 256, description: "The field at fault, as a dotted path (`events.1`)." }),
     message: t.String({ maxLength: 1024 }),
     reason: t.Optional(t.String({ maxLength: 64, description: "For IMAGE_FETCH_FAILED: why the image failed." })),
-    line: t.Optional(t.Integer({ minimum: 1, description: "For a problem in a template's `html`: the line, 1-based." })),
-    column: t.Optional(t.Integer({ minimum: 1, description: "For a problem in a template's `html`: the column, 1-based." })),
+    line: t.Optional(t.Integer({ minimum: 1, maximum: 1_048_576, description: "For a problem in a template's `html`: the line, 1-based." })),
+    column: t.Optional(t.Integer({ minimum: 1, maximum: 1_048_576, description: "For a problem in a template's `html`: the column, 1-based." })),
   },
   { title: "ErrorDetail" },
 );

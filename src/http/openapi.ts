@@ -41,7 +41,7 @@ const HEADERS: Record<string, Json> = {
   "X-Generation-Time-Ms": integer("Time this request spent, in milliseconds (about 0 for a cache hit)."),
   ETag: { description: "The image's content address (strong).", schema: { type: "string", maxLength: 80, pattern: '^"[0-9a-f]+"$' } },
   "X-Missing-Glyphs": integer("Characters no font has, drawn as boxes (0 normally); the log names them."),
-  "Cache-Control": { description: "`no-store` on every answer of the API and the admin API and on every error; `public, max-age=31536000, immutable` on a public image (max-age = seconds left with `exp`).", schema: { type: "string", maxLength: 64 } },
+  "Cache-Control": { description: "`no-store` on every answer of the API and the admin API and on every error; `public, max-age=31536000, immutable` on a public image (max-age = seconds left with `exp`), `public, max-age=3600` when its URL names an account template without `v`.", schema: { type: "string", maxLength: 64 } },
   "Content-Length": integer("Bytes of the image."),
   "X-Content-Type-Options": { description: "Always `nosniff`.", schema: { type: "string", enum: ["nosniff"] } },
 };

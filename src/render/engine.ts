@@ -9,8 +9,9 @@
  * So we encode ourselves. Rasterizing dominates, and within it gradients cost by the area they
  * cover (a full-card radial gradient ≈ 8–10 ms), which is why the templates keep them small.
  *
- * Sizes: templates are designed on a 1200×630 canvas. For other sizes the canvas is scaled so
- * its shorter side relative to 1200×630 stays at design size (a 2400×1260 request is the same
+ * Sizes: templates are designed on a 1200×630 canvas (an account template may name another,
+ * `definition.canvas`). For other sizes the canvas is scaled so its shorter side relative to
+ * the design canvas stays at design size (a 2400×1260 request is the same
  * layout drawn at 2×; a 1200×1200 one gets a taller canvas), and resvg draws the SVG at the
  * requested pixel size. Text and images stay sharp because scaling happens on vectors.
  */
@@ -23,6 +24,7 @@ import { fontsForCard, fontsForSegment, hanPreference, loadFonts, ownFontList, t
 import { initLayout, satori } from "./layout.ts";
 import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "./encode.ts";
 import { unpremultiply } from "./png.ts";
+import { withPreviewMark } from "./preview.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 export const DESIGN_WIDTH = 1200;
@@ -54,9 +56,16 @@ export async function resolveImages(
   return Object.fromEntries(imageFields.map((f, i) => [f.name, loaded[i]]));
 }
 
-/** The logical canvas a template lays out on for a requested pixel size (see the header). */
-export function layoutSize(width: number, height: number): { width: number; height: number } {
-  const scale = Math.min(width / DESIGN_WIDTH, height / DESIGN_HEIGHT);
+/**
+ * The logical canvas a template lays out on for a requested pixel size (see the header): its
+ * design canvas (1200×630 unless the template says otherwise) scaled to the requested shape.
+ */
+export function layoutSize(
+  width: number,
+  height: number,
+  canvas: { width: number; height: number } = { width: DESIGN_WIDTH, height: DESIGN_HEIGHT },
+): { width: number; height: number } {
+  const scale = Math.min(width / canvas.width, height / canvas.height);
   return { width: Math.round(width / scale), height: Math.round(height / scale) };
 }
 
@@ -176,7 +185,7 @@ export async function renderTemplate(
 ): Promise<RenderedImage> {
   const { width, height } = options;
   const format = options.format ?? "png";
-  const logical = layoutSize(width, height);
+  const logical = layoutSize(width, height, template.canvas);
   const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
   const texts = template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]);
   const han = hanPreference(texts);
@@ -239,7 +248,7 @@ export function createInProcessRenderer(options: InProcessRendererOptions = {}):
   return {
     async render(request: RenderRequest): Promise<RenderResult> {
       const started = performance.now();
-      const template = request.definition;
+      const template = request.preview ? withPreviewMark(request.definition, request) : request.definition;
       const { width, height } = request;
       const images = await resolveImages(request.fields, template, loadImage);
       const { bytes, missingGlyphs } = await renderTemplate(template, request.fields, {

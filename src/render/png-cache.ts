@@ -1,7 +1,8 @@
 /**
  * The content-addressed in-memory cache of rendered images (docs/templates.md, caching). The key
  * is a SHA-256 over everything that decides the bytes: template id, theme, size, format and quality, the fields (keys
- * sorted, unset ones dropped) and the bytes of every fetched image. The same logo URL serving
+ * sorted, unset ones dropped), the bytes of every fetched image and, for an account's own
+ * template, the account, the version and the stored definition's digest. The same logo URL serving
  * new bytes is a new key, and two URLs serving the same bytes with otherwise equal fields
  * still differ (the URL is a field), which keeps the key honest for templates that print a URL.
  *
@@ -40,6 +41,11 @@ export function renderCacheKey(request: RenderRequest, images: Record<string, Ui
   const imageDigests = Object.keys(images)
     .sort()
     .map((name) => [name, digestOf(images[name]!)]);
-  const canonical = JSON.stringify([request.template, request.theme, request.width, request.height, request.format, request.quality ?? null, fields, imageDigests]);
+  const parts: unknown[] = [request.template, request.theme, request.width, request.height, request.format, request.quality ?? null, fields, imageDigests];
+  // An account's own template: whose, which version, which stored content. Appended only then, so
+  // the addresses (ETags, cached files) of built-in and operator templates stay what they were.
+  const own = request.accountTemplate;
+  if (own) parts.push(["account", own.accountId, request.template, own.version, own.revision ?? null]);
+  const canonical = JSON.stringify(parts);
   return new Bun.CryptoHasher("sha256").update(canonical).digest("hex");
 }

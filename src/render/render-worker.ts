@@ -3,16 +3,23 @@
  * once (prepareRendering: built-ins, OG_FONTS_DIR, OG_TEMPLATES_DIR — the same call the main
  * thread makes, so both know the same templates), warms satori up, and then renders one job
  * at a time: template → satori → resvg → PNG, JPEG or WebP, with images already fetched by the main thread
- * and handed over as data: URIs. No I/O happens here.
+ * and handed over as data: URIs. No I/O happens here, and the network is taken away before
+ * anything else loads (no-network.ts). An account's own template arrives as its plain-JSON
+ * definition and is compiled here, once per account, id and version.
  *
  * Under `bun build --compile` this file must be an extra entrypoint of the build
  * (scripts/build.ts), or the binary has nothing to start.
  */
+// First: nothing imported after it can reach the network.
+import "./no-network.ts";
 import { ApiError, toPlainError } from "../errors.ts";
+import { accountTemplateDefinition } from "../templates/account/index.ts";
+import type { TemplateDefinition } from "../templates/types.ts";
 import { silentLogger } from "../logger.ts";
 import { renderTemplate, renderTemplateToPng } from "./engine.ts";
 import { initLayout } from "./layout.ts";
-import type { WorkerInit, WorkerReply, WorkerRequest } from "./pool.ts";
+import type { RenderJob, WorkerInit, WorkerReply, WorkerRequest } from "./pool.ts";
+import { withPreviewMark } from "./preview.ts";
 import { prepareRendering, type RenderSetup } from "./setup.ts";
 import { createMemoryUpkeep } from "./worker-memory.ts";
 
@@ -43,8 +50,9 @@ async function render(message: Extract<WorkerRequest, { type: "render" }>): Prom
   let outcome: { message: WorkerReply; transfer: Transferable[] };
   try {
     const { templates } = await setup!;
-    const template = templates.get(job.template);
-    if (!template) throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template: ${job.template}.`);
+    const found = job.accountTemplate ? accountDefinition(job.accountTemplate) : templates.get(job.template);
+    if (!found) throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template: ${job.template}.`);
+    const template = job.preview ? withPreviewMark(found, job) : found;
     const { bytes, timings, missingGlyphs } = await renderTemplate(template, job.fields, {
       width: job.width,
       height: job.height,
@@ -59,6 +67,26 @@ async function render(message: Extract<WorkerRequest, { type: "render" }>): Prom
   }
   await releaseNativeMemory();
   reply(outcome.message, outcome.transfer);
+}
+
+/**
+ * Compiled account templates, by account, id, version and revision (a saved version never
+ * changes; the revision tells apart a template deleted and created again, whose versions start
+ * over), the most recently used last. An unsaved definition (version 0 without a revision, a
+ * preview) is compiled each time: the editor sends a new one with every keystroke.
+ */
+const accountDefinitions = new Map<string, TemplateDefinition>();
+const MAX_ACCOUNT_DEFINITIONS = 64;
+
+function accountDefinition(source: NonNullable<RenderJob["accountTemplate"]>): TemplateDefinition {
+  if (source.version <= 0 && !source.revision) return accountTemplateDefinition(source.spec);
+  const key = JSON.stringify([source.accountId, source.spec.id, source.version, source.revision ?? Bun.hash(JSON.stringify(source.spec)).toString(16)]);
+  let definition = accountDefinitions.get(key);
+  if (definition) accountDefinitions.delete(key);
+  else definition = accountTemplateDefinition(source.spec);
+  accountDefinitions.set(key, definition);
+  if (accountDefinitions.size > MAX_ACCOUNT_DEFINITIONS) accountDefinitions.delete(accountDefinitions.keys().next().value!);
+  return definition;
 }
 
 /** Between a render and its answer: collect what the render left (see worker-memory.ts). */

@@ -10,8 +10,9 @@
  *      (disk-cache.ts) does the same across restarts; identical requests already reading
  *      the disk or rendering share that one attempt (single-flight); all report `cached: true`
  *      except the one that rendered;
- *   3. pool: otherwise the job (fields + data: URIs) goes to a render worker (pool.ts), or is
- *      refused with 503 SERVER_BUSY when the queue is full.
+ *   3. pool: otherwise the job (fields + data: URIs, and an account template's definition as
+ *      plain JSON) goes to a render worker (pool.ts), or is refused with 503 SERVER_BUSY when
+ *      its expected wait for a worker is over the bound.
  *
  * Steps 1 and 2's memory cache are the "front"; the persistent cache and the pool are the
  * "backend" it calls on a miss.
@@ -112,11 +113,13 @@ function createRenderBackend(pool: RenderPool, diskCache: DiskCache | undefined)
       const shared = inflight.get(key);
       if (shared) return { ...(await shared), rendered: false };
       const attempt = (async (): Promise<ProducedImage> => {
-        const stored = await diskCache?.get(key);
+        // Previews are drafts: never stored, never answered from storage.
+        const disk = job.preview ? undefined : diskCache;
+        const stored = await disk?.get(key);
         if (stored) return { bytes: stored.bytes, rendered: false, missingGlyphs: stored.missingGlyphs };
         const { bytes, missingGlyphs } = await pool.render(job);
         // Not awaited: the answer need not wait for the disk; close() does.
-        void diskCache?.set(key, bytes, missingGlyphs);
+        void disk?.set(key, bytes, missingGlyphs);
         return { bytes, rendered: true, missingGlyphs };
       })();
       inflight.set(key, attempt);
@@ -179,7 +182,9 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
     const started = performance.now();
     const { width, height } = request;
     const images = await loadImages(request);
-    const key = renderCacheKey(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
+    const key = contentAddress(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
+    // A preview neither reads nor fills the image caches (its key only joins identical previews in flight).
+    const cache = request.preview ? undefined : pngCache;
     // The first render() includes the image fetching above; a prepared request rendered again
     // later (a public URL's repeat) times only itself.
     let since = started;
@@ -199,7 +204,7 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
       async render() {
         const from = since;
         since = performance.now();
-        const hit = pngCache?.get(key);
+        const hit = cache?.get(key);
         if (hit) {
           backend.used(key);
           return result(hit, true, from);
@@ -217,9 +222,11 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
             height,
             format: request.format,
             quality: request.quality,
+            ...(request.accountTemplate ? { accountTemplate: request.accountTemplate } : {}),
+            ...(request.preview ? { preview: true } : {}),
           })
           .then((produced) => {
-            pngCache?.set(key, produced.bytes);
+            cache?.set(key, produced.bytes);
             rememberMissing(key, produced.missingGlyphs);
             if (produced.rendered && produced.missingGlyphs.length > 0) {
               logger.warn("no font has these characters; drawn as boxes", { template: request.template, codePoints: formatCodePoints(produced.missingGlyphs) });
@@ -241,7 +248,7 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
     pngCache,
     prepare,
     cached(request: RenderRequest): RenderResult | undefined {
-      if (!pngCache) return undefined;
+      if (!pngCache || request.preview) return undefined;
       const started = performance.now();
       if (request.definition.fields.some((f) => f.type === "image_url" && request.fields[f.name])) return undefined;
       const key = renderCacheKey(request, {});
@@ -264,6 +271,16 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
     },
     async close() {},
   };
+}
+
+/**
+ * The cache key of a request. A preview's also covers its whole definition (an unsaved one has
+ * no version to tell two drafts apart) and can never equal a real render's.
+ */
+function contentAddress(request: RenderRequest, images: Record<string, Uint8Array>): string {
+  const key = renderCacheKey(request, images);
+  if (!request.preview) return key;
+  return new Bun.CryptoHasher("sha256").update(JSON.stringify(["preview", key, request.accountTemplate?.spec ?? null])).digest("hex");
 }
 
 /** "U+0FFF U+1F8FF" — how missing glyphs are named in logs and the CLI's warning. */

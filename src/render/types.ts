@@ -2,6 +2,7 @@
  * The render interface the HTTP face and the CLI call: in-process for the CLI (engine.ts), a
  * worker pool with caches and image fetching for the service (renderer.ts).
  */
+import type { AccountTemplateSpec } from "../templates/account/index.ts";
 import type { TemplateDefinition, Theme } from "../templates/types.ts";
 import type { ImageContentType, ImageFormat } from "./encode.ts";
 
@@ -24,6 +25,24 @@ export interface RenderRequest {
   format: ImageFormat;
   /** 1–100 for jpeg and webp (default 85 is filled in by validation); undefined for png. */
   quality?: number;
+  /**
+   * Set only when the request names one of the account's own templates: the version drawn, and
+   * its definition (plain JSON, which a render worker turns into the template). The account, the
+   * id and the version are part of the content address.
+   */
+  accountTemplate?: {
+    accountId: string;
+    version: number;
+    spec: AccountTemplateSpec;
+    /**
+     * SHA-256 of the stored definition. Also in the content address: a template deleted and
+     * created again under the same id starts at version 1 again, and must not meet the cached
+     * images of the one before.
+     */
+    revision?: string;
+  };
+  /** A preview (render/preview.ts: capped size, PREVIEW mark); never shares a cache entry with a real render. */
+  preview?: boolean;
 }
 
 export interface RenderResult {

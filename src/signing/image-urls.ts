@@ -2,11 +2,14 @@
  * Signs a public image URL on the server (POST /api/image-urls and the dashboard): a generate
  * body plus `signing_key_id` and optional `expires_in` → the absolute URL on OG_BASE_URL. The
  * body is validated as POST /api/generate would (every bad field listed at once), so a typo
- * fails here rather than in a crawler; nothing is rendered or counted.
+ * fails here rather than in a crawler; nothing is rendered or counted. A URL of an account
+ * template always carries its version (`v`).
  */
 import type { Clock } from "../clock.ts";
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
-import { parseRenderRequest, type TemplateLookup } from "../render/request.ts";
+import { parseAccountRenderRequest } from "../render/account-request.ts";
+import type { TemplateLookup } from "../render/request.ts";
+import type { AccountTemplateService } from "../templates/account-templates.ts";
 import { buildSignedUrl, signableFromBody, SigningInputError, withExpiry } from "./index.ts";
 import type { SigningKeyService } from "./keys.ts";
 
@@ -18,6 +21,7 @@ export interface ImageUrlDeps {
   clock: Clock;
   baseUrl: string;
   templates: TemplateLookup;
+  accountTemplates: Pick<AccountTemplateService, "resolve">;
 }
 
 export async function signImageUrl(deps: ImageUrlDeps, accountId: string, body: unknown): Promise<{ url: string }> {
@@ -29,7 +33,10 @@ export async function signImageUrl(deps: ImageUrlDeps, accountId: string, body: 
     problems.push({ field: "expires_in", message: `must be a whole number of seconds from 1 to ${MAX_EXPIRES_IN}` });
   }
   try {
-    parseRenderRequest(generate, deps.templates);
+    const request = await parseAccountRenderRequest(generate, { accountId, templates: deps.templates, accountTemplates: deps.accountTemplates });
+    // An account template's URL always pins the version it was signed for (the latest unless
+    // given), so what a page shows does not change when the template gets a new version.
+    if (request.accountTemplate) generate.template_version = request.accountTemplate.version;
   } catch (error) {
     // With problems of our own, the generate body's are listed beside them in one answer.
     if (!(error instanceof ApiError) || error.code !== "VALIDATION_ERROR" || problems.length === 0) throw error;

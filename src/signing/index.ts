@@ -153,9 +153,14 @@ export class SigningInputError extends Error {
 
 const FORMAT_TO_EXT: Record<string, UrlExtension> = { png: "png", jpeg: "jpg", jpg: "jpg", webp: "webp" };
 
+/** An account template's version: `template_version` in a request body, `v` in a URL's query (signed like any field). */
+export const VERSION_BODY = "template_version";
+export const VERSION_QUERY = "v";
+
 /**
  * Splits a POST /api/generate body into the URL's parts: `template` (default event) goes in the
- * path, `format` becomes the extension (`jpeg` → `jpg`), every other field a query parameter.
+ * path, `format` becomes the extension (`jpeg` → `jpg`), `template_version` the query's `v`,
+ * every other field a query parameter.
  * Only the shape is checked here (strings and numbers); the server validates the values when
  * the URL is fetched, exactly as for POST.
  */
@@ -167,8 +172,10 @@ export function signableFromBody(body: unknown, format?: string): SignableImage 
   const ext = typeof chosen === "string" ? FORMAT_TO_EXT[chosen] : undefined;
   if (!ext) throw new SigningInputError("format", "must be one of png, jpg (jpeg), webp");
   const params: Record<string, string> = {};
-  for (const [name, value] of Object.entries(rest)) {
+  for (const [bodyName, value] of Object.entries(rest)) {
     if (value === undefined || value === null || value === "") continue; // absent, as POST treats them
+    if (bodyName === VERSION_QUERY) throw new SigningInputError(VERSION_QUERY, `is written ${VERSION_BODY} in a request body`);
+    const name = bodyName === VERSION_BODY ? VERSION_QUERY : bodyName;
     // A lone surrogate has no UTF-8 form, so it cannot be percent-encoded into a URL.
     if (typeof value === "string") {
       if (!value.isWellFormed()) throw new SigningInputError(name, "must be valid Unicode text (it contains a lone surrogate)");
@@ -205,7 +212,7 @@ const NUMERIC_PARAMS = new Set(["width", "height", "quality"]);
  * The POST /api/generate body a signed URL stands for (the inverse of signableFromBody), for
  * the same validation as POST: `template` and `format` come from the path, `width`, `height`
  * and `quality` written in decimal become numbers (anything else stays a string, so validation
- * names it), and `exp` is left out (the caller checks it before validating). A repeated name,
+ * names it), `v` becomes `template_version`, and `exp` is left out (the caller checks it before validating). A repeated name,
  * or `template`/`format` in the query, is a VALIDATION_ERROR naming it.
  */
 export function bodyFromSignedUrl(template: string, ext: UrlExtension, params: SignedParams): Record<string, unknown> {
@@ -221,6 +228,15 @@ export function bodyFromSignedUrl(template: string, ext: UrlExtension, params: S
     if (name === "exp") continue;
     if (name === "template" || name === "format") {
       problems.push({ field: name, message: `is set by the URL path (/{template}.{ext}), not the query` });
+      continue;
+    }
+    if (name === VERSION_BODY) {
+      problems.push({ field: name, message: `is written ${VERSION_QUERY} in a URL's query` });
+      continue;
+    }
+    if (name === VERSION_QUERY) {
+      // Validated as POST's template_version: a number when written in decimal.
+      body[VERSION_BODY] = /^\d{1,10}$/.test(value) ? Number(value) : value;
       continue;
     }
     body[name] = NUMERIC_PARAMS.has(name) && /^\d{1,6}$/.test(value) ? Number(value) : value;

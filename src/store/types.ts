@@ -18,6 +18,8 @@
  * existing ones.
  */
 
+import type { TemplateStore } from "./templates.ts";
+
 /* ───────────────────────────── records ───────────────────────────── */
 
 export interface AccountRecord {
@@ -369,6 +371,8 @@ export interface WebhookChanges {
 /* ───────────────────────────── the interface ───────────────────────────── */
 
 export interface Store {
+  /** Account templates and their versions: an interface of its own (./templates.ts). */
+  readonly templates: TemplateStore;
   readonly kind: "sqlite" | "postgres";
 
   /* accounts and keys */

@@ -61,9 +61,11 @@ test("the compiled binary starts in an empty directory, prints a working key, se
       const asset = await fetch(base + path);
       expect({ path, status: asset.status }).toEqual({ path, status: 200 });
       const text = await asset.text();
-      for (const m of text.matchAll(/from "\.\/([^"]+)"/g)) queue.push(new URL(m[1]!, base + path).pathname + new URL(m[1]!, base + path).search);
+      // Static imports and dynamic ones (the template editor loads its code pane on demand).
+      for (const m of text.matchAll(/(?:from |import\()"\.\/([^"]+)"/g)) queue.push(new URL(m[1]!, base + path).pathname + new URL(m[1]!, base + path).search);
     }
     expect([...seen].filter((p) => p.includes(".js")).length).toBeGreaterThanOrEqual(5);
+    expect([...seen].some((p) => p.startsWith("/dashboard/assets/code-editor.js?"))).toBe(true);
     for (const path of ["/docs", "/docs/scalar.js", "/openapi.json"]) expect({ path, status: (await fetch(base + path)).status }).toEqual({ path, status: 200 });
 
     proc.kill("SIGTERM");

@@ -13,7 +13,7 @@
  * - `used` changes only on a 200 from /api/generate (by exactly one);
  * - the process keeps answering /healthz.
  *
- * `OG_FUZZ_RUNS` (default 2500 HTTP cases, a quarter as many socket cases) and `OG_FUZZ_SEED`
+ * `OG_FUZZ_RUNS` (default 4000 HTTP cases, about 70 per route, a quarter as many socket cases) and `OG_FUZZ_SEED`
  * make a longer or different run: `OG_FUZZ_RUNS=100000 bun test test/e2e/fuzz.test.ts`.
  * Renders are the slow part, so bodies that could render on a key with quota left come from a
  * few fixed values (the PNG cache answers after the first) and everything else random on such
@@ -23,11 +23,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { canonicalQuery, sign } from "../../src/signing/index.ts";
 import fc from "fast-check";
 import { errorStatus } from "../../src/errors.ts";
+import { bodyLimitOf } from "../../src/http/body.ts";
 import { ADMIN_TOKEN, startTestService, type TestService } from "../support/harness.ts";
 import { rawRequest, type RawResponse } from "../support/raw-http.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
 
-const RUNS = Number(process.env.OG_FUZZ_RUNS ?? 2500);
+const RUNS = Number(process.env.OG_FUZZ_RUNS ?? 4000);
 const RAW_RUNS = Math.max(50, Math.round(RUNS / 4));
 const SEED = Number(process.env.OG_FUZZ_SEED ?? 1313);
 // Generous per-case allowance on a loaded 2-core box; the default run takes far less.
@@ -45,6 +46,11 @@ let signer: { id: string; secret: string } | undefined;
 const webhookIds: string[] = [];
 /** One of the webhook ids known when the case is generated (the list grows as the fuzz creates some). */
 const knownWebhookId = fc.nat().map((i) => webhookIds[i % webhookIds.length]!);
+/** Signing key ids of `main` (some deleted by the fuzz as it goes), for the signing-key routes' `:id`. */
+const signingKeyIds: string[] = [];
+/** Account template ids `main` has (created by the setup and the fuzz), for the template routes' `:id`. */
+const templateIds = ["fuzzcard"];
+const knownTemplateId = fc.nat().map((i) => templateIds[i % templateIds.length]!);
 const statusCounts = new Map<string, number>();
 /** Statuses each route answered in the HTTP cases (route pattern → statuses). */
 const coverage = new Map<string, Set<number>>();
@@ -104,6 +110,8 @@ beforeAll(async () => {
   const signingKey = await s.api("/api/signing-keys", { key: keys.signer, method: "POST" });
   expect(signingKey.status).toBe(201);
   signer = (await signingKey.json()) as { id: string; secret: string };
+  await addMainTemplate();
+  for (let i = 0; i < 3; i++) signingKeyIds.push(((await (await s.api("/api/signing-keys", { key: keys.main, method: "POST" })).json()) as { id: string }).id);
   cookie = await signIn();
   routes = s.service.app.routes.filter((r) => !r.path.includes("*")).map((r) => ({ method: r.method.toUpperCase(), path: r.path }));
   expect(routes.length).toBeGreaterThan(30);
@@ -190,6 +198,28 @@ function shapedBody(route: string, renderSafe: boolean): fc.Arbitrary<unknown> {
     );
     return fc.oneof({ arbitrary: valid, weight: 1 }, { arbitrary: random, weight: 3 });
   }
+  if (route.includes("/api/templates")) {
+    const definition = fc.record(
+      {
+        id: fc.oneof(knownTemplateId, fc.constantFrom("event", "blog", "Bad Id", ""), fc.stringMatching(/^[a-z][a-z0-9_-]{0,8}$/), anyValue),
+        name: fc.oneof(anyText, anyValue),
+        html: fc.oneof({ arbitrary: fc.constantFrom(...TEMPLATE_HTML), weight: 4 }, { arbitrary: anyValue, weight: 1 }),
+        fields: fc.oneof(
+          { arbitrary: fc.constant(FUZZ_TEMPLATE.fields), weight: 4 },
+          { arbitrary: fc.array(fc.record({ name: fc.oneof(fc.constantFrom("title", "accent", "template"), anyValue), type: fc.oneof(fc.constantFrom("text", "color", "image_url"), anyValue) }), { maxLength: 3 }), weight: 1 },
+          { arbitrary: anyValue, weight: 1 },
+        ),
+        themes: fc.oneof(fc.constant({ dark: { bg: "#000000" }, light: { bg: "#ffffff" } }), anyValue),
+        width: fc.oneof(fc.constantFrom(1200, 199, 2401), anyValue),
+        sample: fc.oneof(fc.constant({ title: "Sample" }), anyValue),
+        version: anyValue,
+      },
+      { requiredKeys: ["html"] },
+    );
+    const valid = fc.stringMatching(/^[a-z][a-z0-9]{2,8}$/).map((id) => ({ ...FUZZ_TEMPLATE, id: route.startsWith("PUT") ? undefined : id }));
+    if (route.includes("/preview")) return fc.record({ template: fc.oneof(definition, anyValue), values: fc.oneof(fc.constant({ title: "Fuzz" }), anyValue), theme: fc.oneof(fc.constantFrom("dark", "light"), anyValue) }, { requiredKeys: [] });
+    return fc.oneof({ arbitrary: valid, weight: 1 }, { arbitrary: definition, weight: 3 });
+  }
   if (route.startsWith("POST /admin/clock")) {
     // Mostly small steps; now and then past a month boundary.
     return fc.record({ seconds: fc.oneof({ arbitrary: fc.integer({ min: -5, max: 600 }), weight: 8 }, { arbitrary: fc.constantFrom(40 * 86_400, 1e12, 0.5, "60"), weight: 1 }, { arbitrary: anyValue, weight: 1 }) }, { requiredKeys: [] });
@@ -272,13 +302,20 @@ const signedImagePath = () =>
     });
 
 function pathFor(pattern: string, id: string): string {
-  return pattern.replace(/:[a-z]+/g, () => id);
+  // A template's version: 1 (which its first version is) for a template the fuzz knows.
+  return pattern.replace(/:[a-z]+/g, (name) => (name === ":version" ? (templateIds.includes(id) ? "1" : id) : id));
 }
 
 const idArb = (pattern: string) =>
   pattern.startsWith("/admin")
     ? fc.oneof(fc.constantFrom(ids.spare!, ids.other!, "acc_" + "x".repeat(20)), printable.map(encodeURIComponent))
-    : fc.oneof({ arbitrary: knownWebhookId, weight: 3 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 }, { arbitrary: fc.constantFrom("wh_" + "0".repeat(20), "%00", "..", "x".repeat(1000)), weight: 1 });
+    : pattern.includes("/assets/")
+      ? fc.oneof(fc.constantFrom("dashboard.js", "dashboard.css", "api.js", "nosuch.js"), printable.map(encodeURIComponent))
+      : pattern.includes("/signing-keys/")
+        ? fc.oneof({ arbitrary: fc.constantFrom(...signingKeyIds), weight: 2 }, { arbitrary: knownWebhookId, weight: 1 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
+        : pattern.startsWith("/api/templates")
+      ? fc.oneof({ arbitrary: knownTemplateId, weight: 4 }, { arbitrary: fc.constantFrom("event", "blog", "nosuch"), weight: 1 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
+      : fc.oneof({ arbitrary: knownWebhookId, weight: 3 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 }, { arbitrary: fc.constantFrom("wh_" + "0".repeat(20), "%00", "..", "x".repeat(1000)), weight: 1 });
 
 const pathMutation = fc.constantFrom("exact", "exact", "exact", "exact", "exact", "exact", "exact", "exact", "slash", "query", "double", "upper", "suffix", "encoded", "dotdot", "random");
 
@@ -410,6 +447,41 @@ async function checkUsage(what: string, keyOwner: "main" | "exhausted" | undefin
   }
 }
 
+/** A few account template definitions: valid ones (small, quick to check) and near misses. */
+const TEMPLATE_HTML = [
+  '<div style="display:flex;width:100%;height:100%;background:#123456;color:{{accent}}"><h1>{{title}}</h1></div>',
+  '<div style="display:flex">{{#title}}<p>{{title}}</p>{{/title}}{{^title}}<p>none</p>{{/title}}</div>',
+  '<div style="display:flex;background:var(--bg)">{{title}}</div>',
+  "<script>alert(1)</script>",
+  '<div onclick="x()">{{title}}</div>',
+  '<img src="http://127.0.0.1:1/x.png">',
+  "<div>{{undeclared}}</div>",
+  "<div>{{#title}}</div>",
+];
+const FUZZ_TEMPLATE = {
+  id: "fuzzcard",
+  html: TEMPLATE_HTML[0],
+  fields: [
+    { name: "title", type: "text", required: true },
+    { name: "accent", type: "color" },
+  ],
+};
+
+async function addMainTemplate() {
+  const created = await s.api("/api/templates", { key: keys.main, json: FUZZ_TEMPLATE });
+  expect(created.status).toBe(201);
+}
+
+/** `main` keeps `fuzzcard` for the routes that need a template to exist (making room under the 50 if it must). */
+async function ensureMainTemplate() {
+  if ((await s.api("/api/templates/fuzzcard", { key: keys.main })).status === 200) return;
+  if ((await s.api("/api/templates", { key: keys.main, json: FUZZ_TEMPLATE })).status === 201) return;
+  const listed = (await (await s.api("/api/templates", { key: keys.main })).json()) as { data: { id: string; source: string }[] };
+  const spare = listed.data.find((t) => t.source === "account")!;
+  expect((await s.api(`/api/templates/${spare.id}`, { key: keys.main, method: "DELETE" })).status).toBe(200);
+  await addMainTemplate();
+}
+
 async function addMainWebhook() {
   const hook = await s.api("/api/webhooks", { key: keys.main, json: { url: receiver.url("/ok"), events: ["image.generated"], secret: "s".repeat(16) } });
   expect(hook.status).toBe(201);
@@ -509,6 +581,9 @@ describe("fuzz: generated requests over every route", () => {
           // deleted, so the account keeps webhooks for the routes that need one to exist.
           if (res.status === 201 && c.path.includes("webhooks")) webhookIds.push((JSON.parse(text) as { id: string }).id);
           if (res.status === 200 && method === "DELETE" && c.path.includes("webhooks")) await addMainWebhook();
+          // Templates the fuzz made are used as `:id` later; the one it deletes comes back.
+          if (res.status === 201 && c.path.includes("/api/templates")) templateIds.push((JSON.parse(text) as { id: string }).id);
+          if (res.status === 200 && method === "DELETE" && c.path.includes("/api/templates/fuzzcard")) await ensureMainTemplate();
           const owner = c.key === "main" || c.key === "padded" ? "main" : c.key === "exhausted" ? "exhausted" : undefined;
           // Read from the service itself: a mutated path may reach the clock route too.
           const clockMoved = s.now() !== clockBefore;
@@ -527,7 +602,7 @@ describe("fuzz: generated requests over every route", () => {
       const unreached = routes.map((r) => `${r.method} ${r.path}`).filter((id) => ![...(coverage.get(id) ?? [])].some((status) => !gated.has(status)));
       console.log(`fuzz coverage: ${[...coverage].map(([id, set]) => `${id} [${[...set].sort().join(" ")}]`).join("; ")}`);
       // Short runs (OG_FUZZ_RUNS below the default) may not get that far on every route.
-      if (RUNS >= 2500) expect(unreached).toEqual([]);
+      if (RUNS >= 4000) expect(unreached).toEqual([]);
     },
     TIMEOUT_MS,
   );
@@ -640,6 +715,10 @@ function runtimeMayAnswer(c: RawCase, data: string): boolean {
   if (c.version === "HTTP/1.0" && c.body.head.includes("Transfer-Encoding")) return true;
   // Header section over 16 KiB (a long target or a long key counts too).
   if (data.indexOf("\r\n\r\n") > 16 * 1024 - 100) return true;
+  // A declared body that never comes, within the route's limit (1 MiB on the template routes):
+  // the server waits for it, and the connection ends unanswered.
+  const declared = /Content-Length: (\d+)/.exec(c.body.head);
+  if (declared && c.body.payload === undefined && Number(declared[1]) <= bodyLimitOf(`http://localhost${c.target.text}`)) return true;
   return false;
 }
 

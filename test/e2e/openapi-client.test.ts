@@ -1,7 +1,8 @@
 /**
  * The integrator's path: generate a TypeScript client from the served OpenAPI document with
  * openapi-typescript, type-check a small program that uses it (generate saving the bytes, usage,
- * webhook CRUD; wrong types must not compile), and run it against the real server.
+ * webhook CRUD, account template CRUD with versions and a pinned render; wrong types must not
+ * compile), and run it against the real server.
  */
 import { afterAll, beforeAll, expect, mock, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -46,7 +47,8 @@ test("a client generated with openapi-typescript type-checks and works against t
   expect(tscOutput).toBe("");
   expect(tsc.exitCode).toBe(0);
 
-  const { apiKey } = await s.createAccount({ plan: "pro" });
+  // More calls than a plan's per-second rate, all within one second of the test clock.
+  const { apiKey } = await s.createAccount({ plan: "custom", quota: 1000, requests_per_second: 100 });
   const outFile = join(dir, "card.png");
   // Async spawn: the server answering the program runs in this process's event loop.
   const run = Bun.spawn([process.execPath, "run", join(dir, "program.ts")], {
@@ -61,13 +63,21 @@ test("a client generated with openapi-typescript type-checks and works against t
   const result = JSON.parse(stdout.trim().split("\n").at(-1)!);
   expect(result.contentType).toBe("image/png");
   expect(result.used).toBe(1);
-  expect(result.plan).toBe("pro");
+  expect(result.plan).toBe("custom");
   expect(result.listed).toHaveLength(1);
   expect(result.updatedEvents).toEqual(["image.generated"]);
   expect(result.deliveries).toBe(0);
   expect(result.deleted).toBe(true);
   expect(result.missingStatus).toBe(404);
   expect(result.errorCode).toBe("WEBHOOK_NOT_FOUND");
+  expect(result.templateVersions).toEqual([1, 2]);
+  expect(result.templateSource).toBe("account");
+  expect(result.versionList).toEqual([1, 2]);
+  expect(result.readV1Name).toBe("Client card");
+  expect(result.listedSources).toEqual(["builtin", "builtin", "account"]);
+  expect(result.pinnedStatus).toBe(200);
+  expect(result.templateDeleted).toBe(true);
+  expect(result.templateMissingCode).toBe("TEMPLATE_NOT_FOUND");
   const png = decodePng(new Uint8Array(readFileSync(outFile)));
   expect([png.width, png.height]).toEqual([600, 315]);
 });

@@ -157,7 +157,8 @@ describe("overload and crashes", () => {
     const busy = responses.filter((r) => r.status === 503);
     expect(busy.length).toBeGreaterThanOrEqual(1);
     for (const res of busy) {
-      expect(res.headers.get("retry-after")).toBe("1");
+      // The expected wait in whole seconds: here one waiting render, well under a minute.
+      expect(res.headers.get("retry-after")).toMatch(/^[1-9]\d?$/);
       expect(await res.json()).toMatchObject({ error: true, code: "SERVER_BUSY" });
     }
     await Promise.all(responses.filter((r) => r.status === 200).map((r) => r.arrayBuffer()));

@@ -1,7 +1,8 @@
 /** POST /api/generate: validate → render as one counted unit (metering.withUnit; a cache hit: metering.countDone) → PNG. */
 import { Elysia } from "elysia";
 import { imageBody } from "../../http/image-body.ts";
-import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
+import { parseAccountRenderRequest } from "../../render/account-request.ts";
+import type { TemplateLookup } from "../../render/request.ts";
 import type { Renderer, RenderResult } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { API_AUTH_ERRORS, documentedBody, errorResponses } from "../../http/error-schema.ts";
@@ -9,7 +10,7 @@ import { authOf, requestState } from "../../http/request-context.ts";
 import { generateBodySchema, ImageResponse } from "./model.ts";
 
 export interface GenerateDeps {
-  services: Pick<Services, "metering">;
+  services: Pick<Services, "metering" | "accountTemplates">;
   renderer: Renderer;
   templates: TemplateLookup;
 }
@@ -19,7 +20,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
     "/api/generate",
     async ({ request, body }) => {
       const { account } = authOf(request);
-      const renderRequest = parseRenderRequest(body, templates);
+      const renderRequest = await parseAccountRenderRequest(body, { accountId: account.id, templates, accountTemplates: services.accountTemplates });
       const requestId = requestState(request).id;
       const factsOf = (result: RenderResult) => ({
         requestId,

@@ -45,6 +45,9 @@ function parameterSchema(p: RequestParameter) {
 export function generateBodySchema(templates: TemplateLookup) {
   const properties: Record<string, TSchema> = {};
   for (const p of COMMON_PARAMETERS) properties[p.name] = t.Optional(parameterSchema(p));
+  properties.template_version = t.Optional(
+    t.Integer({ minimum: 1, maximum: 2_147_483_647, description: "Account templates: the version to draw (default the latest). `v` in a signed URL's query." }),
+  );
   const all = templates.list();
   for (const template of all) {
     for (const field of template.fields) {
@@ -62,8 +65,14 @@ export function generateBodySchema(templates: TemplateLookup) {
   }
   return t.Object(properties, {
     title: "GenerateRequest",
-    // Unknown names are refused by the template-driven validator, which says which template owns them.
-    additionalProperties: false,
+    // The fields of an account's own templates (text, image URL or colour values): which names
+    // exist depends on the account, and the template-driven validator refuses any other name,
+    // saying which template owns it.
+    // Any name, its value a string: the validator checks it against the template's own field
+    // schema. Declared without a type so that a generated client's index signature still
+    // admits the integer properties above.
+    additionalProperties: t.Unknown({ description: "A field of one of the account's own templates (text, image URL or colour: a string)." }),
+    maxProperties: 64,
     examples: [
       {
         template: "event",

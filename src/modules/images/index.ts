@@ -14,7 +14,8 @@ import { API_AUTH_ERRORS, documentedBody, errorResponses, mediaBody, ResourceId 
 import { enforceRateLimit } from "../../http/rate-limit.ts";
 import { authOf, requestState } from "../../http/request-context.ts";
 import type { PreparedRender } from "../../render/renderer.ts";
-import { parseRenderRequest, type TemplateLookup } from "../../render/request.ts";
+import { parseAccountRenderRequest } from "../../render/account-request.ts";
+import type { TemplateLookup } from "../../render/request.ts";
 import type { Renderer, RenderResult } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { MAX_EXPIRES_IN, signImageUrl } from "../../signing/image-urls.ts";
@@ -27,9 +28,14 @@ export const MAX_URL_BYTES = 8 * 1024;
 
 /** A year: the longest `max-age`. */
 const YEAR_SECONDS = 31_536_000;
+/**
+ * An hour: the `max-age` of a URL that names an account template without pinning its version
+ * (`v`): the image changes when the template gets a new version, and crawlers see it within this.
+ */
+const UNPINNED_SECONDS = 3_600;
 
 export interface ImagesDeps {
-  services: Pick<Services, "metering" | "signingKeys" | "limiter" | "clock" | "config">;
+  services: Pick<Services, "metering" | "signingKeys" | "limiter" | "clock" | "config" | "accountTemplates">;
   renderer: Renderer & { prepare?: (request: import("../../render/types.ts").RenderRequest) => Promise<PreparedRender> };
   templates: TemplateLookup;
 }
@@ -38,7 +44,7 @@ const expired = () => new ApiError("URL_EXPIRED", "This image URL has expired (e
 const invalidSignature = () => new ApiError("INVALID_SIGNATURE", "Invalid signature: unknown signing key, or the URL is not what was signed.");
 
 export function imagesModule({ services, renderer, templates }: ImagesDeps) {
-  const { metering, signingKeys, limiter, clock, config } = services;
+  const { metering, signingKeys, limiter, clock, config, accountTemplates } = services;
   const prepare = (request: Parameters<NonNullable<ImagesDeps["renderer"]["prepare"]>>[0]): Promise<PreparedRender> =>
     renderer.prepare
       ? renderer.prepare(request)
@@ -89,7 +95,18 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
    * checked on every request. URLs with fetched images are not kept: their address follows the
    * fetched bytes.
    */
-  const verified = new Map<string, { keyId: string; template: string; prepared: PreparedRender; /** `exp` in Unix seconds, when the URL has one. */ exp: number | undefined }>();
+  const verified = new Map<
+    string,
+    {
+      keyId: string;
+      template: string;
+      prepared: PreparedRender;
+      /** `exp` in Unix seconds, when the URL has one. */
+      exp: number | undefined;
+      /** Names an account template without `v`: its image follows the template's latest version. */
+      unpinned: boolean;
+    }
+  >();
 
   async function serveSigned(request: Request, set: Context["set"]): Promise<Response> {
     const url = new URL(request.url);
@@ -107,11 +124,20 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
       const expiry = checkExpiry(params, clock.now());
       if (expiry.state === "expired") throw expired();
       if (expiry.state === "invalid") throw validationError([{ field: "exp", message: "must be one Unix time in whole seconds" }]);
-      const renderRequest = parseRenderRequest(bodyFromSignedUrl(path.template, path.ext, params), templates);
+      const body = bodyFromSignedUrl(path.template, path.ext, params);
+      const renderRequest = await parseAccountRenderRequest(body, { accountId: owner.account.id, templates, accountTemplates });
       const prepared = await prepare(renderRequest);
-      entry = { keyId: owner.key.id, template: renderRequest.template, prepared, exp: expiry.state === "valid" ? Math.floor(clock.now() / 1000) + expiry.secondsLeft : undefined };
-      const imageFields = templates.get(renderRequest.template)?.fields.filter((field) => field.type === "image_url" && renderRequest.fields[field.name]) ?? [];
-      if (imageFields.length === 0) {
+      entry = {
+        keyId: owner.key.id,
+        template: renderRequest.template,
+        prepared,
+        exp: expiry.state === "valid" ? Math.floor(clock.now() / 1000) + expiry.secondsLeft : undefined,
+        unpinned: renderRequest.accountTemplate !== undefined && body.template_version === undefined,
+      };
+      const imageFields = renderRequest.definition.fields.filter((field) => field.type === "image_url" && renderRequest.fields[field.name]);
+      // An account template is looked up on every request: a new version or a deletion applies
+      // at once, on every instance.
+      if (imageFields.length === 0 && !renderRequest.accountTemplate) {
         if (verified.size >= 10_000) verified.clear();
         verified.set(target, entry);
       }
@@ -125,10 +151,11 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     const result = await countOnce(owner.account, prepared, entry.template, requestState(request).id, set.headers);
 
     const etag = `"${prepared.contentAddress}"`;
-    const maxAge = secondsLeft === undefined ? YEAR_SECONDS : Math.min(secondsLeft, YEAR_SECONDS);
+    const longest = entry.unpinned ? UNPINNED_SECONDS : YEAR_SECONDS;
+    const maxAge = secondsLeft === undefined ? longest : Math.min(secondsLeft, longest);
     const headers: Record<string, string> = {
       etag,
-      "cache-control": `public, max-age=${maxAge}, immutable`,
+      "cache-control": entry.unpinned ? `public, max-age=${maxAge}` : `public, max-age=${maxAge}, immutable`,
       "x-content-type-options": "nosniff",
     };
     for (const [name, value] of Object.entries(set.headers)) if (value !== undefined && !(name in headers)) headers[name] = String(value);
@@ -163,7 +190,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
   const signedDetail = {
     summary: "Fetch an image by its signed URL",
     description:
-      "Public: no API key. `signature` is base64url (no padding) of HMAC-SHA256(signing secret, `/{template}.{ext}?` + the query sorted by name then value, each `encodeURIComponent(name)=encodeURIComponent(value)`, joined by `&`). Query: the template's fields plus `theme`, `width`, `height`, `quality`, optional `exp` (Unix seconds). A distinct image counts once per account per calendar month; repeats, HEADs and 304s of a counted image are free and not rate limited. Every error is the JSON envelope with `Cache-Control: no-store`.",
+      "Public: no API key. `signature` is base64url (no padding) of HMAC-SHA256(signing secret, `/{template}.{ext}?` + the query sorted by name then value, each `encodeURIComponent(name)=encodeURIComponent(value)`, joined by `&`). Query: the template's fields plus `theme`, `width`, `height`, `quality`, optional `exp` (Unix seconds) and, for an account template, optional `v` (its version; without it the latest, answered with `Cache-Control: public, max-age=3600`). A distinct image counts once per account per calendar month; repeats, HEADs and 304s of a counted image are free and not rate limited. Every error is the JSON envelope with `Cache-Control: no-store`.",
     tags: ["Public image URLs"],
   };
 
@@ -174,7 +201,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
       signing_key_id: ResourceId("sk", "The signing key that signs the URL."),
       expires_in: t.Optional(t.Integer({ minimum: 1, maximum: MAX_EXPIRES_IN, description: "Seconds; the URL answers 410 URL_EXPIRED afterwards." })),
     },
-    { additionalProperties: false, examples: [{ ...(generateBody.examples as object[])[0], signing_key_id: "sk_0a1b2c3d4e5f6g7h8i9j" }] },
+    { additionalProperties: generateBody.additionalProperties, maxProperties: 64, examples: [{ ...(generateBody.examples as object[])[0], signing_key_id: "sk_0a1b2c3d4e5f6g7h8i9j" }] },
   );
 
   return new Elysia({ name: "module.images" })
@@ -185,7 +212,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     })
     .post(
       "/api/image-urls",
-      ({ request, body }) => signImageUrl({ signingKeys, clock, baseUrl: config.baseUrl, templates }, authOf(request).account.id, body),
+      ({ request, body }) => signImageUrl({ signingKeys, clock, baseUrl: config.baseUrl, templates, accountTemplates }, authOf(request).account.id, body),
       {
         response: {
           200: t.Object({ url: t.String({ maxLength: MAX_URL_BYTES, description: "Absolute, on OG_BASE_URL; put it in <meta property=\"og:image\">." }) }, { title: "ImageUrl" }),
@@ -193,7 +220,8 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
         },
         detail: {
           summary: "Sign an image URL",
-          description: "A generate body plus `signing_key_id` and optional `expires_in` (seconds) → the signed public URL. The body is validated as POST /api/generate would; nothing is rendered or counted.",
+          description:
+            "A generate body plus `signing_key_id` and optional `expires_in` (seconds) → the signed public URL. The body is validated as POST /api/generate would; nothing is rendered or counted. A URL of an account template always carries `v`, the version signed (the latest unless `template_version` is given).",
           tags: ["Public image URLs"],
           // Validated by signImageUrl itself (as POST /api/generate validates), documented here.
           requestBody: documentedBody(imageUrlBody),

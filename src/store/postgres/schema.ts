@@ -7,7 +7,7 @@
  * - `cluster_state` holds what every instance must agree on (the test clock's offset).
  * Generate a migration with `bun run db:generate:postgres` and add it to ./migrations.ts.
  */
-import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, bigserial, boolean, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { EmailAlertKind, EmailAlertState, JobStatus } from "../types.ts";
 
 const ms = (name: string) => bigint(name, { mode: "number" });
@@ -266,4 +266,36 @@ export const countedImages = pgTable(
     createdAt: ms("created_at").notNull(),
   },
   (table) => [primaryKey({ columns: [table.accountId, table.period, table.contentAddress] })],
+);
+
+/** Account templates: one row per template of an account; `latest_version` is locked and bumped by an update. */
+export const accountTemplates = pgTable(
+  "account_templates",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: text("id").notNull(),
+    latestVersion: integer("latest_version").notNull(),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.accountId, table.id] })],
+);
+
+/** The versions kept of each template (the newest 100); deleting the template deletes them. */
+export const accountTemplateVersions = pgTable(
+  "account_template_versions",
+  {
+    accountId: text("account_id").notNull(),
+    templateId: text("template_id").notNull(),
+    version: integer("version").notNull(),
+    definition: text("definition").notNull(),
+    digest: text("digest").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.accountId, table.templateId, table.version] }),
+    foreignKey({ columns: [table.accountId, table.templateId], foreignColumns: [accountTemplates.accountId, accountTemplates.id] }).onDelete("cascade"),
+  ],
 );

@@ -50,6 +50,7 @@ import {
   type WebhookRecord,
 } from "../types.ts";
 import type { Sql } from "./index.ts";
+import { PostgresTemplateStore } from "./templates.ts";
 
 const JOBS_CHANNEL = "ogsmith_jobs";
 const CLOCK_CHANNEL = "ogsmith_clock";
@@ -211,7 +212,12 @@ export class PostgresStore implements Store {
     readonly sql: Sql,
     /** A one-connection client that holds this instance's liveness lock. */
     private readonly liveness: Sql,
-  ) {}
+  ) {
+    this.templates = new PostgresTemplateStore({ run: (body) => this.run(body), write: (body) => this.write(body) });
+  }
+
+  /** Account templates and their versions. */
+  readonly templates: PostgresTemplateStore;
 
   /** Takes (or, after a reconnect, takes again) this instance's liveness lock. */
   async holdLiveness(): Promise<void> {

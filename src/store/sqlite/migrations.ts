@@ -10,6 +10,7 @@ import m0001 from "../../../migrations/sqlite/0001_webhooks_jobs.sql" with { typ
 import m0002 from "../../../migrations/sqlite/0002_email_alerts_sessions.sql" with { type: "text" };
 import m0003 from "../../../migrations/sqlite/0003_store_probe.sql" with { type: "text" };
 import m0004 from "../../../migrations/sqlite/0004_signing_keys.sql" with { type: "text" };
+import m0005 from "../../../migrations/sqlite/0005_account_templates.sql" with { type: "text" };
 import type { MigrationJournal } from "../embedded-migrations.ts";
 
 export const migrationJournal: MigrationJournal = journal;
@@ -20,4 +21,5 @@ export const migrationSql: Record<string, string> = {
   "0002_email_alerts_sessions": m0002,
   "0003_store_probe": m0003,
   "0004_signing_keys": m0004,
+  "0005_account_templates": m0005,
 };

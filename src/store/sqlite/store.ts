@@ -37,6 +37,7 @@ import { classifySqliteError } from "./faults.ts";
 import { accounts, apiKeys, dashboardSessions, deliveryAttempts, emailAlerts, jobs, signingKeys, storeProbe, usagePeriods, webhooks } from "./schema/index.ts";
 import { type PreparedQueries, preparedQueries, StatementCache } from "./statements.ts";
 import type { CommitSignal } from "./checkpointer.ts";
+import { SqliteTemplateStore } from "./templates.ts";
 
 /** Trim a webhook's delivery log once every this many attempts (not a DELETE per attempt). */
 const TRIM_EVERY = 50;
@@ -130,7 +131,11 @@ export class SqliteStore implements Store {
     this.statements = new StatementCache(db);
     this.queries = preparedQueries(db);
     this.commitWatch = options.path === undefined ? undefined : CommitWatch.open(db.$client, options.path);
+    this.templates = new SqliteTemplateStore(db, { read: (body) => this.run(body), write: (body) => this.write(body, LEAVES_KEYS) });
   }
+
+  /** Account templates and their versions. */
+  readonly templates: SqliteTemplateStore;
 
   /* ───────────── plumbing ───────────── */
 

@@ -7,3 +7,4 @@ export * from "./email-alerts.ts";
 export * from "./sessions.ts";
 export * from "./probe.ts";
 export * from "./signing.ts";
+export * from "./templates.ts";

@@ -1,0 +1,71 @@
+/**
+ * POST /api/templates/preview: draws an unsaved account template definition, for editing it.
+ * The definition is validated exactly as create validates it (the same 400 with positions);
+ * the image is capped at 1500 px on its longer side and carries a PREVIEW mark
+ * (src/render/preview.ts), and it is not counted toward the quota and sends no event — so it
+ * is rate limited like any API call but is no free rendering API.
+ */
+import { Elysia, t } from "elysia";
+import { API_AUTH_ERRORS, documentedBody, errorResponses, OneOf } from "../../http/error-schema.ts";
+import { imageBody } from "../../http/image-body.ts";
+import { authOf } from "../../http/request-context.ts";
+import { PREVIEW_MAX_SIDE, parsePreviewRequest } from "../../render/preview.ts";
+import { FORMATS, MAX_SIZE, MIN_SIZE, THEMES } from "../../render/request.ts";
+import type { Renderer } from "../../render/types.ts";
+import { ImageResponse } from "../generate/model.ts";
+import { TemplateDefinitionBody } from "./model.ts";
+
+const Size = (name: string) =>
+  t.Integer({ minimum: MIN_SIZE, maximum: MAX_SIZE, description: `Requested ${name} in pixels; a preview larger than ${PREVIEW_MAX_SIDE} px on its longer side is drawn scaled down to it.` });
+
+export const TemplatePreviewBody = t.Object(
+  {
+    template: TemplateDefinitionBody,
+    values: t.Optional(t.Record(t.String({ maxLength: 64 }), t.String({ maxLength: 4096 }), { description: "Field values; default the definition's `sample`." })),
+    theme: t.Optional(OneOf(THEMES, { default: "dark" })),
+    width: t.Optional(Size("width")),
+    height: t.Optional(Size("height")),
+    format: t.Optional(OneOf(FORMATS, { default: "png" })),
+  },
+  { title: "TemplatePreview" },
+);
+
+export function templatePreviewModule({ renderer }: { renderer: Renderer }) {
+  return new Elysia({ name: "module.templates.preview" }).post(
+    "/api/templates/preview",
+    async ({ request, body }) => {
+      const preview = parsePreviewRequest(body, authOf(request).account.id);
+      const result = await renderer.render(preview);
+      return new Response(imageBody(result.bytes), {
+        headers: {
+          "content-type": result.contentType,
+          "cache-control": "no-store",
+          "x-generation-time-ms": String(result.generationTimeMs),
+          "x-missing-glyphs": String(result.missingGlyphs?.length ?? 0),
+        },
+      });
+    },
+    {
+      // The template language validates the body (every problem with its position); the schema documents it.
+      response: {
+        200: ImageResponse,
+        ...errorResponses(
+          ...API_AUTH_ERRORS,
+          "INVALID_JSON",
+          "VALIDATION_ERROR",
+          "PAYLOAD_TOO_LARGE",
+          "UNSUPPORTED_MEDIA_TYPE",
+          "IMAGE_FETCH_FAILED",
+          "RENDER_FAILED",
+          "SERVER_BUSY",
+        ),
+      },
+      detail: {
+        summary: "Preview an unsaved account template",
+        description: `Draws the definition in \`template\` (validated as create validates it: the same 400) with \`values\` (default its \`sample\`). At most ${PREVIEW_MAX_SIDE} px on the longer side (larger sizes are drawn scaled down), with a small PREVIEW mark in the bottom-right corner. Not counted toward the quota, no event; rate limited like any API call. Bodies up to 1 MiB.`,
+        tags: ["Templates"],
+        requestBody: documentedBody(TemplatePreviewBody),
+      },
+    },
+  );
+}

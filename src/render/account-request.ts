@@ -1,0 +1,84 @@
+/**
+ * A render request as an account sends it (POST /api/generate, a signed URL, POST
+ * /api/image-urls): `template` may name one of the account's own templates, and
+ * `template_version` pins one of its versions (the latest without it). The account's own
+ * template wins over an operator template of the same id; built-in ids never reach the store
+ * (an account cannot take them), so the built-ins' path stays as it was.
+ *
+ * Everything else is `parseRenderRequest`'s validation, with the account template's fields.
+ */
+import { ApiError, validationError, type FieldProblem } from "../errors.ts";
+import { accountTemplateDefinition } from "../templates/account/index.ts";
+import { type AccountTemplateService, isBuiltInId } from "../templates/account-templates.ts";
+import type { TemplateDefinition } from "../templates/types.ts";
+import { DEFAULT_TEMPLATE, parseRenderRequest, type TemplateLookup } from "./request.ts";
+import type { RenderRequest } from "./types.ts";
+
+/** The body field that pins a version (`v` in a signed URL's query). */
+export const TEMPLATE_VERSION = "template_version";
+/** Versions are numbered from 1; an update past the kept ones removes the oldest. */
+const MAX_VERSION = 2_147_483_647;
+
+export interface AccountRenderContext {
+  accountId: string;
+  templates: TemplateLookup;
+  accountTemplates: Pick<AccountTemplateService, "resolve">;
+}
+
+/** Validates the request for this account; 400 UNKNOWN_TEMPLATE for a template the account cannot use (another account's included). */
+export async function parseAccountRenderRequest(body: unknown, context: AccountRenderContext): Promise<RenderRequest> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return parseRenderRequest(body, context.templates);
+  const { [TEMPLATE_VERSION]: rawVersion, ...rest } = body as Record<string, unknown>;
+  const problems: FieldProblem[] = [];
+  const version = checkVersion(rawVersion, problems);
+  const id = rest.template ?? DEFAULT_TEMPLATE;
+
+  if (typeof id === "string" && !isBuiltInId(id)) {
+    const resolved = await context.accountTemplates.resolve(context.accountId, id, version);
+    if (resolved === "no_version") {
+      problems.push({ field: TEMPLATE_VERSION, message: `template ${id} has no version ${version} (GET /api/templates/${id}/versions lists those kept)` });
+      throw validationError(problems);
+    }
+    if (resolved !== undefined) {
+      const definition = accountTemplateDefinition(resolved.spec);
+      const request = withProblems(problems, () => parseRenderRequest(rest, overlay(context.templates, definition)));
+      return { ...request, accountTemplate: { accountId: context.accountId, version: resolved.version, spec: resolved.spec, revision: resolved.digest } };
+    }
+  }
+  // A built-in or operator template (or an unknown id: parseRenderRequest says UNKNOWN_TEMPLATE).
+  const request = parseRenderRequest(rest, context.templates);
+  if (version !== undefined) problems.push({ field: TEMPLATE_VERSION, message: `only account templates have versions; ${request.template} has none` });
+  if (problems.length) throw validationError(problems);
+  return request;
+}
+
+function checkVersion(raw: unknown, problems: FieldProblem[]): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 1 || raw > MAX_VERSION) {
+    problems.push({ field: TEMPLATE_VERSION, message: "must be a whole number from 1 (a version of the template)" });
+    return undefined;
+  }
+  return raw;
+}
+
+/** Runs the field validation; its problems join ours in one answer (every bad field listed at once). */
+function withProblems(problems: FieldProblem[], validate: () => RenderRequest): RenderRequest {
+  try {
+    const request = validate();
+    if (problems.length) throw validationError(problems);
+    return request;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "VALIDATION_ERROR" && problems.length) throw validationError([...problems, ...(error.details ?? [])].filter(unique));
+    throw error;
+  }
+}
+
+const unique = (problem: FieldProblem, index: number, all: FieldProblem[]) => all.findIndex((p) => p.field === problem.field && p.message === problem.message) === index;
+
+/** The global templates with the account's own one in front (it wins for its id). */
+function overlay(templates: TemplateLookup, own: TemplateDefinition): TemplateLookup {
+  return {
+    get: (id) => (id === own.id ? own : templates.get(id)),
+    list: () => [own, ...templates.list().filter((t) => t.id !== own.id)],
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Account templates across instances: three `ogsmith serve` processes on one throwaway
+ * PostgreSQL. A template created on A renders on B at once; an update on C is the latest on A
+ * and B at once (version 1 still pinned); deleted on A, it is gone on B at once — by generate,
+ * by a signed URL, and from the list. No waiting: each step's first request must see it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { buildSignedUrl } from "../../src/signing/index.ts";
+import { decodePng, pixelAt } from "../support/png.ts";
+import { postgresAvailable, startPostgres, testDatabaseUrl, type PostgresServer } from "../support/postgres.ts";
+import { spawnServe } from "../support/process.ts";
+
+const ADMIN = "cluster-templates-admin-token-0123456789";
+const available = postgresAvailable();
+if (!available) console.warn("PostgreSQL is not installed: the cluster template tests skip (apt-get install postgresql)");
+const maybe = available || process.env.CI === "true" ? describe : describe.skip;
+
+const card = (colour: string) => ({
+  id: "launch",
+  name: "Launch",
+  html: `<div style="display:flex;width:100%;height:100%;align-items:center;justify-content:center;background:${colour};color:#ffffff"><h1 style="font-size:60px">{{title}}</h1></div>`,
+  fields: [{ name: "title", type: "text", required: true }],
+});
+
+maybe("account templates on three instances over one PostgreSQL", () => {
+  let pg: PostgresServer;
+  const urls: string[] = [];
+  const children: Subprocess[] = [];
+  let key: string;
+
+  beforeAll(async () => {
+    pg = await startPostgres();
+    const databaseUrl = await testDatabaseUrl(pg);
+    const spawned = await Promise.all([0, 1, 2].map(() => spawnServe({ adminToken: ADMIN, env: { OG_DATABASE_URL: databaseUrl, OG_TEST_CLOCK: "0" }, children, timeoutMs: 60_000 })));
+    urls.push(...spawned.map((s) => s.url));
+    const res = await fetch(`${urls[0]}/admin/accounts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: "cluster-templates@example.com", plan: "custom", quota: 10_000, requests_per_second: 10_000 }),
+    });
+    expect(res.status).toBe(201);
+    key = (await res.json()).api_key;
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    await Promise.all(children.map((c) => c.exited));
+    await pg?.stop();
+  });
+
+  const api = (url: string, path: string, init: { method?: string; json?: unknown } = {}) =>
+    fetch(url + path, {
+      method: init.method ?? (init.json === undefined ? "GET" : "POST"),
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    });
+  const generate = (url: string, extra: Record<string, unknown> = {}) => api(url, "/api/generate", { json: { template: "launch", title: "Cluster", width: 400, height: 210, ...extra } });
+  async function corner(res: Response): Promise<number[]> {
+    expect(res.status).toBe(200);
+    return pixelAt(decodePng(new Uint8Array(await res.arrayBuffer())), 4, 4).slice(0, 3);
+  }
+
+  test("create on A, render on B at once; update on C, latest on A and B at once; delete on A, gone on B at once", async () => {
+    const [a, b, c] = urls as [string, string, string];
+    expect((await api(a, "/api/templates", { json: card("#ff0000") })).status).toBe(201);
+    expect(await corner(await generate(b))).toEqual([255, 0, 0]);
+
+    const signing = await (await api(b, "/api/signing-keys", { method: "POST" })).json();
+    const signed = buildSignedUrl({ baseUrl: b, keyId: signing.id, secret: signing.secret, template: "launch", ext: "png", params: { title: "Cluster", width: "400", height: "210" } });
+    expect(await corner(await fetch(signed))).toEqual([255, 0, 0]);
+
+    const updated = await api(c, "/api/templates/launch", { method: "PUT", json: card("#0000ff") });
+    expect((await updated.json()).version).toBe(2);
+    expect(await corner(await generate(a))).toEqual([0, 0, 255]);
+    expect(await corner(await generate(b))).toEqual([0, 0, 255]);
+    expect(await corner(await fetch(signed))).toEqual([0, 0, 255]);
+    expect(await corner(await generate(b, { template_version: 1 }))).toEqual([255, 0, 0]);
+    expect((await (await api(b, "/api/templates/launch/versions")).json()).data.map((v: { version: number }) => v.version)).toEqual([1, 2]);
+
+    expect((await api(a, "/api/templates/launch", { method: "DELETE" })).status).toBe(200);
+    const gone = await generate(b);
+    expect(gone.status).toBe(400);
+    expect((await gone.json()).code).toBe("UNKNOWN_TEMPLATE");
+    const goneUrl = await fetch(signed);
+    expect(goneUrl.status).toBe(400);
+    expect((await goneUrl.json()).code).toBe("UNKNOWN_TEMPLATE");
+    expect((await api(c, "/api/templates/launch")).status).toBe(404);
+    expect((await (await api(b, "/api/templates")).json()).data.map((t: { id: string }) => t.id)).not.toContain("launch");
+  }, 60_000);
+});
