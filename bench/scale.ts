@@ -45,7 +45,7 @@ import { createTemplateRegistry } from "../src/templates/registry.ts";
 import type { SatoriNode } from "../src/templates/types.ts";
 import { markdownTable, measure, median, quantile, type Measured } from "./lib/load.ts";
 import { CARD } from "./lib/phases.ts";
-import { builtBinary, cpuSeconds, createBenchAccount, RssSampler, rssMb, startHelloWorld, startOgsmith, type ChildServer } from "./lib/server.ts";
+import { ADMIN_TOKEN, builtBinary, cpuSeconds, createBenchAccount, RssSampler, rssMb, startHelloWorld, startOgsmith, type ChildServer } from "./lib/server.ts";
 
 const cores = availableParallelism();
 const { values: args } = parseArgs({
@@ -142,7 +142,7 @@ interface ServerPaths {
 
 /** The server's SQLite commits so far, from /metrics (`ogsmith_sqlite_wal`); NaN when absent. */
 async function sqliteCommits(url: string): Promise<number> {
-  const text = await (await fetch(url + "/metrics")).text();
+  const text = await (await fetch(url + "/metrics", { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
   return Number(/ogsmith_sqlite_wal\{state="commits"\} (\d+)/.exec(text)?.[1] ?? NaN);
 }
 

@@ -296,7 +296,7 @@ async function setUpAccount(i: number): Promise<Account> {
 
 /** From the server's /metrics: pending jobs (all kinds) and the main thread's JS heap in use. */
 async function scrape(): Promise<{ jobs: number; heapMb: number }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
   let jobs = 0;
   for (const match of text.matchAll(/^ogsmith_jobs_pending\{[^}]*\} (\d+)/gm)) jobs += Number(match[1]);
   const heap = Number(/^ogsmith_nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN);

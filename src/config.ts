@@ -23,6 +23,15 @@ export interface Config {
   smtpCaFile: string | undefined;
   emailFrom: string;
   baseUrl: string;
+  /**
+   * The origin of OG_BASE_URL when it is set: the only Host this server answers (others get 421)
+   * and the only Origin the dashboard accepts. Undefined: any Host, Origin = the Host's origin.
+   */
+  publicOrigin: string | undefined;
+  /** Bearer token that reads /metrics (OG_METRICS_TOKEN); the admin token reads it too. */
+  metricsToken: string | undefined;
+  /** OG_METRICS_PUBLIC: /metrics answers without a token. */
+  metricsPublic: boolean;
   bootstrap: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Persistent render cache directory; undefined = off (OG_CACHE_MAX_BYTES=0, or an in-memory database with no OG_CACHE_DIR). */
@@ -122,6 +131,11 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError("OG_ADMIN_TOKEN must be at least 16 characters");
   }
+  const metricsToken = optional(env, "OG_METRICS_TOKEN");
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    throw new ConfigError("OG_METRICS_TOKEN must be at least 16 characters");
+  }
+  const baseUrl = url(env, "OG_BASE_URL", ["http:", "https:"]);
   const dbPath = overrides.dbPath ?? optional(env, "OG_DB_PATH") ?? "./data/ogsmith.db";
   const cacheMaxBytes = int(env, "OG_CACHE_MAX_BYTES", 1024 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER);
   // By default the cache lives beside the database (./data/cache for the default ./data/ogsmith.db),
@@ -147,7 +161,10 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     smtpUrl: url(env, "SMTP_URL", ["smtp:", "smtps:"]),
     smtpCaFile: readableFile("OG_SMTP_CA_FILE", optional(env, "OG_SMTP_CA_FILE")),
     emailFrom: optional(env, "OG_EMAIL_FROM") ?? "ogsmith <alerts@localhost>",
-    baseUrl: (url(env, "OG_BASE_URL", ["http:", "https:"]) ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    baseUrl: (baseUrl ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    publicOrigin: baseUrl === undefined ? undefined : new URL(baseUrl).origin,
+    metricsToken,
+    metricsPublic: bool(env, "OG_METRICS_PUBLIC", false),
     bootstrap: bool(env, "OG_BOOTSTRAP", true),
     logLevel,
     cacheDir,

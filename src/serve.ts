@@ -2,6 +2,7 @@
  * `ogsmith serve`: the HTTP API, dashboard and background worker in one process. Also used by
  * the end-to-end tests, which start the real service on port 0 against a real store.
  */
+import { dirname, join } from "node:path";
 import { bootstrapFirstAccount } from "./accounts/bootstrap.ts";
 import { listenError } from "./cli/listen.ts";
 import { selfCommand } from "./cli/self.ts";
@@ -31,8 +32,15 @@ export interface RunningService {
   checkpointer: Checkpointer | undefined;
   /** The key printed by the first-start bootstrap, when it ran. */
   bootstrapKey: string | undefined;
+  /** The owner-only file the first-start bootstrap wrote its key to, when it did. */
+  bootstrapKeyFile: string | undefined;
   /** Graceful stop: stop accepting, finish in-flight work, close the database. */
   stop(): Promise<void>;
+}
+
+/** Where the first start writes its key (owner-only), next to the SQLite file: the data directory. */
+export function firstKeyFile(config: Pick<Config, "dbPath">): string | undefined {
+  return config.dbPath === ":memory:" ? undefined : join(dirname(config.dbPath), "ogsmith-initial-api-key");
 }
 
 export async function startService(
@@ -51,6 +59,10 @@ export async function startService(
   const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom, sqliteCommits });
   for (const line of config.retired) services.logger.warn(line);
   await services.metering.clearStaleReservations();
+  // Units a request could not confirm or release (the store failed under it) come back while
+  // the service runs; the test clock's advance reclaims at once.
+  services.metering.startReclaiming();
+  services.testClock?.onAdvance(() => services.metering.reclaimUnheld().then(() => undefined));
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
@@ -107,7 +119,13 @@ export async function startService(
   let boot: Awaited<ReturnType<typeof bootstrapFirstAccount>> | undefined;
   try {
     // Bound first, so a key is never printed by a process that cannot serve it (port taken, bad HOST).
-    if (config.bootstrap) boot = await bootstrapFirstAccount(services.accounts, options.print ?? ((text) => process.stdout.write(text + "\n")), selfCommand());
+    if (config.bootstrap) {
+      boot = await bootstrapFirstAccount(
+        services.accounts,
+        { print: options.print ?? ((text) => process.stderr.write(text + "\n")), keyFile: firstKeyFile(config) },
+        selfCommand(),
+      );
+    }
     if (config.role !== "api") await worker.start();
   } catch (error) {
     await server.stop();
@@ -128,6 +146,7 @@ export async function startService(
     worker,
     checkpointer,
     bootstrapKey: boot?.apiKey,
+    bootstrapKeyFile: boot?.keyFile,
     stop: () =>
       (stopping ??= (async () => {
         await server.stop();

@@ -79,7 +79,9 @@ export async function createServices(config: Config, options: ServicesOptions = 
   const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
   const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
   const accounts = new AccountService(store, clock);
-  const metering = new Metering(store, clock, outbox, logger);
+  // Only the serving process reclaims (serve.ts), and it is the one process reserving on a SQLite
+  // file; PostgreSQL keeps one tally per instance.
+  const metering = new Metering(store, clock, outbox, logger, { reclaims: true });
   const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
   return {
     config,

@@ -10,15 +10,18 @@
  * lighter weights, no glows.
  * Every field but the title is optional; absent blocks take no space, and the title fills what
  * is left, so a title-only card balances as well as a full one.
+ * A right-to-left title (Arabic, Hebrew) mirrors the card: pill and byline from the right, logo
+ * and accent on the other side, the light theme's stripe on the right edge; each text keeps its
+ * own direction.
  */
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../src/templates/types.ts";
-import { present, singleLineStyle, textWidthEm } from "../src/templates/kit.ts";
-import { ABOVE_GLOWS, Card, fitHeadline, Headline, RingedAvatar, type GlowSpec } from "../src/templates/parts.tsx";
+import { present, singleLineStyle, textDirectionStyle, textWidthEm } from "../src/templates/kit.ts";
+import { ABOVE_GLOWS, Card, directionOf, fitHeadline, glowsFor, Headline, RingedAvatar, type Direction, type GlowSpec } from "../src/templates/parts.tsx";
 
 interface Palette {
   background: string;
   glows: GlowSpec[];
-  /** A stripe down the left edge (light theme only). */
+  /** A stripe down the reading-start edge (light theme only). */
   stripe: string | undefined;
   title: string;
   subtitle: string;
@@ -92,6 +95,8 @@ export function readingTimeLabel(value: string): string {
 }
 
 function CategoryPill({ text, p }: { text: string; p: Palette }): SatoriNode {
+  const label = text.toUpperCase();
+  const line = { ...singleLineStyle(PILL_SIZE), lineHeight: 1.2 };
   return (
     <div
       style={{
@@ -105,30 +110,30 @@ function CategoryPill({ text, p }: { text: string; p: Palette }): SatoriNode {
         border: `1.5px solid ${p.pillBorder}`,
       }}
     >
-      <div style={{ ...singleLineStyle(PILL_SIZE), lineHeight: 1.2, fontWeight: 700, letterSpacing: 2, color: p.pillText, minWidth: 0 }}>
-        {text.toUpperCase()}
-      </div>
+      <div style={{ ...line, fontWeight: 700, letterSpacing: 2, color: p.pillText, minWidth: 0, ...textDirectionStyle(label, line) }}>{label}</div>
     </div>
   );
 }
 
-function Byline({ author, avatar, meta, p }: { author?: string; avatar?: string; meta: string[]; p: Palette }): SatoriNode {
+function Byline({ author, avatar, meta, p, dir }: { author?: string; avatar?: string; meta: string[]; p: Palette; dir: Direction }): SatoriNode {
   // With a name, the meta line sits under it; without one, it takes the name's place beside the photo.
+  const metaSize = author ? META_SIZE : AUTHOR_SIZE - 2;
   const metaLine = meta.length ? (
-    <div style={{ display: "flex", alignItems: "center", gap: 14, minWidth: 0, color: p.meta, fontSize: author ? META_SIZE : AUTHOR_SIZE - 2 }}>
+    <div style={{ display: "flex", flexDirection: dir.row, alignItems: "center", gap: 14, minWidth: 0, color: p.meta, fontSize: metaSize }}>
       {meta.map((text, i) => (
-        <div style={{ display: "flex", alignItems: "center", gap: 14, minWidth: 0, flexShrink: 1 }}>
+        <div style={{ display: "flex", flexDirection: dir.row, alignItems: "center", gap: 14, minWidth: 0, flexShrink: 1 }}>
           {i > 0 ? <div style={{ width: 6, height: 6, borderRadius: 3, backgroundColor: p.dot, flexShrink: 0 }} /> : null}
-          <div style={{ ...singleLineStyle(author ? META_SIZE : AUTHOR_SIZE - 2), fontWeight: author ? 400 : 600, minWidth: 0 }}>{text}</div>
+          <div style={{ ...singleLineStyle(metaSize), fontWeight: author ? 400 : 600, minWidth: 0, textAlign: dir.start, ...textDirectionStyle(text, singleLineStyle(metaSize)) }}>{text}</div>
         </div>
       ))}
     </div>
   ) : null;
+  const authorLine = singleLineStyle(AUTHOR_SIZE);
   return (
-    <div style={{ ...ABOVE_GLOWS, display: "flex", alignItems: "center", gap: 22, flexShrink: 1, minWidth: 0 }}>
+    <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: dir.row, alignItems: "center", gap: 22, flexShrink: 1, minWidth: 0 }}>
       {avatar ? <RingedAvatar src={avatar} size={AVATAR} ring={p.avatarRing} /> : null}
       <div style={{ display: "flex", flexDirection: "column", justifyContent: "center", gap: 6, minWidth: 0, flexShrink: 1 }}>
-        {author ? <div style={{ ...singleLineStyle(AUTHOR_SIZE), fontWeight: 700, color: p.author, minWidth: 0 }}>{author}</div> : null}
+        {author ? <div style={{ ...authorLine, fontWeight: 700, color: p.author, minWidth: 0, textAlign: dir.start, ...textDirectionStyle(author, authorLine) }}>{author}</div> : null}
         {metaLine}
       </div>
     </div>
@@ -139,6 +144,7 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
   const p = PALETTES[ctx.theme];
   const opt = (name: string) => (present(fields[name]) ? fields[name]!.trim() : undefined);
   const title = fields.title ?? "";
+  const dir = directionOf(title);
   const subtitle = opt("subtitle");
   const category = opt("category");
   const author = opt("author_name");
@@ -173,10 +179,10 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
   const pillFits = category ? 44 + textWidthEm(category.toUpperCase()) * (PILL_SIZE + 2) <= pillWidth : true;
 
   return (
-    <Card width={ctx.width} height={ctx.height} padX={PAD_X} padY={PAD_Y} background={p.background} ink={p.title} glows={p.glows}>
-      {p.stripe ? <div style={{ position: "absolute", top: 0, left: 0, width: 12, height: ctx.height, backgroundColor: p.stripe }} /> : null}
+    <Card width={ctx.width} height={ctx.height} padX={PAD_X} padY={PAD_Y} background={p.background} ink={p.title} glows={glowsFor(p.glows, dir)}>
+      {p.stripe ? <div style={{ position: "absolute", top: 0, [dir.start]: 0, width: 12, height: ctx.height, backgroundColor: p.stripe }} /> : null}
 
-      <div style={{ ...ABOVE_GLOWS, display: "flex", justifyContent: "space-between", alignItems: "center", height: TOP_ROW, flexShrink: 0, gap: 40 }}>
+      <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: dir.row, justifyContent: "space-between", alignItems: "center", height: TOP_ROW, flexShrink: 0, gap: 40 }}>
         {category ? (
           <div style={{ display: "flex", maxWidth: pillWidth, minWidth: 0, flexShrink: pillFits ? 0 : 1 }}>
             <CategoryPill text={category} p={p} />
@@ -186,15 +192,15 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
           <div style={{ display: "flex", width: 64, height: 8, borderRadius: 4, backgroundImage: p.accentBar }} />
         )}
         {logo ? (
-          <img src={logo} width={LOGO_W} height={LOGO_H} style={{ objectFit: "contain", objectPosition: "right center", flexShrink: 0 }} />
+          <img src={logo} width={LOGO_W} height={LOGO_H} style={{ objectFit: "contain", objectPosition: `${dir.end} center`, flexShrink: 0 }} />
         ) : null}
       </div>
 
       <Headline title={title} subtitle={subtitle} layout={headline} weight={p.titleWeight} tracking={-0.022} titleColor={p.title} subtitleColor={p.subtitle} />
 
       {hasByline ? (
-        <div style={{ ...ABOVE_GLOWS, display: "flex", paddingTop: BYLINE_GAP, flexShrink: 0, minWidth: 0 }}>
-          <Byline author={author} avatar={avatar} meta={meta} p={p} />
+        <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: dir.row, paddingTop: BYLINE_GAP, flexShrink: 0, minWidth: 0 }}>
+          <Byline author={author} avatar={avatar} meta={meta} p={p} dir={dir} />
         </div>
       ) : null}
     </Card>
@@ -207,7 +213,7 @@ const blog: TemplateDefinition = {
   fields: [
     { name: "title", type: "text", required: true, maxLength: 200, description: "Post title." },
     { name: "subtitle", type: "text", description: "Standfirst under the title." },
-    { name: "logo_url", type: "image_url", description: "Publication logo, drawn top right." },
+    { name: "logo_url", type: "image_url", description: "Publication logo, drawn top right (top left on a right-to-left card)." },
     { name: "author_name", type: "text", description: "Author, shown in the byline." },
     { name: "author_avatar_url", type: "image_url", description: "Author photo, drawn round in the byline." },
     { name: "date", type: "text", description: "Free-text publication date, e.g. \"March 14, 2025\"." },

@@ -8,10 +8,13 @@
  * formal look: paper white, navy ink, a thin accent rule, lighter weights.
  * Every block is optional except the title; empty blocks take no space, and the title block
  * sits in the remaining space so a title-only card is as balanced as a full one.
+ * A right-to-left title (Arabic, Hebrew) mirrors the card: accent bar on the right, logo on the
+ * left, meta from the right with its icons on the right of their text, the speaker on the left;
+ * each text keeps its own direction.
  */
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../src/templates/types.ts";
-import { clampStyle, present, singleLineStyle, textWidthEm } from "../src/templates/kit.ts";
-import { ABOVE_GLOWS, Card, fitHeadline, Headline, RingedAvatar, type GlowSpec } from "../src/templates/parts.tsx";
+import { clampStyle, present, singleLineStyle, textDirectionStyle, textWidthEm } from "../src/templates/kit.ts";
+import { ABOVE_GLOWS, Card, directionOf, fitHeadline, glowsFor, Headline, RingedAvatar, type Direction, type GlowSpec } from "../src/templates/parts.tsx";
 
 interface Palette {
   background: string;
@@ -104,23 +107,25 @@ function Icon({ name, color, size }: { name: IconName; color: string; size: numb
   );
 }
 
-function MetaItem({ icon, text, p, maxWidth }: { icon: IconName; text: string; p: Palette; maxWidth: number }): SatoriNode {
+function MetaItem({ icon, text, p, maxWidth, dir }: { icon: IconName; text: string; p: Palette; maxWidth: number; dir: Direction }): SatoriNode {
+  const line = singleLineStyle(META_SIZE);
   return (
-    <div style={{ display: "flex", alignItems: "center", gap: 12, maxWidth, minWidth: 0 }}>
+    <div style={{ display: "flex", flexDirection: dir.row, alignItems: "center", gap: 12, maxWidth, minWidth: 0 }}>
       <Icon name={icon} color={p.icon} size={28} />
-      <div style={{ ...singleLineStyle(META_SIZE), color: p.meta, fontWeight: 600, minWidth: 0 }}>{text}</div>
+      <div style={{ ...line, color: p.meta, fontWeight: 600, minWidth: 0, ...textDirectionStyle(text, line) }}>{text}</div>
     </div>
   );
 }
 
-function Speaker({ name, avatar, p }: { name: string | undefined; avatar: string | undefined; p: Palette }): SatoriNode {
+function Speaker({ name, avatar, p, dir }: { name: string | undefined; avatar: string | undefined; p: Palette; dir: Direction }): SatoriNode {
+  const nameBlock = clampStyle(2, 29, 1.15);
   return (
-    <div style={{ display: "flex", alignItems: "center", gap: 20, flexShrink: 0, maxWidth: SPEAKER_W }}>
+    <div style={{ display: "flex", flexDirection: dir.row, alignItems: "center", gap: 20, flexShrink: 0, maxWidth: SPEAKER_W }}>
       {avatar ? <RingedAvatar src={avatar} size={AVATAR} ring={p.avatarRing} /> : null}
       {name ? (
         <div style={{ display: "flex", flexDirection: "column", minWidth: 0, gap: 4 }}>
-          <div style={{ fontSize: 17, fontWeight: 700, letterSpacing: 2.5, color: p.label }}>FEATURING</div>
-          <div style={{ ...clampStyle(2, 29, 1.15), color: p.title, fontWeight: 700 }}>{name}</div>
+          <div style={{ fontSize: 17, fontWeight: 700, letterSpacing: 2.5, color: p.label, textAlign: dir.start }}>FEATURING</div>
+          <div style={{ ...nameBlock, color: p.title, fontWeight: 700, textAlign: dir.start, ...textDirectionStyle(name, nameBlock) }}>{name}</div>
         </div>
       ) : null}
     </div>
@@ -130,6 +135,7 @@ function Speaker({ name, avatar, p }: { name: string | undefined; avatar: string
 function render(fields: Record<string, string | undefined>, ctx: RenderContext): SatoriNode {
   const p = PALETTES[ctx.theme];
   const title = fields.title ?? "";
+  const dir = directionOf(title);
   const subtitle = present(fields.subtitle) ? fields.subtitle : undefined;
   const date = present(fields.date) ? fields.date : undefined;
   const time = present(fields.time) ? fields.time : undefined;
@@ -178,17 +184,17 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
   });
 
   return (
-    <Card width={ctx.width} height={ctx.height} padX={PAD_X} padY={PAD_Y} background={p.background} ink={p.title} glows={p.glows}>
+    <Card width={ctx.width} height={ctx.height} padX={PAD_X} padY={PAD_Y} background={p.background} ink={p.title} glows={glowsFor(p.glows, dir)}>
       {ctx.theme === "light" ? (
         // The formal look: a thin accent rule along the top edge.
         <div style={{ position: "absolute", top: 0, left: 0, width: ctx.width, height: 8, backgroundColor: p.icon }} />
       ) : null}
 
-      <div style={{ ...ABOVE_GLOWS, display: "flex", justifyContent: "space-between", alignItems: "flex-start", height: TOP_ROW, flexShrink: 0 }}>
+      <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: dir.row, justifyContent: "space-between", alignItems: "flex-start", height: TOP_ROW, flexShrink: 0 }}>
         <div style={{ display: "flex", width: 64, height: 8, borderRadius: 4, backgroundImage: p.accentBar, marginTop: 8 }} />
         {logo ? (
-          // A fixed box; `contain` keeps any aspect ratio inside it, pinned to the top-right corner.
-          <img src={logo} width={LOGO_W} height={LOGO_H} style={{ objectFit: "contain", objectPosition: "right top" }} />
+          // A fixed box; `contain` keeps any aspect ratio inside it, pinned to the top corner at the reading end.
+          <img src={logo} width={LOGO_W} height={LOGO_H} style={{ objectFit: "contain", objectPosition: `${dir.end} top` }} />
         ) : null}
       </div>
 
@@ -199,8 +205,9 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
           style={{
             ...ABOVE_GLOWS,
             display: "flex",
+            flexDirection: dir.row,
             alignItems: "center",
-            // Meta on the left, speaker on the right; a speaker alone starts at the left edge.
+            // Meta at the reading start, speaker at the end; a speaker alone sits at the start.
             justifyContent: hasMeta ? "space-between" : "flex-start",
             borderTop: `2px solid ${p.rule}`,
             paddingTop: 28,
@@ -211,15 +218,15 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
           {hasMeta ? (
             <div style={{ display: "flex", flexDirection: "column", gap: 14, minWidth: 0, maxWidth: metaMaxWidth, flexShrink: 1 }}>
               {metaRows.map((row) => (
-                <div style={{ display: "flex", gap: META_GAP, minWidth: 0 }}>
+                <div style={{ display: "flex", flexDirection: dir.row, gap: META_GAP, minWidth: 0 }}>
                   {row.map((item) => (
-                    <MetaItem icon={item.icon} text={item.text} p={p} maxWidth={metaMaxWidth} />
+                    <MetaItem icon={item.icon} text={item.text} p={p} maxWidth={metaMaxWidth} dir={dir} />
                   ))}
                 </div>
               ))}
             </div>
           ) : null}
-          {hasSpeaker ? <Speaker name={speakerName} avatar={avatar} p={p} /> : null}
+          {hasSpeaker ? <Speaker name={speakerName} avatar={avatar} p={p} dir={dir} /> : null}
         </div>
       ) : null}
     </Card>
@@ -232,7 +239,7 @@ const event: TemplateDefinition = {
   fields: [
     { name: "title", type: "text", required: true, maxLength: 200, description: "Event name." },
     { name: "subtitle", type: "text", description: "Secondary line under the title." },
-    { name: "logo_url", type: "image_url", description: "Logo, drawn top right." },
+    { name: "logo_url", type: "image_url", description: "Logo, drawn top right (top left on a right-to-left card)." },
     { name: "date", type: "text", description: "Free-text date, e.g. \"Thursday, March 14\"." },
     { name: "time", type: "text", description: "Free-text time with a timezone, e.g. \"18:00 CET\"." },
     { name: "location", type: "text", description: "Venue, city, or a virtual-event label." },

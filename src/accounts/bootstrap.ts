@@ -1,25 +1,39 @@
 /**
  * First start on an empty database: create one free-plan account and hand its key to the person
- * who started the service, once (OG_BOOTSTRAP). The key is printed to the terminal,
- * never written to the JSON log.
+ * who started the service, once (OG_BOOTSTRAP). The key is printed as plain text on stderr, apart
+ * from the JSON log on stdout, so a pipeline that parses and keeps the JSON log never stores it;
+ * and it is written once to a file only its owner can read (0600), whose path the banner names,
+ * for whoever reads the logs of a container rather than its terminal.
  */
+import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
 import type { AccountService } from "./accounts.ts";
 import { PLANS } from "./plans.ts";
 
+export interface BootstrapOutput {
+  /** Where the banner goes (stderr in `serve`). */
+  print: (text: string) => void;
+  /** The owner-only file the key is also written to; undefined: none (an in-memory database). */
+  keyFile?: string;
+}
+
 export async function bootstrapFirstAccount(
   accounts: AccountService,
-  print: (text: string) => void,
+  output: BootstrapOutput,
   /** How the operator runs this program (`ogsmith`, `./dist/ogsmith`, `bun run ogsmith`), for the hint. */
   command = "ogsmith",
-): Promise<{ accountId: string; apiKey: string } | undefined> {
+): Promise<{ accountId: string; apiKey: string; keyFile: string | undefined } | undefined> {
   if ((await accounts.count()) > 0) return undefined;
   const { account, apiKey } = await accounts.create({ email: "owner@ogsmith.local", plan: "free" });
-  print(
+  const written = output.keyFile ? writeKeyFile(output.keyFile, apiKey) : { ok: false as const, why: "no file for an in-memory database" };
+  output.print(
     [
       "",
       "  ogsmith: created the first account (free plan) on this empty database.",
       `  Account: ${account.id}`,
       `  API key: ${apiKey}`,
+      written.ok
+        ? `  The key is also in ${output.keyFile} (readable by its owner only); delete the file once the key is safe.`
+        : `  The key was not written to a file (${written.why}).`,
       "  This key is shown once and stored only as a hash. Keep it somewhere safe.",
       `  Set the alert address with: ${command} accounts update ${account.id} --email you@example.com`,
       // Free on purpose (a key from a forgotten instance grants little); lifting it is one command.
@@ -27,5 +41,22 @@ export async function bootstrapFirstAccount(
       "",
     ].join("\n"),
   );
-  return { accountId: account.id, apiKey };
+  return { accountId: account.id, apiKey, keyFile: written.ok ? output.keyFile : undefined };
+}
+
+/** Creates `path` (never overwrites one) with mode 0600 and the key in it. */
+function writeKeyFile(path: string, apiKey: string): { ok: true } | { ok: false; why: string } {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "wx", 0o600);
+    // The mode given to open is filtered by the umask; make it exactly owner read/write.
+    fchmodSync(fd, 0o600);
+    writeSync(fd, `${apiKey}\n`);
+    return { ok: true };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ok: false, why: code === "EEXIST" ? `${path} exists already` : `${path}: ${code ?? (error as Error).message}` };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

@@ -24,12 +24,13 @@ import { parseJsonBody } from "../http/body.ts";
 import { isStoreUnavailable } from "../store/errors.ts";
 import { jsonError, unavailableError, unexpectedError, validationProblems, type HeaderBag } from "../http/error-mapper.ts";
 import { Metrics } from "../http/metrics.ts";
-import { peekRequestState, requestState } from "../http/request-context.ts";
+import { pathnameOf, peekRequestState, requestState } from "../http/request-context.ts";
+import { hostCheck, isPrivatePath } from "./answer-scope.ts";
 import { buildRouteTable, type RouteTable } from "./routes.ts";
 import { validationError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { buildOpenApiDocument, type RouteInfo } from "../http/openapi.ts";
-import { DOCS_CSP, docsPage } from "./docs-page.ts";
+import { DOCS_CSP, DOCS_HEADERS, docsPage } from "./docs-page.ts";
 
 export { VERSION };
 
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps) {
   // The document describes the assembled app, so it is built on first request from its routes.
   let routes = (): RouteInfo[] => [];
 
+  const checkHost = hostCheck(services.config);
   const app = new Elysia({
     name: "ogsmith",
     normalize: false,
@@ -65,6 +67,11 @@ export function createApp(deps: AppDeps) {
       set.headers["x-request-id"] = requestState(request).id;
       // Responses are JSON, PNG or our own pages: never let a browser guess another type.
       set.headers["x-content-type-options"] = "nosniff";
+      const pathname = pathnameOf(request);
+      checkHost?.(request, pathname);
+      // Answers of the API, the admin API and the dashboard's API are one account's (keys,
+      // secrets, usage): no cache on the way keeps them. (Images set their own.)
+      if (isPrivatePath(pathname)) set.headers["cache-control"] = "no-store";
       // The request target (path and query) after the origin; signed image URLs carry their fields in it.
       const url = request.url;
       if (url.length - url.indexOf("/", url.indexOf("//") + 2) > MAX_URL_BYTES) {
@@ -106,7 +113,7 @@ export function createApp(deps: AppDeps) {
       }
     })
     .get("/openapi.json", () => (document ??= buildOpenApiDocument(routes(), API_INFO)), { detail: { hide: true } })
-    .get("/docs", () => new Response(docsPage(), { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP } }), {
+    .get("/docs", () => new Response(docsPage(), { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP, ...DOCS_HEADERS } }), {
       detail: { hide: true },
     })
     .get("/docs/scalar.js", () => new Response(Bun.file(scalarBundle), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {

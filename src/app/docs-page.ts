@@ -28,6 +28,9 @@ const CONFIG = {
   ].join("\n"),
 };
 
+/** The page is never framed (clickjacking) and never sends its address on to another site. */
+export const DOCS_HEADERS = { "x-frame-options": "DENY", "referrer-policy": "no-referrer" } as const;
+
 export const DOCS_CSP = [
   "default-src 'self'",
   "script-src 'self'",

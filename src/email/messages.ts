@@ -130,7 +130,9 @@ ${button(dashboardUrl, "Open the dashboard")}
 }
 
 function webhookDisabledEmail(f: WebhookDisabledFacts, dashboardUrl: string): EmailContent {
-  const subject = `${PRODUCT}: webhook disabled after repeated delivery failures (${f.url})`;
+  // Named by id, never by URL: the subject is logged and kept in the email log, and a URL's path
+  // can be a credential (Slack-style incoming webhooks).
+  const subject = `${PRODUCT}: webhook ${f.webhook_id} disabled after repeated delivery failures`;
   const reenable = `PUT /api/webhooks/${f.webhook_id} with the webhook's "url", "events" and "enabled": true`;
   const text = [
     "One of your webhook endpoints kept failing, so ogsmith disabled it and dropped its queued deliveries.",

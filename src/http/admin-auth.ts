@@ -19,3 +19,20 @@ export function adminGate(adminToken: string | undefined) {
     }
   };
 }
+
+/**
+ * Who may read /metrics: anyone with OG_METRICS_PUBLIC; otherwise `Authorization: Bearer` with
+ * OG_METRICS_TOKEN or the admin token. (The figures name routes, accounts' traffic and the
+ * deployment's shape: not for every page a browser on the same network happens to load.)
+ */
+export function metricsGate(config: { metricsToken: string | undefined; adminToken: string | undefined; metricsPublic: boolean }) {
+  const tokens = [config.metricsToken, config.adminToken].filter((token): token is string => token !== undefined);
+  return (request: Request): void => {
+    if (config.metricsPublic) return;
+    const header = request.headers.get("authorization") ?? "";
+    const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
+    if (token && tokens.some((secret) => sameSecret(token, secret))) return;
+    const how = tokens.length > 0 ? "Authorization: Bearer <OG_METRICS_TOKEN or OG_ADMIN_TOKEN>" : "OG_METRICS_TOKEN (or OG_METRICS_PUBLIC=true) to be set";
+    throw new ApiError("UNAUTHORIZED", `Metrics need ${how}.`, undefined, { "WWW-Authenticate": "Bearer" });
+  };
+}

@@ -17,8 +17,11 @@ const tooLarge = (limit: number) =>
 export function bodyLimitOf(url: string): number {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const path = start < 0 ? "/" : url.slice(start);
-  return path.startsWith("/api/templates") && (path.length === 14 || "/?".includes(path[14]!)) ? MAX_TEMPLATE_BODY_BYTES : MAX_BODY_BYTES;
+  return under(path, "/api/templates") || under(path, "/dashboard/api/account-templates") ? MAX_TEMPLATE_BODY_BYTES : MAX_BODY_BYTES;
 }
+
+/** `path` is `prefix` itself or below it (the dashboard's editor sends the same definitions). */
+const under = (path: string, prefix: string) => path.startsWith(prefix) && (path.length === prefix.length || "/?".includes(path[prefix.length]!));
 
 async function readCapped(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");

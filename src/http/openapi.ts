@@ -35,13 +35,13 @@ const HEADERS: Record<string, Json> = {
   "RateLimit-Limit": integer("Requests per second the key's plan allows."),
   "RateLimit-Remaining": integer("Requests left in the current one-second window."),
   "RateLimit-Reset": integer("Seconds until a slot in the window frees."),
-  "Retry-After": integer("Whole seconds to wait before retrying."),
+  "Retry-After": integer("Whole seconds to wait before retrying (RATE_LIMIT_EXCEEDED, SERVER_BUSY, SERVICE_UNAVAILABLE; not QUOTA_EXCEEDED, which lasts until the month's reset)."),
   "X-Quota-Limit": integer("Images the account may generate this month."),
-  "X-Quota-Remaining": integer("Images left this month after this one."),
+  "X-Quota-Remaining": integer("Images left this month after this one (0 on QUOTA_EXCEEDED)."),
   "X-Generation-Time-Ms": integer("Time this request spent, in milliseconds (about 0 for a cache hit)."),
   ETag: { description: "The image's content address (strong).", schema: { type: "string", maxLength: 80, pattern: '^"[0-9a-f]+"$' } },
   "X-Missing-Glyphs": integer("Characters no font has, drawn as boxes (0 normally); the log names them."),
-  "Cache-Control": { description: "`public, max-age=31536000, immutable` on a public image (max-age = seconds left with `exp`); `public, max-age=3600` when the URL names an account template without `v`; `no-store` on every error.", schema: { type: "string", maxLength: 64 } },
+  "Cache-Control": { description: "`no-store` on every answer of the API and the admin API and on every error; `public, max-age=31536000, immutable` on a public image (max-age = seconds left with `exp`), `public, max-age=3600` when its URL names an account template without `v`.", schema: { type: "string", maxLength: 64 } },
   "Content-Length": integer("Bytes of the image."),
   "X-Content-Type-Options": { description: "Always `nosniff`.", schema: { type: "string", enum: ["nosniff"] } },
 };
@@ -49,19 +49,25 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
 
-/** Headers each response of a route family carries. */
+/** Routes whose 429 can be QUOTA_EXCEEDED, which carries the quota headers. */
+const COUNTED_ROUTES = new Set(["post /api/generate", "get /i/:key_id/:signature/:file", "head /i/:key_id/:signature/:file"]);
+
+/** Headers each response of a route family carries: every one the server sends, so a client can read them typed. */
 function responseHeaders(path: string, method: string, status: string): string[] {
   const names = ["X-Request-Id"];
+  const error = Number(status) >= 400;
   const authenticatedApi = path.startsWith("/api/") && status !== "401" && status !== "403";
-  if (authenticatedApi) names.push(...RATE_LIMIT_HEADERS);
+  // A public image's 429 is refused by the signing key's account window, with the same headers.
+  if (authenticatedApi || (path.startsWith("/i/") && status === "429")) names.push(...RATE_LIMIT_HEADERS);
   // SERVER_BUSY and the rate limit say when to retry; a failed readiness check does not.
   if (status === "429" || (status === "503" && path.startsWith("/api/"))) names.push("Retry-After");
-  if (path === "/api/generate" && method === "post" && status === "200") names.push("X-Quota-Limit", "X-Quota-Remaining", "X-Generation-Time-Ms", "X-Missing-Glyphs", "ETag");
-  if (path.startsWith("/i/")) {
+  if (status === "429" && COUNTED_ROUTES.has(`${method} ${path}`)) names.push("X-Quota-Limit", "X-Quota-Remaining");
+  if (path === "/api/generate" && method === "post" && status === "200") names.push("X-Quota-Limit", "X-Quota-Remaining", "X-Generation-Time-Ms", "X-Missing-Glyphs", "ETag", "Cache-Control");
+  else if (path.startsWith("/i/")) {
     if (status === "200") names.push("ETag", "Cache-Control", "Content-Length", "X-Content-Type-Options");
     else if (status === "304") names.push("ETag", "Cache-Control");
     else names.push("Cache-Control");
-  }
+  } else if (error || path.startsWith("/api/") || path.startsWith("/admin/")) names.push("Cache-Control");
   return names;
 }
 

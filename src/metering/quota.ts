@@ -59,18 +59,45 @@ export class QuotaExceededError extends ApiError {
 
 const warnedMark: Record<(typeof WARNING_THRESHOLDS)[number], UsageMark> = { 80: "warned80At", 90: "warned90At", 95: "warned95At" };
 
-/** Gaps between attempts to give back a unit whose release failed (the store was unavailable). */
-const RELEASE_RETRY_MS = [100, 500, 1_000, 2_000, 5_000];
+/**
+ * How often the running service looks for units that no request holds any more (real time: it
+ * protects customers' quota, like job leases). Such a unit only arises where a store call failed
+ * in this process (a release, or a reservation whose statement may have committed), so the look
+ * is taken after a failure; it is usable again at most this long after the store answers again.
+ */
+export const RECLAIM_EVERY_MS = 10_000;
+/** A look regardless of failures, this often: a backstop for what no failure announced. */
+export const RECLAIM_SWEEP_MS = 5 * 60_000;
+
+export interface MeteringOptions {
+  /**
+   * Whether this process may reclaim reservations it does not hold (`reclaimUnheld`): on in the
+   * serving process, the one that reserves on its SQLite file (on PostgreSQL, per instance).
+   */
+  reclaims?: boolean;
+}
 
 export class Metering {
-  /** Releases that failed and are being retried in the background. */
-  private readonly pendingReleases = new Set<Promise<void>>();
+  /**
+   * The units this process holds reserved, by account and month: counted before the reserving
+   * statement is sent and until its confirmation or release has settled. Whatever the store
+   * holds beyond this is held by nobody and goes back (`reclaimUnheld`).
+   */
+  private readonly held = new Map<string, number>();
+  private reclaimedUnits = 0;
+  private reclaiming: Promise<number> | undefined;
+  private reclaimTimer: ReturnType<typeof setInterval> | undefined;
+  /** Store calls of reservations that failed, and how many of them a finished reclaim has covered. */
+  private failures = 0;
+  private failuresCovered = 0;
+  private lastSweep = performance.now();
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly outbox: Outbox,
     private readonly logger?: Logger,
+    private readonly options: MeteringOptions = {},
   ) {}
 
   /**
@@ -82,6 +109,7 @@ export class Metering {
     const reservation = await this.reserve(account);
     let used: number;
     let result: T;
+    let lost = false;
     try {
       const done = await work();
       result = done.result;
@@ -89,8 +117,10 @@ export class Metering {
     } catch (error) {
       // A failed confirmation committed nothing (each store call is atomic), so the unit is
       // still only reserved: give it back.
-      await this.release(reservation);
+      lost = !(await this.release(reservation));
       throw error;
+    } finally {
+      this.settled(reservation, lost);
     }
     return { result, quota: reservation.quota, used, remaining: Math.max(0, reservation.quota - used) };
   }
@@ -126,6 +156,7 @@ export class Metering {
     const reservation = await this.reserve(account);
     let result: T;
     let after: UsageCounters | undefined;
+    let lost = false;
     try {
       const done = await work();
       result = done.result;
@@ -139,8 +170,10 @@ export class Metering {
         decide: (counters) => this.decide(account, reservation.quota, counters, done.facts, now),
       });
     } catch (error) {
-      await this.release(reservation);
+      lost = !(await this.release(reservation));
       throw error;
+    } finally {
+      this.settled(reservation, lost);
     }
     const used = after?.used ?? (await this.store.usage(account.id, reservation.period))?.used ?? 0;
     return { result, quota: reservation.quota, used, remaining: Math.max(0, reservation.quota - used), counted: after !== undefined };
@@ -156,50 +189,123 @@ export class Metering {
     return periodOf(this.clock.now());
   }
 
-  /** Reserves one unit of this month's quota or throws QUOTA_EXCEEDED. */
+  /**
+   * Reserves one unit of this month's quota or throws QUOTA_EXCEEDED. The caller settles the
+   * reservation (`settled`) once it is confirmed or released.
+   */
   async reserve(account: AccountRecord): Promise<Reservation> {
     const { monthlyQuota } = limitsOf(account);
-    const period = periodOf(this.clock.now());
-    if (!(await this.store.reserveUnit({ accountId: account.id, period, quota: monthlyQuota }))) throw new QuotaExceededError(monthlyQuota);
-    return { accountId: account.id, period, quota: monthlyQuota };
+    const reservation = { accountId: account.id, period: periodOf(this.clock.now()), quota: monthlyQuota };
+    // Held before the statement is sent: a reclaim running meanwhile must not take it for lost.
+    this.hold(reservation, 1);
+    let reserved: boolean;
+    try {
+      reserved = await this.store.reserveUnit(reservation);
+    } catch (error) {
+      // The statement may have committed before the error reached us; nobody holds that unit now.
+      this.hold(reservation, -1);
+      this.failures++;
+      throw error;
+    }
+    if (!reserved) {
+      this.hold(reservation, -1);
+      throw new QuotaExceededError(monthlyQuota);
+    }
+    return reservation;
   }
 
   /**
-   * Gives a reserved unit back. Never throws: when the store cannot take the release now, it is
-   * retried in the background (a unit must not stay reserved until the next start-up).
+   * Gives a reserved unit back; false when the store could not take it. Never throws: such a
+   * unit is left to the reclaimer (`settled` with `lost`), which gives back whatever no request
+   * holds once the store answers again (a unit must not stay reserved until the next start-up).
    */
-  async release(reservation: Reservation): Promise<void> {
+  async release(reservation: Reservation): Promise<boolean> {
     try {
       await this.store.releaseUnit(reservation);
+      return true;
     } catch (error) {
-      this.logger?.warn("releasing a reserved unit failed; retrying in the background", { account_id: reservation.accountId, error: (error as Error).message });
-      const retry = this.retryRelease(reservation).finally(() => this.pendingReleases.delete(retry));
-      this.pendingReleases.add(retry);
+      this.logger?.warn("releasing a reserved unit failed; it comes back with the next reclaim", { account_id: reservation.accountId, error: (error as Error).message });
+      return false;
     }
   }
 
-  private async retryRelease(reservation: Reservation): Promise<void> {
-    for (let i = 0; ; i++) {
-      await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS[Math.min(i, RELEASE_RETRY_MS.length - 1)]));
-      try {
-        await this.store.releaseUnit(reservation);
-        return;
-      } catch {
-        if (this.closed) return; // start-up clears what is left
-      }
-    }
+  /**
+   * The reservation's request is done with it: confirmed, released, or (`lost`) neither. A lost
+   * unit is no longer held, and is announced to the reclaimer only after that, so a reclaim can
+   * never see the failure while the unit still counts as held.
+   */
+  settled(reservation: Reservation, lost = false): void {
+    this.hold(reservation, -1);
+    if (lost) this.failures++;
   }
 
-  private closed = false;
+  private hold(reservation: Reservation, by: number): void {
+    const key = heldKey(reservation.accountId, reservation.period);
+    const count = (this.held.get(key) ?? 0) + by;
+    if (count > 0) this.held.set(key, count);
+    else this.held.delete(key);
+  }
 
-  /** Stops background release retries (shutdown); the next start clears what they left. */
+  /**
+   * Gives back the units reserved through this process that no request holds (its release or
+   * its reserving statement failed). Never counts a unit twice: a unit the reclaim gave back is
+   * no longer this process's, and its late confirmation or release takes nothing off `reserved`.
+   * Returns how many units came back; a store that cannot answer leaves them for the next run.
+   * Looks only when a store call failed since the last look, unless `always`.
+   */
+  async reclaimUnheld(options: { always?: boolean } = {}): Promise<number> {
+    if (!this.options.reclaims) return 0;
+    if (!options.always && !this.reclaiming && this.failures === this.failuresCovered) return 0;
+    const covering = this.failures;
+    // One at a time: a tick that finds the previous one still running shares its result.
+    this.reclaiming ??= this.store
+      .reclaimReservations((accountId, period) => this.held.get(heldKey(accountId, period)) ?? 0)
+      .then((back) => {
+        this.failuresCovered = Math.max(this.failuresCovered, covering);
+        if (back > 0) {
+          this.reclaimedUnits += back;
+          this.logger?.info("gave back reserved units no request holds", { units: back });
+        }
+        return back;
+      })
+      .catch((error) => {
+        this.logger?.warn("reclaiming reserved units failed; trying again later", { error: (error as Error).message });
+        return 0;
+      })
+      .finally(() => {
+        this.reclaiming = undefined;
+      });
+    return this.reclaiming;
+  }
+
+  /** Runs `reclaimUnheld` every RECLAIM_EVERY_MS until `close`. */
+  startReclaiming(): void {
+    if (!this.options.reclaims || this.reclaimTimer) return;
+    this.reclaimTimer = setInterval(() => {
+      const always = performance.now() - this.lastSweep >= RECLAIM_SWEEP_MS;
+      if (always) this.lastSweep = performance.now();
+      void this.reclaimUnheld({ always });
+    }, RECLAIM_EVERY_MS);
+    this.reclaimTimer.unref?.();
+  }
+
+  /** Units given back by `reclaimUnheld` since start. */
+  get reclaimed(): number {
+    return this.reclaimedUnits;
+  }
+
+  /** Units this process holds reserved now (for tests). */
+  get unitsHeld(): number {
+    let sum = 0;
+    for (const count of this.held.values()) sum += count;
+    return sum;
+  }
+
+  /** Stops the reclaim timer (shutdown); the next start gives back what is left. */
   async close(): Promise<void> {
-    this.closed = true;
-  }
-
-  /** Background releases still being retried (for tests and shutdown). */
-  get releasesPending(): number {
-    return this.pendingReleases.size;
+    if (this.reclaimTimer) clearInterval(this.reclaimTimer);
+    this.reclaimTimer = undefined;
+    await this.reclaiming;
   }
 
   /**
@@ -278,3 +384,5 @@ export class Metering {
     return this.store.clearStaleReservations();
   }
 }
+
+const heldKey = (accountId: string, period: string) => `${accountId}\u0000${period}`;

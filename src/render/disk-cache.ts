@@ -5,10 +5,14 @@
  *
  * - Layout: `<dir>/<first two hex digits>/<key>.img`, so no directory grows past a few
  *   thousand entries.
- * - Each file is a 48-byte header — "OGC1", the body length (u32 BE), 8 reserved bytes, the
- *   body's SHA-256 — followed by the image. A read checks all three, so a truncated, partly
- *   written or bit-flipped file is a miss: it is deleted and the image rendered again, never
- *   served. The key alone could not tell: it addresses the request, not the bytes.
+ * - Each file is a 48-byte header — "OGC1", the body length (u32 BE), the number of characters
+ *   no font had (u32 BE), 4 reserved bytes, the SHA-256 of what follows — then those characters'
+ *   code points (u32 BE each), then the image. The code points travel with the image so that a
+ *   hit after a restart reports the same missing glyphs as the render did. A read checks the
+ *   magic, the lengths and the digest, so a truncated, partly written or bit-flipped file is a
+ *   miss: it is deleted and the image rendered again, never served. The key alone could not
+ *   tell: it addresses the request, not the bytes. (Files written before the code points were
+ *   stored have 0 there and read as before.)
  * - Writes go to a temp file in the same directory and are renamed over the final name, so a
  *   reader (or a crash) never sees half a file under a real name.
  * - Last use is tracked in memory (a Map in least-recently-used order: a hit moves its key to
@@ -28,6 +32,14 @@ const MAGIC = 0x4f474331; // "OGC1"
 export const HEADER_BYTES = 48;
 const KEY_PATTERN = /^[0-9a-f]{64}$/;
 const FILE_PATTERN = /^([0-9a-f]{64})\.img$/;
+/** More missing characters than any card can have: a header claiming more is corrupt. */
+const MAX_MISSING_GLYPHS = 1 << 16;
+
+/** A cached image and the characters no font had when it was rendered (drawn as boxes). */
+export interface CachedImage {
+  bytes: Uint8Array;
+  missingGlyphs: number[];
+}
 
 export const DEFAULT_CACHE_MAX_BYTES = 1024 * 1024 * 1024;
 
@@ -115,8 +127,8 @@ export class DiskCache {
     return join(this.dir, key.slice(0, 2), `${key}.img`);
   }
 
-  /** The verified bytes stored under `key`, or undefined (absent, unreadable or corrupt). */
-  async get(key: string): Promise<Uint8Array | undefined> {
+  /** The verified image stored under `key`, or undefined (absent, unreadable or corrupt). */
+  async get(key: string): Promise<CachedImage | undefined> {
     if (!KEY_PATTERN.test(key) || !this.index.has(key)) {
       this.counters.misses++;
       return undefined;
@@ -131,8 +143,8 @@ export class DiskCache {
       this.counters.misses++;
       return undefined;
     }
-    const body = verified(file);
-    if (!body) {
+    const stored = verified(file);
+    if (!stored) {
       this.counters.corrupt++;
       this.counters.misses++;
       this.logger.warn("render cache file failed verification; removed", { file: path });
@@ -142,7 +154,7 @@ export class DiskCache {
     }
     this.counters.hits++;
     this.used(key, true);
-    return body;
+    return stored;
   }
 
   /**
@@ -166,16 +178,16 @@ export class DiskCache {
    * Stores `bytes` under `key` (temp file + rename), then evicts down to the bound. Resolves
    * when the file is in place; failures are logged, not thrown.
    */
-  set(key: string, bytes: Uint8Array): Promise<void> {
+  set(key: string, bytes: Uint8Array, missingGlyphs: readonly number[] = []): Promise<void> {
     if (!KEY_PATTERN.test(key)) return Promise.resolve();
-    const size = HEADER_BYTES + bytes.byteLength;
+    const size = HEADER_BYTES + 4 * missingGlyphs.length + bytes.byteLength;
     if (size > this.maxBytes) return Promise.resolve();
     const write = (async () => {
       const path = this.pathOf(key);
       const tmp = `${path}.${process.pid}.${++this.tmpCounter}.tmp`;
       try {
         mkdirSync(join(this.dir, key.slice(0, 2)), { recursive: true });
-        await writeFile(tmp, withHeader(bytes));
+        await writeFile(tmp, withHeader(bytes, missingGlyphs));
         await rename(tmp, path);
       } catch (error) {
         await rm(tmp, { force: true }).catch(() => {});
@@ -221,24 +233,28 @@ export class DiskCache {
   }
 }
 
-function withHeader(body: Uint8Array): Uint8Array {
-  const out = new Uint8Array(HEADER_BYTES + body.byteLength);
+function withHeader(body: Uint8Array, missingGlyphs: readonly number[]): Uint8Array {
+  const glyphBytes = 4 * missingGlyphs.length;
+  const out = new Uint8Array(HEADER_BYTES + glyphBytes + body.byteLength);
   const view = new DataView(out.buffer);
   view.setUint32(0, MAGIC);
   view.setUint32(4, body.byteLength);
-  out.set(new Bun.CryptoHasher("sha256").update(body).digest(), 16);
-  out.set(body, HEADER_BYTES);
+  view.setUint32(8, missingGlyphs.length);
+  for (const [i, codePoint] of missingGlyphs.entries()) view.setUint32(HEADER_BYTES + 4 * i, codePoint);
+  out.set(body, HEADER_BYTES + glyphBytes);
+  out.set(new Bun.CryptoHasher("sha256").update(out.subarray(HEADER_BYTES)).digest(), 16);
   return out;
 }
 
-/** The body of a well-formed file, or undefined: wrong magic, wrong length, wrong digest. */
-function verified(file: Uint8Array): Uint8Array | undefined {
+/** The image and code points of a well-formed file, or undefined: wrong magic, lengths or digest. */
+function verified(file: Uint8Array): CachedImage | undefined {
   if (file.byteLength < HEADER_BYTES) return undefined;
   const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
-  if (view.getUint32(0) !== MAGIC || view.getUint32(4) !== file.byteLength - HEADER_BYTES) return undefined;
-  const body = file.subarray(HEADER_BYTES);
-  const digest = new Bun.CryptoHasher("sha256").update(body).digest();
+  const missing = view.getUint32(8);
+  if (view.getUint32(0) !== MAGIC || missing > MAX_MISSING_GLYPHS || view.getUint32(4) !== file.byteLength - HEADER_BYTES - 4 * missing) return undefined;
+  const digest = new Bun.CryptoHasher("sha256").update(file.subarray(HEADER_BYTES)).digest();
   const stored = file.subarray(16, HEADER_BYTES);
   for (let i = 0; i < 32; i++) if (digest[i] !== stored[i]) return undefined;
-  return body;
+  const missingGlyphs = Array.from({ length: missing }, (_, i) => view.getUint32(HEADER_BYTES + 4 * i));
+  return { bytes: file.subarray(HEADER_BYTES + 4 * missing), missingGlyphs };
 }

@@ -116,10 +116,10 @@ function createRenderBackend(pool: RenderPool, diskCache: DiskCache | undefined)
         // Previews are drafts: never stored, never answered from storage.
         const disk = job.preview ? undefined : diskCache;
         const stored = await disk?.get(key);
-        if (stored) return { bytes: stored, rendered: false, missingGlyphs: [] };
+        if (stored) return { bytes: stored.bytes, rendered: false, missingGlyphs: stored.missingGlyphs };
         const { bytes, missingGlyphs } = await pool.render(job);
         // Not awaited: the answer need not wait for the disk; close() does.
-        void disk?.set(key, bytes);
+        void disk?.set(key, bytes, missingGlyphs);
         return { bytes, rendered: true, missingGlyphs };
       })();
       inflight.set(key, attempt);
@@ -163,8 +163,8 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
   /** Identical requests share one trip to the backend. */
   const inflight = new Map<string, Promise<ProducedImage>>();
   // The image caches keep bytes only; a cached card with missing glyphs must still say so.
-  // Bounded: only cards with missing glyphs are kept, oldest dropped first. (A disk-cache hit
-  // after a restart does not know its count: the count lives in memory.)
+  // Bounded: only cards with missing glyphs are kept, oldest dropped first. (The persistent
+  // cache stores them with the image, so a disk hit after a restart knows them too.)
   const missingByKey = new Map<string, number[]>();
   const rememberMissing = (key: string, missing: number[]) => {
     if (missing.length === 0) return;

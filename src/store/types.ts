@@ -202,7 +202,10 @@ export interface SessionRecord {
   /** The key the session was opened with; replacing it ends the session. */
   keyId: string;
   createdAt: number;
-  /** Service-clock ms after which the session is refused. */
+  /**
+   * Service-clock ms after which the session is refused: the idle timeout from its last use,
+   * never past its absolute lifetime from `createdAt`.
+   */
   expiresAt: number;
 }
 
@@ -430,6 +433,16 @@ export interface Store {
    * them all; a shared database must not touch reservations of other live instances.
    */
   clearStaleReservations(): Promise<void>;
+  /**
+   * Gives back the units reserved through this store that no request holds any more (a release
+   * that failed, a reservation whose statement committed but reported an error): for each month's
+   * counters this instance reserved on, whatever exceeds `heldBy(accountId, period)` goes back.
+   * `heldBy` is read after the counters are locked, so a reservation counted by the caller before
+   * its statement was sent is never taken for lost. SQLite counts every reservation of the
+   * database (the caller must be its only reserving process); PostgreSQL only this instance's.
+   * Returns how many units came back.
+   */
+  reclaimReservations(heldBy: (accountId: string, period: string) => number): Promise<number>;
 
   /* monthly reset */
   /** Accounts created before `createdBefore` whose `period` has no `resetEmittedAt` yet, up to `limit`. */
@@ -524,8 +537,13 @@ export interface Store {
   recentEmailAlerts(accountId: string, limit: number): Promise<EmailAlertRecord[]>;
 
   /* dashboard sessions */
-  /** Deletes sessions expired at `now`, then inserts this one. */
-  createSession(session: SessionRecord, now: number): Promise<void>;
+  /**
+   * Deletes sessions expired at `now`, inserts this one, then ends the account's oldest sessions
+   * beyond `maxPerAccount` (this one included in the count), in one transaction.
+   */
+  createSession(session: SessionRecord, now: number, maxPerAccount: number): Promise<void>;
+  /** Moves a live session's expiry (the idle timeout slides with use); nothing when it is gone. */
+  touchSession(tokenHash: string, expiresAt: number): Promise<void>;
   /** The session with its account and key prefix, only while its key is unrevoked (expiry is the caller's check). */
   findSession(tokenHash: string): Promise<{ session: SessionRecord; account: AccountRecord; keyPrefix: string } | undefined>;
   deleteSession(tokenHash: string): Promise<void>;

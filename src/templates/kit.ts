@@ -109,6 +109,16 @@ export function present(value: string | undefined): value is string {
   return typeof value === "string" && value.trim().length > 0;
 }
 
+/**
+ * Whether `text` is a right-to-left paragraph, as a browser decides for `dir="auto"`: by its
+ * first strong character (the Unicode bidi algorithm's rules P2–P3, via bidi-js). Text with no
+ * strong character (digits, punctuation) is left-to-right.
+ */
+export function isRightToLeft(text: string | undefined): boolean {
+  if (!text) return false;
+  return bidi.getEmbeddingLevels(text).paragraphs[0]?.level === 1;
+}
+
 /** Hangul syllables and jamo. */
 const HANGUL = /[\u1100-\u11FF\u3130-\u318F\uAC00-\uD7AF]/;
 
@@ -130,7 +140,7 @@ const ARABIC = /[\u0600-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/;
  */
 export function textDirectionStyle(text: string | undefined, block?: Record<string, string | number>): Record<string, string | number> {
   if (!text) return {};
-  const rtl = bidi.getEmbeddingLevels(text).paragraphs[0]?.level === 1;
+  const rtl = isRightToLeft(text);
   const style: Record<string, string | number> = rtl ? { direction: "rtl", textAlign: "right" } : {};
   // Korean breaks lines between words, as in print (CSS `word-break: keep-all`), not inside one.
   if (HANGUL.test(text)) style.wordBreak = "keep-all";

@@ -1,7 +1,40 @@
 /** @jsxImportSource ogsmith */
 /** Visual pieces the built-in templates share, so event and blog read as one family. */
-import { clampStyle, estimateLines, fitFontSize, textDirectionStyle } from "./kit.ts";
+import { clampStyle, estimateLines, fitFontSize, isRightToLeft, textDirectionStyle } from "./kit.ts";
 import type { SatoriNode } from "./types.ts";
+
+/**
+ * Which way a card reads. When its main text (the title) is right-to-left, the whole card is
+ * mirrored, as a page with `dir="rtl"` would be: rows run from the right (`row`), what sat on the
+ * left edge sits on the right (`start`/`end`), images pin to the other side, and glows light
+ * the mirrored corners. Every piece of text keeps its own direction (`textDirectionStyle`), so a
+ * Latin name in an Arabic card is still written left to right, in its mirrored place.
+ */
+export interface Direction {
+  rtl: boolean;
+  /** `flexDirection` of a row: from the reading start. */
+  row: "row" | "row-reverse";
+  /** The physical side where reading starts and where it ends. */
+  start: "left" | "right";
+  end: "left" | "right";
+}
+
+export function directionOf(mainText: string | undefined): Direction {
+  const rtl = isRightToLeft(mainText);
+  return rtl
+    ? { rtl, row: "row-reverse", start: "right", end: "left" }
+    : { rtl, row: "row", start: "left", end: "right" };
+}
+
+const MIRRORED_CORNER: Record<GlowSpec["corner"], GlowSpec["corner"]> = {
+  "top-right": "top-left",
+  "top-left": "top-right",
+  "bottom-right": "bottom-left",
+  "bottom-left": "bottom-right",
+};
+
+/** The glows of a card that reads `dir`: mirrored corners when it reads right to left. */
+export const glowsFor = (glows: GlowSpec[], dir: Direction): GlowSpec[] => (dir.rtl ? glows.map((g) => ({ ...g, corner: MIRRORED_CORNER[g.corner] })) : glows);
 
 export interface GlowSpec {
   corner: "top-right" | "bottom-left" | "top-left" | "bottom-right";

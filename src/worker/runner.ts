@@ -157,21 +157,23 @@ export class JobRunner {
   private async execute(job: JobRecord): Promise<void> {
     const kind = this.queue.kindOf(job.kind);
     if (!kind) return; // not claimable: claimDue only takes registered kinds
+    // A delivery's log lines name its webhook by id, never by URL (a URL's path can be a credential).
+    const which = job.webhookId ? { job_id: job.id, kind: job.kind, webhook_id: job.webhookId } : { job_id: job.id, kind: job.kind };
     let outcome;
     try {
       outcome = await kind.perform(job, this.abort.signal);
     } catch (error) {
-      this.logger.warn("job failed with an exception", { job_id: job.id, kind: job.kind, ...describeError(error) });
+      this.logger.warn("job failed with an exception", { ...which, ...describeError(error) });
       outcome = { ok: false, error: error instanceof Error ? error.message : String(error) };
     }
     // Cut short by shutdown: not the receiver's fault. The lease stays; the next start runs it again.
     if (this.abort.signal.aborted) return;
     try {
       const settled = await this.queue.settle(job, outcome);
-      if (settled.gaveUp) this.logger.warn("job gave up", { job_id: job.id, kind: job.kind, attempts: settled.attempt, error: outcome.error });
+      if (settled.gaveUp) this.logger.warn("job gave up", { ...which, attempts: settled.attempt, error: outcome.error });
     } catch (error) {
       // The lease stays; the job runs again when it expires (at least once, never lost).
-      this.logger.error("settling a job failed", { job_id: job.id, kind: job.kind, ...describeError(error) });
+      this.logger.error("settling a job failed", { ...which, ...describeError(error) });
     }
   }
 }

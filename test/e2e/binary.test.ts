@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ENTRYPOINTS } from "../../scripts/entrypoints.ts";
@@ -35,8 +35,9 @@ test("the compiled binary starts in an empty directory, prints a working key, se
       stdout: "pipe",
       stderr: "pipe",
     });
-    const { match, text } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
-    const key = text.match(/API key: (og_[A-Za-z0-9]{32})/)?.[1];
+    const { match } = await waitForOutput(proc.stdout, /"url":"(http:\/\/[^"]+)"/);
+    // The first-start banner is plain text on stderr, apart from the JSON log.
+    const key = (await waitForOutput(proc.stderr, /API key: (og_[A-Za-z0-9]{32})/)).match[1];
     expect(key).toBeDefined();
     const res = await fetch(`${match[1]}/api/generate`, {
       method: "POST",
@@ -60,9 +61,11 @@ test("the compiled binary starts in an empty directory, prints a working key, se
       const asset = await fetch(base + path);
       expect({ path, status: asset.status }).toEqual({ path, status: 200 });
       const text = await asset.text();
-      for (const m of text.matchAll(/from "\.\/([^"]+)"/g)) queue.push(new URL(m[1]!, base + path).pathname + new URL(m[1]!, base + path).search);
+      // Static imports and dynamic ones (the template editor loads its code pane on demand).
+      for (const m of text.matchAll(/(?:from |import\()"\.\/([^"]+)"/g)) queue.push(new URL(m[1]!, base + path).pathname + new URL(m[1]!, base + path).search);
     }
     expect([...seen].filter((p) => p.includes(".js")).length).toBeGreaterThanOrEqual(5);
+    expect([...seen].some((p) => p.startsWith("/dashboard/assets/code-editor.js?"))).toBe(true);
     for (const path of ["/docs", "/docs/scalar.js", "/openapi.json"]) expect({ path, status: (await fetch(base + path)).status }).toEqual({ path, status: 200 });
 
     proc.kill("SIGTERM");
@@ -70,7 +73,10 @@ test("the compiled binary starts in an empty directory, prints a working key, se
     // The database was created where OG_DB_PATH's default points, relative to the working
     // directory, and a stopped server leaves it as one file: every connection closed cleanly, so
     // SQLite checkpointed the log into it and removed the -wal and -shm files.
-    expect(readdirSync(join(runDir, "data")).sort()).toEqual(["cache", "ogsmith.db"]);
+    // Beside it, the first key in an owner-only file.
+    expect(readdirSync(join(runDir, "data")).sort()).toEqual(["cache", "ogsmith-initial-api-key", "ogsmith.db"]);
+    expect(readFileSync(join(runDir, "data", "ogsmith-initial-api-key"), "utf8")).toBe(`${key}\n`);
+    expect(statSync(join(runDir, "data", "ogsmith-initial-api-key")).mode & 0o777).toBe(0o600);
   } finally {
     rmSync(runDir, { recursive: true, force: true });
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli, waitForOutput, REPO_ROOT } from "../support/process.ts";
@@ -68,14 +68,31 @@ describe("operator CLI", () => {
     }
   });
 
-  test("serve bootstraps one free account on an empty database, once", async () => {
-    const dbEnv = { OG_DB_PATH: join(dir, "boot.db"), PORT: "0", HOST: "127.0.0.1" };
+  test("serve bootstraps one free account on an empty database, once: the key on stderr and in an owner-only file, never in the JSON log", async () => {
+    const bootDir = join(dir, "boot");
+    mkdirSync(bootDir);
+    const dbEnv = { OG_DB_PATH: join(bootDir, "boot.db"), PORT: "0", HOST: "127.0.0.1" };
+    const keyFile = join(bootDir, "ogsmith-initial-api-key");
     for (const expectKey of [true, false]) {
       const proc = Bun.spawn(["bun", `${REPO_ROOT}/src/main.ts`, "serve"], { env: { ...process.env, ...dbEnv }, stdout: "pipe", stderr: "pipe" });
-      const { text } = await waitForOutput(proc.stdout, /"msg":"listening"/);
-      expect(/API key: og_[A-Za-z0-9]{32}/.test(text)).toBe(expectKey);
+      const { rest } = await waitForOutput(proc.stdout, /"msg":"listening"/);
+      // The banner follows the listening line: wait for its last line (first run) before stopping.
+      const banner = expectKey ? await waitForOutput(proc.stderr, /Raise its plan .*\n/) : undefined;
       proc.kill("SIGTERM");
-      expect(await proc.exited).toBe(0);
+      await proc.exited;
+      const [stdout, stderr] = [await rest(), banner ? await banner.rest() : await new Response(proc.stderr).text()];
+      const key = stderr.match(/API key: (og_[A-Za-z0-9]{32})/)?.[1];
+      expect(key !== undefined).toBe(expectKey);
+      // Every stdout line is JSON, and none carries the key.
+      for (const line of stdout.trim().split("\n")) expect(() => JSON.parse(line)).not.toThrow();
+      expect(stdout).not.toMatch(/og_[A-Za-z0-9]{32}/);
+      if (expectKey) {
+        expect(stderr).toContain(`The key is also in ${keyFile}`);
+        expect(readFileSync(keyFile, "utf8")).toBe(`${key}\n`);
+        expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+      } else {
+        expect(stderr).not.toContain("API key");
+      }
     }
   });
 
@@ -151,10 +168,12 @@ describe("operator CLI", () => {
 
   test("the bootstrap banner's hint is a command that works after the quick start", async () => {
     const dbEnv = { OG_DB_PATH: join(dir, "hint.db"), PORT: "0", HOST: "127.0.0.1" };
-    const proc = Bun.spawn(["bun", "run", "start"], { cwd: REPO_ROOT, env: { ...process.env, ...dbEnv }, stdout: "pipe", stderr: "pipe" });
-    const { text } = await waitForOutput(proc.stdout, /"msg":"listening"/);
+    // The banner is on stderr, apart from the JSON log.
+    const proc = Bun.spawn(["bun", "run", "start"], { cwd: REPO_ROOT, env: { ...process.env, ...dbEnv }, stdout: "ignore", stderr: "pipe" });
+    const { text } = await waitForOutput(proc.stderr, /Set the alert address with: .+ you@example\.com/);
+    // (Its exit status is not the subject: SIGTERM may come before the handler is in place.)
     proc.kill("SIGTERM");
-    expect(await proc.exited).toBe(0);
+    await proc.exited;
     const hint = text.match(/Set the alert address with: (.+) you@example\.com/);
     expect(hint).not.toBeNull();
     expect(hint![1]).toStartWith("bun run ogsmith accounts update acc_");
@@ -169,9 +188,9 @@ describe("operator CLI", () => {
     const dbEnv = { OG_DB_PATH: join(dir, "plan.db"), PORT: "0", HOST: "127.0.0.1" };
     // Both streams in one: the banner is for the operator's terminal, whichever stream carries it.
     const proc = Bun.spawn(["sh", "-c", `exec bun ${REPO_ROOT}/src/main.ts serve 2>&1`], { cwd: REPO_ROOT, env: { ...process.env, ...dbEnv }, stdout: "pipe" });
-    const { text } = await waitForOutput(proc.stdout, /"msg":"listening"/);
+    const { text } = await waitForOutput(proc.stdout, /Raise its plan .* --plan pro\n/);
     proc.kill("SIGTERM");
-    expect(await proc.exited).toBe(0);
+    await proc.exited;
     expect(text).toContain("Raise its plan (free: 25 images a month, 1 request a second) with: ");
     const hint = text.match(/Raise its plan .* with: (bun run ogsmith accounts update (acc_\w+) --plan pro)\n/);
     expect(hint).not.toBeNull();

@@ -105,14 +105,26 @@ describe("session lifetime", () => {
     await expectError(await dash("/dashboard/api/me", { cookie }), 401, "UNAUTHORIZED");
   });
 
-  test("sessions expire on the service clock after 12 hours", async () => {
+  test("sessions end after 30 idle minutes, and after 12 hours however much they are used, on the service clock", async () => {
     const { apiKey } = await s.createAccount();
     const { cookie, body } = await signIn(apiKey);
-    expect(Date.parse(body.session.expires_at)).toBe(s.now() + 12 * 3600 * 1000);
-    await s.advance(12 * 3600 - 1);
-    expect((await dash("/dashboard/api/me", { cookie })).status).toBe(200);
-    await s.advance(1);
+    const signedInAt = s.now();
+    expect(Date.parse(body.session.expires_at)).toBe(signedInAt + 30 * 60 * 1000);
+    // Used every 29 minutes: alive until the 12 hours are up; /me reports the moving end.
+    for (let minutes = 29; minutes < 12 * 60; minutes += 29) {
+      await s.advance(29 * 60);
+      const me = await dash("/dashboard/api/me", { cookie });
+      expect(me.status).toBe(200);
+      const { session } = (await me.json()) as { session: { expires_at: string } };
+      expect(Date.parse(session.expires_at)).toBe(Math.min(s.now() + 30 * 60 * 1000, signedInAt + 12 * 3600 * 1000));
+    }
+    await s.advance((signedInAt + 12 * 3600 * 1000 - s.now()) / 1000);
     await expectError(await dash("/dashboard/api/me", { cookie }), 401, "UNAUTHORIZED");
+
+    // Left alone for 30 minutes: over.
+    const idle = await signIn(apiKey);
+    await s.advance(30 * 60);
+    await expectError(await dash("/dashboard/api/me", { cookie: idle.cookie }), 401, "UNAUTHORIZED");
   });
 
   test("replacing the key ends the sessions opened with it", async () => {
@@ -140,17 +152,24 @@ describe("origin checks", () => {
     expect(((await (await s.api("/api/webhooks", { key: apiKey })).json()) as any).data).toHaveLength(1);
   });
 
-  test("OG_BASE_URL's origin is accepted too (TLS proxy in front), and an https base URL makes the cookie Secure", async () => {
+  test("with OG_BASE_URL (a TLS proxy in front) its origin alone is accepted, the Host must be its host, and an https base URL makes the cookie Secure", async () => {
     const behindProxy = await startTestService({ OG_BASE_URL: "https://og.example.com" });
     try {
       const { apiKey } = await behindProxy.createAccount();
-      const res = await fetch(behindProxy.url + "/dashboard/api/session", {
-        method: "POST",
-        headers: { origin: "https://og.example.com", "content-type": "application/json" },
-        body: JSON.stringify({ api_key: apiKey }),
-      });
+      const signIn = (origin: string, host = "og.example.com") =>
+        fetch(behindProxy.url + "/dashboard/api/session", {
+          method: "POST",
+          headers: { host, origin, "content-type": "application/json" },
+          body: JSON.stringify({ api_key: apiKey }),
+        });
+      const res = await signIn("https://og.example.com");
       expect(res.status).toBe(200);
       expect(res.headers.get("set-cookie")).toContain("; Secure");
+      // The origin the request was addressed to is not enough any more: only OG_BASE_URL's.
+      await expectError(await signIn("http://og.example.com"), 403, "FORBIDDEN");
+      // Another Host (a rebinding page's name, or the bare address) is not this server at all.
+      await expectError(await signIn("https://og.example.com", "rebind.attacker.example"), 421, "MISDIRECTED_REQUEST");
+      await expectError(await signIn("https://og.example.com", new URL(behindProxy.url).host), 421, "MISDIRECTED_REQUEST");
     } finally {
       await behindProxy.stop();
     }

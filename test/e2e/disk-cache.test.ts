@@ -91,7 +91,7 @@ describe("persistent render cache across restarts", () => {
       expect(service.renderer.diskCache!.stats).toMatchObject({ hits: 1, entries: 1 });
       const usage = (await (await fetch(`${service.url}/api/user/usage`, { headers: { "x-api-key": key } })).json()) as { used: number };
       expect(usage.used).toBe(2);
-      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      const metrics = await (await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
       expect(metrics).toContain('ogsmith_render_disk_cache{state="hits"} 1');
       expect(metrics).toContain('ogsmith_render_disk_cache{state="entries"} 1');
     } finally {
@@ -168,5 +168,36 @@ describe("configuration", () => {
     await Bun.write(file, "not a directory");
     const config = loadConfig({ OG_DB_PATH: ":memory:", OG_CACHE_DIR: join(file, "cache"), PORT: "0", HOST: "127.0.0.1", OG_BOOTSTRAP: "false", OG_LOG_LEVEL: "silent", OG_RENDER_WORKERS: "1" });
     await expect(startService(config, { logger: silentLogger, print: () => {}, renderer: { pool: { warmUp: false } } })).rejects.toThrow(/OG_CACHE_DIR is not a writable directory/);
+  });
+});
+
+describe("missing glyphs across a restart", () => {
+  test("a disk hit after a restart answers the X-Missing-Glyphs the render did", async () => {
+    const glyphCache = { OG_CACHE_DIR: join(dir, "glyph-cache") };
+    const card = { title: "Runes ᚠᚢᚦ" };
+    const first = await start(glyphCache);
+    try {
+      const res = await generate(first, card);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-missing-glyphs")).toBe("3");
+      await res.arrayBuffer();
+    } finally {
+      await first.stop();
+    }
+    const second = await start(glyphCache);
+    try {
+      const res = await generate(second, card);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      expect(second.renderer.pool.stats.rendered).toBe(0);
+      expect(second.renderer.diskCache!.stats.hits).toBe(1);
+      expect(res.headers.get("x-missing-glyphs")).toBe("3");
+      // The in-memory cache the disk hit filled knows them too.
+      const again = await generate(second, card);
+      expect(again.headers.get("x-missing-glyphs")).toBe("3");
+      await again.arrayBuffer();
+    } finally {
+      await second.stop();
+    }
   });
 });

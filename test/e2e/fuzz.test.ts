@@ -20,6 +20,8 @@
  * a key carries an unknown field, which validation always refuses.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { canonicalQuery, sign } from "../../src/signing/index.ts";
 import fc from "fast-check";
 import { errorStatus } from "../../src/errors.ts";
@@ -50,6 +52,8 @@ const knownWebhookId = fc.nat().map((i) => webhookIds[i % webhookIds.length]!);
 const signingKeyIds: string[] = [];
 /** Account template ids `main` has (created by the setup and the fuzz), for the template routes' `:id`. */
 const templateIds = ["fuzzcard"];
+/** The starter designs shipped in the binary, for the dashboard's starter routes. */
+const STARTER_IDS = readdirSync(join(import.meta.dir, "../../templates/starters")).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5));
 const knownTemplateId = fc.nat().map((i) => templateIds[i % templateIds.length]!);
 const statusCounts = new Map<string, number>();
 /** Statuses each route answered in the HTTP cases (route pattern → statuses). */
@@ -60,11 +64,19 @@ let clientRefused = 0;
 const PNG_1X1 = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 async function signIn(): Promise<string> {
-  const res = await fetch(`${s.url}/dashboard/api/session`, {
-    method: "POST",
-    headers: { origin: s.url, "content-type": "application/json" },
-    body: JSON.stringify({ api_key: keys.main }),
-  });
+  const attempt = () =>
+    fetch(`${s.url}/dashboard/api/session`, {
+      method: "POST",
+      headers: { origin: s.url, "content-type": "application/json" },
+      body: JSON.stringify({ api_key: keys.main }),
+    });
+  let res = await attempt();
+  // The fuzz's own sign-in attempts (and its failed ones with random keys) use up the per-client
+  // and per-key attempt limits: wait out the window on the test clock, as a person would.
+  if (res.status === 429) {
+    await s.advance(Number(res.headers.get("retry-after")));
+    res = await attempt();
+  }
   if (res.status !== 200) throw new Error(`sign-in failed: ${res.status}`);
   return res.headers.get("set-cookie")!.split(";")[0]!;
 }
@@ -300,12 +312,14 @@ function pathFor(pattern: string, id: string): string {
 
 const idArb = (pattern: string) =>
   pattern.startsWith("/admin")
-    ? fc.oneof(fc.constantFrom(ids.spare!, ids.other!, "acc_" + "x".repeat(20)), printable.map(encodeURIComponent))
+    ? fc.oneof({ arbitrary: fc.constantFrom(ids.spare!, ids.other!), weight: 4 }, { arbitrary: fc.constantFrom("acc_" + "x".repeat(20)), weight: 1 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
+    : pattern.startsWith("/dashboard/api/starters")
+      ? fc.oneof({ arbitrary: fc.constantFrom(...STARTER_IDS), weight: 4 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
     : pattern.includes("/assets/")
       ? fc.oneof(fc.constantFrom("dashboard.js", "dashboard.css", "api.js", "nosuch.js"), printable.map(encodeURIComponent))
       : pattern.includes("/signing-keys/")
         ? fc.oneof({ arbitrary: fc.constantFrom(...signingKeyIds), weight: 2 }, { arbitrary: knownWebhookId, weight: 1 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
-        : pattern.startsWith("/api/templates")
+        : pattern.startsWith("/api/templates") || pattern.startsWith("/dashboard/api/account-templates")
       ? fc.oneof({ arbitrary: knownTemplateId, weight: 4 }, { arbitrary: fc.constantFrom("event", "blog", "nosuch"), weight: 1 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
       : fc.oneof({ arbitrary: knownWebhookId, weight: 3 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 }, { arbitrary: fc.constantFrom("wh_" + "0".repeat(20), "%00", "..", "x".repeat(1000)), weight: 1 });
 
@@ -574,8 +588,8 @@ describe("fuzz: generated requests over every route", () => {
           if (res.status === 201 && c.path.includes("webhooks")) webhookIds.push((JSON.parse(text) as { id: string }).id);
           if (res.status === 200 && method === "DELETE" && c.path.includes("webhooks")) await addMainWebhook();
           // Templates the fuzz made are used as `:id` later; the one it deletes comes back.
-          if (res.status === 201 && c.path.includes("/api/templates")) templateIds.push((JSON.parse(text) as { id: string }).id);
-          if (res.status === 200 && method === "DELETE" && c.path.includes("/api/templates/fuzzcard")) await ensureMainTemplate();
+          if (res.status === 201 && /\/api\/(account-)?templates/.test(c.path)) templateIds.push((JSON.parse(text) as { id: string }).id);
+          if (res.status === 200 && method === "DELETE" && /\/(api\/templates|api\/account-templates)\/fuzzcard/.test(c.path)) await ensureMainTemplate();
           const owner = c.key === "main" || c.key === "padded" ? "main" : c.key === "exhausted" ? "exhausted" : undefined;
           // Read from the service itself: a mutated path may reach the clock route too.
           const clockMoved = s.now() !== clockBefore;

@@ -63,7 +63,7 @@ test("integers are integers, nothing is string | number, no non-standard keyword
 });
 
 test("named component schemas for every resource and the error envelope", () => {
-  for (const name of ["Error", "ErrorDetail", "Usage", "Account", "CreatedAccount", "Webhook", "WebhookList", "DeletedWebhook", "WebhookTestResults", "WebhookDeliveries", "TemplateList", "Template", "RequestParameter", "ClockTime"]) {
+  for (const name of ["Error", "ErrorDetail", "Usage", "Account", "CreatedAccount", "Webhook", "WebhookList", "DeletedWebhook", "WebhookTestResults", "WebhookDeliveries", "TemplateList", "Template", "StringParameter", "IntegerParameter", "ClockTime"]) {
     expect({ name, defined: !!doc.components.schemas[name] }).toEqual({ name, defined: true });
   }
   expect(doc.paths["/api/user/usage"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Usage" });
@@ -106,5 +106,76 @@ test("the headers the document promises are on the real answers", async () => {
     for (const name of Object.keys(doc.paths[path][method].responses[status].headers)) {
       expect({ path, status, name, present: res.headers.has(name) }).toEqual({ path, status, name, present: true });
     }
+  }
+});
+
+test("one type per schema property: no property is a union of different types (null aside)", () => {
+  const mixed: string[] = [];
+  const typeOf = (branch: any) => branch.type ?? (branch.const !== undefined ? typeof branch.const : branch.$ref ? "ref" : "unknown");
+  const walk = (node: any, at: string) => {
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(item, `${at}[${i}]`);
+      return;
+    }
+    if (node === null || typeof node !== "object") return;
+    if (Array.isArray(node.type) && node.type.filter((t: string) => t !== "null").length > 1) mixed.push(`${at}: type ${node.type}`);
+    for (const key of ["anyOf", "oneOf"]) {
+      if (!node[key]) continue;
+      const types = new Set((node[key] as any[]).map(typeOf).filter((t) => t !== "null"));
+      // Objects told apart by a property (a discriminated union) are one type each, not a mixed property.
+      if (types.size > 1 && !(types.size === 1 && types.has("ref"))) mixed.push(`${at}: ${key} of ${[...types].join(" | ")}`);
+    }
+    for (const [key, value] of Object.entries(node)) walk(value, `${at}/${key}`);
+  };
+  walk(doc, "#");
+  expect(mixed).toEqual([]);
+  // The request parameters: a string one or an integer one, each with a default of its own type.
+  const items = doc.components.schemas.TemplateList.properties.parameters.items;
+  expect(items.anyOf.map((b: any) => b.$ref)).toEqual(["#/components/schemas/StringParameter", "#/components/schemas/IntegerParameter"]);
+  expect(doc.components.schemas.StringParameter.properties.default.type).toBe("string");
+  expect(doc.components.schemas.IntegerParameter.properties.default.type).toBe("integer");
+});
+
+test("every 429 of every route declares the headers it sends (rate limit and quota; API and public image URLs)", async () => {
+  const { buildSignedUrl } = await import("../../src/signing/index.ts");
+  const { apiKey } = await s.createAccount({ plan: "custom", quota: 1, requests_per_second: 1 });
+  const created = await s.api("/api/signing-keys", { key: apiKey, method: "POST" });
+  const signingKey = (await created.json()) as { id: string; secret: string };
+  await s.advance(2);
+  const image = (title: string, method = "GET") =>
+    fetch(buildSignedUrl({ baseUrl: s.url, keyId: signingKey.id, secret: signingKey.secret, template: "event", ext: "png", params: { title } }), { method });
+
+  const answers: [string, string, Response][] = [];
+  const first = await image("first");
+  expect(first.status).toBe(200);
+  await first.arrayBuffer();
+  answers.push(["/i/{key_id}/{signature}/{file}", "get", await image("rate limited")]); // same second: RATE_LIMIT_EXCEEDED
+  await s.advance(2);
+  answers.push(["/i/{key_id}/{signature}/{file}", "get", await image("over the quota")]); // QUOTA_EXCEEDED
+  answers.push(["/i/{key_id}/{signature}/{file}", "head", await image("rate limited, head", "HEAD")]);
+  await s.advance(2);
+  answers.push(["/i/{key_id}/{signature}/{file}", "head", await image("over the quota, head", "HEAD")]);
+  await s.advance(2);
+  answers.push(["/api/generate", "post", await s.api("/api/generate", { key: apiKey, json: { title: "over the quota" } })]);
+  answers.push(["/api/generate", "post", await s.api("/api/generate", { key: apiKey, json: { title: "rate limited" } })]);
+  answers.push(["/api/user/usage", "get", await s.api("/api/user/usage", { key: apiKey })]);
+  expect(answers.map(([, , res]) => res.status)).toEqual(Array(answers.length).fill(429));
+
+  const watched = ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after", "x-quota-limit", "x-quota-remaining", "cache-control", "x-request-id"];
+  const seen = new Map<string, Set<string>>();
+  for (const [path, method, res] of answers) {
+    await res.arrayBuffer();
+    const declared = Object.keys(doc.paths[path][method].responses["429"].headers).map((name) => name.toLowerCase());
+    const sent = watched.filter((name) => res.headers.has(name));
+    // Everything it sends is declared…
+    expect({ path, method, undeclared: sent.filter((name) => !declared.includes(name)) }).toEqual({ path, method, undeclared: [] });
+    const key = `${method} ${path}`;
+    seen.set(key, new Set([...(seen.get(key) ?? []), ...sent]));
+  }
+  // …and everything declared is sent by one of its 429s.
+  for (const [key, sent] of seen) {
+    const [method, path] = key.split(" ") as [string, string];
+    const declared = Object.keys(doc.paths[path][method].responses["429"].headers).map((name) => name.toLowerCase());
+    expect({ key, unsent: declared.filter((name) => !sent.has(name)) }).toEqual({ key, unsent: [] });
   }
 });

@@ -49,7 +49,7 @@ test("/healthz, /readyz and /metrics", async () => {
   expect(await (await s.api("/healthz")).json()).toEqual({ status: "ok" });
   expect(await (await s.api("/readyz")).json()).toEqual({ status: "ready" });
   await s.api("/api/user/usage");
-  const metrics = await (await s.api("/metrics")).text();
+  const metrics = await (await s.admin("/metrics")).text();
   expect(metrics).toContain('ogsmith_http_requests_total{method="GET",route="/api/user/usage",status="401"}');
   expect(metrics).toMatch(/ogsmith_render_pool\{state="workers"\} 2/);
   expect(metrics).toMatch(/ogsmith_jobs_pending\{kind="webhook_delivery"\} 0/);

@@ -60,10 +60,11 @@ describe("templates from OG_TEMPLATES_DIR on the running service", () => {
   test("GET /api/templates lists the custom template with its fields; the broken ones are absent", async () => {
     const res = await s.api("/api/templates", { key });
     expect(res.status).toBe(200);
-    const { data } = (await res.json()) as { data: { id: string; description: string; fields: unknown[] }[] };
+    const { data } = (await res.json()) as { data: { id: string; source: string; description: string; fields: unknown[] }[] };
     expect(data.map((t) => t.id)).toEqual(["event", "blog", "quote"]);
     expect(data.find((t) => t.id === "quote")).toEqual({
       id: "quote",
+      source: "operator",
       description: "A quote on orange.",
       fields: [
         { name: "title", type: "text", required: true, max_length: 120, description: "The quote." },

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { type Logger, silentLogger } from "../../src/logger.ts";
 import type { ServiceRendererOptions } from "../../src/render/renderer.ts";
 import { startService, type RunningService } from "../../src/serve.ts";
 import { startReceiver, type TestReceiver } from "./receiver.ts";
@@ -115,6 +115,8 @@ export interface TestServiceOptions {
   retryRandom?: () => number;
   /** Renderer knobs that are not configuration (queue length, cache size, the image fetcher's transport). */
   renderer?: Pick<ServiceRendererOptions, "pool" | "pngCacheBytes" | "fetch">;
+  /** Where the service logs (default: nowhere). */
+  logger?: Logger;
 }
 
 export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
@@ -131,10 +133,12 @@ export async function startTestService(env: Record<string, string> = {}, options
     ...env,
     ...store,
   });
-  const service = await startService(config, { logger: silentLogger, print: () => {}, retryRandom: options.retryRandom ?? (() => 0.5), renderer: options.renderer });
+  const service = await startService(config, { logger: options.logger ?? silentLogger, print: () => {}, retryRandom: options.retryRandom ?? (() => 0.5), renderer: options.renderer });
   const url = service.url;
 
-  const api: TestService["api"] = (path, init = {}) => fetch(apiRequest(url + path, init));
+  // With OG_BASE_URL the server answers only that Host: the requests say it, as a proxy in front would.
+  const host = env.OG_BASE_URL ? new URL(env.OG_BASE_URL).host : undefined;
+  const api: TestService["api"] = (path, init = {}) => fetch(apiRequest(url + path, host ? { ...init, headers: { host, ...init.headers } } : init));
   const admin: TestService["admin"] = (path, init = {}) =>
     api(path, { method: init.method, json: init.json, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
 

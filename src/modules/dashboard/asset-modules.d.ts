@@ -35,3 +35,20 @@ declare module "*/assets/webhooks.js" {
   const text: string;
   export default text;
 }
+declare module "*/assets/templates.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/template-rows.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/template-editor.js" {
+  const text: string;
+  export default text;
+}
+// The starters' pictures, imported `with { type: "file" }`: a path Bun.file() reads (embedded when compiled).
+declare module "*.png" {
+  const path: string;
+  export default path;
+}

@@ -38,21 +38,16 @@ export function readCookie(request: Request, name: string): string | undefined {
 }
 
 /**
- * The origins this server answers as: the one the request was addressed to (Host header) and
- * the configured public one (OG_BASE_URL, for a TLS-terminating proxy in front).
+ * The origins this server answers as. With OG_BASE_URL set, that origin alone (the Host check
+ * refused any other Host already): a page on another name that resolves here — DNS rebinding —
+ * is not this server. Without it, the origin the request was addressed to (its Host).
  */
-export function ownOrigins(request: Request, config: Pick<Config, "baseUrl">): Set<string> {
-  const origins = new Set([new URL(request.url).origin]);
-  try {
-    origins.add(new URL(config.baseUrl).origin);
-  } catch {
-    // loadConfig validated it; nothing to add otherwise.
-  }
-  return origins;
+export function ownOrigins(request: Request, config: Pick<Config, "publicOrigin">): Set<string> {
+  return new Set([config.publicOrigin ?? new URL(request.url).origin]);
 }
 
 /** Accepts or refuses a request under /dashboard; `headers` receives the RateLimit-* fields. */
-export function dashboardGate(deps: { config: Pick<Config, "baseUrl">; sessions: SessionService; limiter: RateLimiter }) {
+export function dashboardGate(deps: { config: Pick<Config, "publicOrigin">; sessions: SessionService; limiter: RateLimiter }) {
   return async (request: Request, headers: Record<string, unknown>): Promise<void> => {
     const pathname = pathnameOf(request);
     const unsafe = !SAFE_METHODS.has(request.method);

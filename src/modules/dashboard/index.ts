@@ -19,6 +19,7 @@ import { signImageUrl } from "../../signing/image-urls.ts";
 import { readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
 import { dashboardAssets } from "./assets.ts";
 import { dashboardRules } from "./rules.ts";
+import { dashboardTemplateRoutes } from "./templates.ts";
 
 export interface DashboardDeps {
   services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks" | "signingKeys" | "accountTemplates">;
@@ -26,24 +27,33 @@ export interface DashboardDeps {
   templates: TemplateLookup;
 }
 
-/** Only this origin's own files: no CDN, no inline script, no framing. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' blob: data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+/**
+ * Only this origin's own files: no CDN, no inline script, no framing. The one exception is for
+ * style elements carrying this response's nonce: the template editor's code pane (CodeMirror)
+ * writes its generated styles into a <style> element, which it stamps with the nonce the page
+ * hands it. Scripts get no nonce, so nothing inline ever runs.
+ */
+function contentSecurityPolicy(styleNonce: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${styleNonce}'`,
+    "img-src 'self' blob: data:",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 const PAGE_HEADERS = {
-  "content-security-policy": CONTENT_SECURITY_POLICY,
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
 };
+
+/** 128 random bits, base64: a fresh style nonce for every page load (the page is never cached). */
+const newNonce = () => Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
 
 const hide = { detail: { hide: true } } as const;
 
@@ -65,12 +75,21 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     `${SESSION_COOKIE}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
 
   const { page, files } = dashboardAssets();
-  const asset = (name: string) => {
+  const asset = (name: string, request: Request) => {
     const file = files.get(name);
     if (!file) throw new ApiError("NOT_FOUND", `No dashboard asset ${name}.`);
-    return new Response(file.body, { headers: { "content-type": file.type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" } });
+    const headers: Record<string, string> = { "content-type": file.type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff", vary: "accept-encoding" };
+    if (file.gzipped && /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {
+      return new Response(file.gzipped as Uint8Array<ArrayBuffer>, { headers: { ...headers, "content-encoding": "gzip" } });
+    }
+    return new Response(file.body, { headers });
   };
-  const html = () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...PAGE_HEADERS } });
+  const html = () => {
+    const nonce = newNonce();
+    return new Response(page.replace("{{style_nonce}}", nonce), {
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": contentSecurityPolicy(nonce), ...PAGE_HEADERS },
+    });
+  };
 
   const { webhooks, metering, clock } = services;
   const accountId = (request: Request) => sessionOf(request).account.id;
@@ -78,13 +97,15 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
   return new Elysia({ name: "module.dashboard", prefix: "/dashboard" })
     .get("", html, hide)
     .get("/", html, hide)
-    .get("/assets/:name", ({ params }) => asset(params.name), hide)
+    .get("/assets/:name", ({ params, request }) => asset(params.name, request), hide)
 
     // Sign-in and sign-out. The key travels once, in this request body, and is never echoed.
     .post(
       "/api/session",
-      async ({ body, set }) => {
-        const { token, session } = await sessions.signIn((body as { api_key?: unknown } | undefined)?.api_key);
+      async ({ body, set, request, server }) => {
+        // The peer's address names the client for the attempt limit (behind a proxy: the proxy).
+        const client = server?.requestIP(request)?.address;
+        const { token, session } = await sessions.signIn((body as { api_key?: unknown } | undefined)?.api_key, client);
         set.headers["set-cookie"] = cookie(token, Math.floor(SESSION_TTL_MS / 1000));
         set.headers["cache-control"] = "no-store";
         return meView(session);
@@ -104,6 +125,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     .get("/api/usage", ({ request }) => usageOverview(metering, clock, sessionOf(request).account), hide)
     .get("/api/templates", () => templateCatalog(templates), hide)
     .get("/api/rules", () => dashboardRules, hide)
+    .use(dashboardTemplateRoutes({ services, templates, renderer }))
 
     // The playground's preview: validated like /api/generate, rate limited by the gate with the
     // key's window, and never reserved or counted against the quota — so capped and marked as

@@ -18,15 +18,9 @@ export const FORMAT_MEDIA_TYPES: Record<string, string> = { png: "image/png", jp
 export const IMAGE_MEDIA_TYPES = [...new Set([...FORMATS.map((f) => FORMAT_MEDIA_TYPES[f] ?? `image/${f}`), ...Object.values(FORMAT_MEDIA_TYPES)])];
 
 /** A request parameter every template takes, described so a client or a form can be built from it. */
-export interface RequestParameter {
-  name: string;
-  type: "string" | "integer";
-  default: string | number;
-  enum?: string[];
-  minimum?: number;
-  maximum?: number;
-  description: string;
-}
+export type RequestParameter =
+  | { name: string; type: "string"; default: string; enum?: string[]; description: string }
+  | { name: string; type: "integer"; default: number; minimum?: number; maximum?: number; description: string };
 
 export const COMMON_PARAMETERS: RequestParameter[] = [
   { name: "template", type: "string", default: DEFAULT_TEMPLATE, description: "Template id (see the template list)." },
@@ -42,8 +36,8 @@ export const COMMON_PARAMETERS: RequestParameter[] = [
 
 function parameterSchema(p: RequestParameter) {
   const options = { default: p.default, description: p.description };
-  if (p.enum) return t.Union(p.enum.map((value) => t.Literal(value)), options);
   if (p.type === "integer") return t.Integer({ minimum: p.minimum, maximum: p.maximum, ...options });
+  if (p.enum) return t.Union(p.enum.map((value) => t.Literal(value)), options);
   return t.String({ maxLength: 64, pattern: "^[A-Za-z0-9_-]+$", ...options });
 }
 
@@ -74,11 +68,11 @@ export function generateBodySchema(templates: TemplateLookup) {
     // The fields of an account's own templates (text, image URL or colour values): which names
     // exist depends on the account, and the template-driven validator refuses any other name,
     // saying which template owns it.
-    // Typed as string or integer, the types the declared properties have, so a generated client
-    // still accepts them beside an index signature.
-    additionalProperties: t.Union([t.String({ maxLength: MAX_URL_LENGTH * 4 }), t.Integer({ minimum: 0, maximum: 2_147_483_647 })], {
-      description: "A field of one of the account's own templates (text, image URL or colour: a string).",
-    }),
+    // Any name, its value a string: the validator checks it against the template's own field
+    // schema. Declared without a type so that a generated client's index signature still
+    // admits the integer properties above.
+    additionalProperties: t.Unknown({ description: "A field of one of the account's own templates (text, image URL or colour: a string)." }),
+    maxProperties: 64,
     examples: [
       {
         template: "event",

@@ -201,7 +201,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
       signing_key_id: ResourceId("sk", "The signing key that signs the URL."),
       expires_in: t.Optional(t.Integer({ minimum: 1, maximum: MAX_EXPIRES_IN, description: "Seconds; the URL answers 410 URL_EXPIRED afterwards." })),
     },
-    { additionalProperties: generateBody.additionalProperties, examples: [{ ...(generateBody.examples as object[])[0], signing_key_id: "sk_0a1b2c3d4e5f6g7h8i9j" }] },
+    { additionalProperties: generateBody.additionalProperties, maxProperties: 64, examples: [{ ...(generateBody.examples as object[])[0], signing_key_id: "sk_0a1b2c3d4e5f6g7h8i9j" }] },
   );
 
   return new Elysia({ name: "module.images" })

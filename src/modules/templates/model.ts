@@ -136,18 +136,30 @@ export const TemplateSummary = t.Object(
   { title: "Template" },
 );
 
-const RequestParameterSchema = t.Object(
+// One type per property: a parameter is a string one or an integer one, told apart by `type`,
+// so a generated client gets `default: string` or `default: number`, never a union of both.
+const StringParameter = t.Object(
   {
     name: GlobalId,
-    type: t.Union([t.Literal("string"), t.Literal("integer")]),
-    default: t.Union([t.String({ maxLength: 64 }), t.Integer({ minimum: 0, maximum: MAX_SIZE })]),
+    type: t.Literal("string"),
+    default: t.String({ maxLength: 64 }),
     enum: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 100, description: "The allowed values." })),
+    description: Text(1024),
+  },
+  { title: "StringParameter" },
+);
+const IntegerParameter = t.Object(
+  {
+    name: GlobalId,
+    type: t.Literal("integer"),
+    default: t.Integer({ minimum: 0, maximum: MAX_SIZE }),
     minimum: t.Optional(t.Integer({ minimum: 0, maximum: MAX_SIZE })),
     maximum: t.Optional(t.Integer({ minimum: 0, maximum: MAX_SIZE })),
     description: Text(1024),
   },
-  { title: "RequestParameter" },
+  { title: "IntegerParameter" },
 );
+const RequestParameterSchema = t.Union([StringParameter, IntegerParameter], { description: "A request parameter; `type` says which kind." });
 
 export const TemplateList = t.Object(
   {

@@ -553,6 +553,29 @@ export class PostgresStore implements Store {
     });
   }
 
+  reclaimReservations(heldBy: (accountId: string, period: string) => number): Promise<number> {
+    return this.write(async (tx) => {
+      const mine = await tx`select account_id, period from unit_reservations where instance_key = ${this.instanceKey} and count > 0`;
+      let back = 0;
+      for (const { account_id: accountId, period } of mine) {
+        // reserveUnit's lock order (the month's row, then the reservation row). Once this
+        // instance's row is locked, no reservation of ours can commit on it before this
+        // transaction does, and each one that did was counted by the caller before it was sent:
+        // `heldBy` read now can only be larger than what the row holds, never smaller.
+        await this.lockUsageRow(tx, accountId, period);
+        const [row] = await tx`select count from unit_reservations
+          where instance_key = ${this.instanceKey} and account_id = ${accountId} and period = ${period} for update`;
+        const excess = Number(row?.count ?? 0) - heldBy(accountId, period);
+        if (excess <= 0) continue;
+        await tx`update unit_reservations set count = count - ${excess}
+          where instance_key = ${this.instanceKey} and account_id = ${accountId} and period = ${period}`;
+        await tx`update usage_periods set reserved = greatest(reserved - ${excess}, 0) where account_id = ${accountId} and period = ${period}`;
+        back += excess;
+      }
+      return back;
+    });
+  }
+
   /* ───────────── monthly reset ───────────── */
 
   accountsOwedReset(input: { period: string; createdBefore: number; limit: number }): Promise<AccountRecord[]> {
@@ -910,11 +933,21 @@ export class PostgresStore implements Store {
 
   /* ───────────── dashboard sessions ───────────── */
 
-  createSession(s: SessionRecord, now: number): Promise<void> {
+  createSession(s: SessionRecord, now: number, maxPerAccount: number): Promise<void> {
     return this.write(async (tx) => {
+      // The account row is locked first so that concurrent sign-ins count one another.
+      await tx`select 1 from accounts where id = ${s.accountId} for update`;
       await tx`delete from dashboard_sessions where expires_at <= ${now}`;
       await tx`insert into dashboard_sessions (token_hash, id, account_id, key_id, created_at, expires_at)
         values (${s.tokenHash}, ${s.id}, ${s.accountId}, ${s.keyId}, ${s.createdAt}, ${s.expiresAt})`;
+      await tx`delete from dashboard_sessions where account_id = ${s.accountId} and token_hash not in
+        (select token_hash from dashboard_sessions where account_id = ${s.accountId} order by created_at desc, id desc limit ${maxPerAccount})`;
+    });
+  }
+
+  touchSession(tokenHash: string, expiresAt: number): Promise<void> {
+    return this.run(async (sql) => {
+      await sql`update dashboard_sessions set expires_at = ${expiresAt} where token_hash = ${tokenHash}`;
     });
   }
 

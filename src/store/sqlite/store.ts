@@ -467,6 +467,25 @@ export class SqliteStore implements Store {
       this.db.update(usagePeriods).set({ reserved: 0 }).where(gt(usagePeriods.reserved, 0)).run();
     }, LEAVES_KEYS);
   }
+  async reclaimReservations(heldBy: (accountId: string, period: string) => number): Promise<number> {
+    // One process reserves on this file, and a transaction here runs in one synchronous turn:
+    // the counters and the caller's tally are read at the same instant.
+    const excess = () => {
+      const rows = this.sql("SELECT account_id, period, reserved FROM usage_periods WHERE reserved > 0").all() as { account_id: string; period: string; reserved: number }[];
+      return rows.map((row) => ({ ...row, excess: row.reserved - heldBy(row.account_id, row.period) })).filter((row) => row.excess > 0);
+    };
+    // A read first: the write (and its commit) only when something is to be given back.
+    if ((await this.run(excess)).length === 0) return 0;
+    return this.write(() => {
+      let back = 0;
+      for (const row of excess()) {
+        this.sql("UPDATE usage_periods SET reserved = reserved - ? WHERE account_id = ? AND period = ?").run(row.excess, row.account_id, row.period);
+        back += row.excess;
+      }
+      return back;
+    }, LEAVES_KEYS);
+  }
+
 
   /* ───────────── monthly reset ───────────── */
 
@@ -875,12 +894,22 @@ export class SqliteStore implements Store {
 
   /* ───────────── dashboard sessions ───────────── */
 
-  createSession(session: SessionRecord, now: number): Promise<void> {
+  createSession(session: SessionRecord, now: number, maxPerAccount: number): Promise<void> {
     return this.write(() => {
       // Expired rows are useless: swept here rather than by a background loop.
       this.db.delete(dashboardSessions).where(lte(dashboardSessions.expiresAt, now)).run();
       this.db.insert(dashboardSessions).values(session).run();
+      this.sql(
+        `DELETE FROM dashboard_sessions WHERE account_id = ?1 AND token_hash NOT IN
+           (SELECT token_hash FROM dashboard_sessions WHERE account_id = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2)`,
+      ).run(session.accountId, maxPerAccount);
     }, LEAVES_KEYS);
+  }
+
+  touchSession(tokenHash: string, expiresAt: number): Promise<void> {
+    return this.write(() => {
+      this.sql("UPDATE dashboard_sessions SET expires_at = ? WHERE token_hash = ?").run(expiresAt, tokenHash);
+    }, { single: true, leavesKeys: true });
   }
 
   findSession(tokenHash: string): Promise<{ session: SessionRecord; account: AccountRecord; keyPrefix: string } | undefined> {

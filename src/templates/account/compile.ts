@@ -7,6 +7,7 @@
 import { ApiError } from "../../errors.ts";
 import { clampStyle, fitFontSize, present } from "../kit.ts";
 import type { RenderContext, SatoriNode } from "../types.ts";
+import { applyDirection, type Dir, type DirectionContext, ownText, ROOT_DIRECTION } from "./direction.ts";
 import { resolveVariables } from "./html.ts";
 import { decodedPixels, PIXEL_BUDGET } from "./images.ts";
 import type { ElementNode, TemplateNode, TextPiece } from "./tree.ts";
@@ -28,7 +29,7 @@ interface RenderState {
 
 export function renderTree(root: TemplateNode[], values: Record<string, string | undefined>, ctx: RenderContext, variables: Record<string, string>): SatoriNode {
   const state: RenderState = { values, ctx, variables, images: 0, pixels: 0, characters: 0 };
-  const nodes = renderChildren(root, state);
+  const nodes = renderChildren(root, state, ROOT_DIRECTION);
   const only = nodes.length === 1 && typeof nodes[0] === "object" ? (nodes[0] as SatoriNode) : undefined;
   if (state.images > RENDER_BOUNDS.images) {
     throw new ApiError("VALIDATION_ERROR", `The template draws ${state.images} images; at most ${RENDER_BOUNDS.images} per render.`, [
@@ -50,7 +51,7 @@ export function renderTree(root: TemplateNode[], values: Record<string, string |
   return { type: "div", props: { style: { display: "flex", width: "100%", height: "100%" }, children: nodes } };
 }
 
-function renderChildren(nodes: TemplateNode[], state: RenderState): Array<SatoriNode | string> {
+function renderChildren(nodes: TemplateNode[], state: RenderState, direction: DirectionContext): Array<SatoriNode | string> {
   const out: Array<SatoriNode | string> = [];
   for (const node of nodes) {
     if (node.kind === "text") {
@@ -58,9 +59,9 @@ function renderChildren(nodes: TemplateNode[], state: RenderState): Array<Satori
       if (text) out.push(text);
     } else if (node.kind === "section") {
       const has = present(state.values[node.field]);
-      if (has !== node.inverted) out.push(...renderChildren(node.children, state));
+      if (has !== node.inverted) out.push(...renderChildren(node.children, state, direction));
     } else {
-      const element = renderElement(node, state);
+      const element = renderElement(node, state, direction);
       if (element) out.push(element);
     }
   }
@@ -74,9 +75,12 @@ function textOf(pieces: TextPiece[], state: RenderState): string {
   return text;
 }
 
-function renderElement(node: ElementNode, state: RenderState): SatoriNode | undefined {
+function renderElement(node: ElementNode, state: RenderState, direction: DirectionContext): SatoriNode | undefined {
   const props: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(node.attributes)) props[name] = node.svg && value.includes("var(") ? resolveVariables(value, state.variables) : value;
+  for (const [name, value] of Object.entries(node.attributes)) {
+    // dir becomes the direction style below; satori reads no attribute for it.
+    if (name !== "dir") props[name] = node.svg && value.includes("var(") ? resolveVariables(value, state.variables) : value;
+  }
   for (const [attribute, ref] of Object.entries(node.fieldAttributes)) {
     const value = imageOrColor(node, attribute, ref.field, state);
     if (value === undefined) {
@@ -95,12 +99,14 @@ function renderElement(node: ElementNode, state: RenderState): SatoriNode | unde
   // As with Tailwind's reset and most design tools: width and height include padding and border,
   // so `width: 100%; padding: 80px` fits the card instead of overflowing it.
   if (!node.svg && style.boxSizing === undefined) style.boxSizing = "border-box";
-  const children = renderChildren(node.children, state);
   if (node.fit) {
-    const text = children.filter((c): c is string => typeof c === "string").join("");
+    // A fitted element holds only text (the parser checks), so its own text is all of it.
+    const { text } = ownText(node.children, state.values);
     const size = fitFontSize(text, { maxWidth: node.fit.width, maxLines: node.fit.lines, maxSize: node.fit.maxFontSize, minSize: node.fit.minFontSize, lineHeight: node.fit.lineHeight });
     Object.assign(style, clampStyle(node.fit.lines, size, node.fit.lineHeight));
   }
+  const inherited = node.svg ? direction : applyDirection(style, node.children, state.values, node.attributes.dir as Dir | undefined, direction);
+  const children = renderChildren(node.children, state, inherited);
   if (!node.svg && node.tag !== "img" && node.tag !== "br" && style.display === undefined && children.length > 1) {
     // satori lays out every box as flex and insists that a box with several children says so.
     style.display = "flex";

@@ -33,7 +33,9 @@ export const HTML_BOUNDS = {
 
 /** HTML elements a template may use (SVG's drawing elements are listed in svg-safety.ts). */
 export const HTML_ELEMENTS = new Set(["div", "span", "p", "h1", "h2", "h3", "h4", "h5", "h6", "img", "svg", "br", "b", "strong", "i", "em", "u", "s", "small"]);
-const ATTRIBUTES_ANYWHERE = new Set(["style", "class", "lang", "data-fit-lines", "data-min-font-size"]);
+const ATTRIBUTES_ANYWHERE = new Set(["style", "class", "lang", "dir", "data-fit-lines", "data-min-font-size"]);
+/** `dir` values, as in HTML: a direction, or `auto` (from the element's first strong character). */
+const DIR_VALUES = new Set(["ltr", "rtl", "auto"]);
 const ATTRIBUTES_BY_ELEMENT: Record<string, Set<string>> = {
   img: new Set(["src", "alt", "width", "height"]),
 };
@@ -270,6 +272,11 @@ function convertElement(node: P5Element, ctx: Context, depth: number, width: num
     }
     const valueOffset = attributeValueOffset(ctx, node, attribute.name);
     if (name === "src") imageSource(ctx, element, attribute.value, valueOffset, "src");
+    else if (name === "dir") {
+      const dir = attribute.value.trim().toLowerCase();
+      if (DIR_VALUES.has(dir)) element.attributes.dir = dir;
+      else report(ctx, valueOffset, `attribute "dir" on <${tag}> takes ltr, rtl or auto, not "${clip(attribute.value)}"`);
+    }
     else if (name === "width" || name === "height") {
       if (!/^\d{1,5}(\.\d+)?$/.test(attribute.value.trim()) || Number(attribute.value) > 10_000) report(ctx, valueOffset, `attribute "${name}" on <${tag}> takes a number of pixels up to 10000`);
       else element.attributes[name] = attribute.value.trim();

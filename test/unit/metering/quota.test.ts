@@ -21,12 +21,34 @@ async function setup(quota = 10, wrap: (store: Store) => Store = (s) => s) {
   const store = wrap(inner);
   const clock = new TestClock(Date.UTC(2031, 2, 10, 12));
   const outbox = new Outbox();
-  const metering = new Metering(store, clock, outbox);
+  const metering = new Metering(store, clock, outbox, undefined, { reclaims: true });
   const accounts = new AccountService(inner, clock);
   const { account: view } = await accounts.create({ email: "m@example.com", plan: "custom", quota, requestsPerSecond: 100 });
   const account = (await inner.getAccount(view.id))!;
   const counters = async () => (await inner.usage(account.id, periodOf(clock.now()))) ?? { used: 0, reserved: 0 };
   return { store: inner, clock, outbox, metering, account, counters };
+}
+
+/** A store whose named methods do their work and then fail (a connection lost after the commit) the next `times` calls. */
+function failingAfterCommit(methods: (keyof Store)[], times: { n: number }) {
+  return (store: Store): Store =>
+    new Proxy(store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== "function") return value;
+        if (methods.includes(name as keyof Store)) {
+          return async (...args: unknown[]) => {
+            const result = await value.apply(target, args);
+            if (times.n > 0) {
+              times.n--;
+              throw new StoreUnavailableError("injected fault after commit", "unreachable");
+            }
+            return result;
+          };
+        }
+        return value.bind(target);
+      },
+    });
 }
 
 /** A store whose named methods fail (as an unavailable database would) the next `times` calls. */
@@ -173,13 +195,57 @@ describe("withUnit: no unit lost or double-counted whatever fails", () => {
     expect(await metering.withUnit(account, async () => ({ result: 1, facts }))).toMatchObject({ used: 1, remaining: 0 });
   });
 
-  test("the confirmation and the release fail: the release is retried until the store takes it", async () => {
-    const times = { n: 3 }; // confirm, release, first background retry
-    const { metering, account, counters } = await setup(1, failing(["confirmUnit", "releaseUnit"], times));
+  test("the confirmation and the release fail: the unit comes back with the next reclaim, once", async () => {
+    const times = { n: 2 }; // confirm, release
+    const { metering, account, counters } = await setup(2, failing(["confirmUnit", "releaseUnit"], times));
     expect(await metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e)).toBeInstanceOf(StoreUnavailableError);
     expect(await counters()).toMatchObject({ used: 0, reserved: 1 });
-    await waitFor(async () => (await counters()).reserved === 0, "the background release", { timeoutMs: 5_000 });
-    expect(metering.releasesPending).toBe(0);
-    expect(await metering.withUnit(account, async () => ({ result: 1, facts }))).toMatchObject({ used: 1 });
+    expect(metering.unitsHeld).toBe(0);
+    expect(await metering.reclaimUnheld()).toBe(1);
+    expect(await metering.reclaimUnheld()).toBe(0);
+    expect(metering.reclaimed).toBe(1);
+    expect(await counters()).toMatchObject({ used: 0, reserved: 0 });
+    for (const used of [1, 2]) expect(await metering.withUnit(account, async () => ({ result: 1, facts }))).toMatchObject({ used });
   });
+
+  test("a reservation that committed but reported a failure is reclaimed (no request holds it)", async () => {
+    const times = { n: 3 };
+    const { metering, account, counters } = await setup(3, failingAfterCommit(["reserveUnit"], times));
+    for (let i = 0; i < 3; i++) expect(await metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e)).toBeInstanceOf(StoreUnavailableError);
+    // Before reclaiming, the whole quota is reserved by nobody: the account cannot generate.
+    expect(await counters()).toMatchObject({ used: 0, reserved: 3 });
+    expect(await metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e)).toBeInstanceOf(QuotaExceededError);
+    expect(await metering.reclaimUnheld()).toBe(3);
+    for (const used of [1, 2, 3]) expect(await metering.withUnit(account, async () => ({ result: 1, facts }))).toMatchObject({ used });
+    expect(await counters()).toMatchObject({ used: 3, reserved: 0 });
+  });
+
+  test("a reclaim never takes a unit that a request in flight holds", async () => {
+    const { metering, account, counters } = await setup(2);
+    let finish!: () => void;
+    const working = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const inFlight = metering.withUnit(account, async () => {
+      await working;
+      return { result: 1, facts };
+    });
+    await waitFor(() => metering.unitsHeld === 1, "the unit to be reserved");
+    expect(await metering.reclaimUnheld({ always: true })).toBe(0);
+    expect(await counters()).toMatchObject({ used: 0, reserved: 1 });
+    finish();
+    expect(await inFlight).toMatchObject({ used: 1 });
+    expect(await counters()).toMatchObject({ used: 1, reserved: 0 });
+  });
+
+  test("concurrent reservations and reclaims: never more than the quota, none lost", async () => {
+    const { metering, account, counters } = await setup(20);
+    const runs = Array.from({ length: 30 }, () => metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e));
+    const reclaims = Array.from({ length: 10 }, () => metering.reclaimUnheld({ always: true }));
+    const results = await Promise.all(runs);
+    expect(await Promise.all(reclaims)).toEqual(Array(10).fill(0));
+    expect(results.filter((r) => r instanceof QuotaExceededError)).toHaveLength(10);
+    expect(await counters()).toMatchObject({ used: 20, reserved: 0 });
+  });
+
 });

@@ -23,17 +23,46 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const open = (maxBytes = 1 << 20) => new DiskCache({ dir, maxBytes, logger: silentLogger });
 
 describe("DiskCache", () => {
+  test("keeps the code points no font had with the image: a hit after a restart reports them too", async () => {
+    const cache = open();
+    await cache.set(key(1), body(1), [0x16a0, 0x13000]);
+    await cache.set(key(2), body(2));
+    expect(readFileSync(cache.pathOf(key(1))).byteLength).toBe(HEADER_BYTES + 8 + 1000);
+    const restarted = open();
+    expect(await restarted.get(key(1))).toEqual({ bytes: body(1), missingGlyphs: [0x16a0, 0x13000] });
+    expect(await restarted.get(key(2))).toEqual({ bytes: body(2), missingGlyphs: [] });
+  });
+
+  test("a changed code point or a count that lies is a miss, removed", async () => {
+    const cache = open();
+    await cache.set(key(1), body(1), [0x16a0]);
+    await cache.set(key(2), body(2), [0x16a0]);
+    const path1 = cache.pathOf(key(1));
+    const changed = readFileSync(path1);
+    changed[HEADER_BYTES + 3] ^= 0x01;
+    writeFileSync(path1, changed);
+    const path2 = cache.pathOf(key(2));
+    const lying = readFileSync(path2);
+    lying[11] = 2;
+    writeFileSync(path2, lying);
+    const restarted = open();
+    expect(await restarted.get(key(1))).toBeUndefined();
+    expect(await restarted.get(key(2))).toBeUndefined();
+    expect(restarted.stats.corrupt).toBe(2);
+    expect(existsSync(path1) || existsSync(path2)).toBe(false);
+  });
+
   test("stores by key under a two-digit shard and reads back the same bytes, also after a restart", async () => {
     const cache = open();
     expect(await cache.get(key(1))).toBeUndefined();
     await cache.set(key(1), body(1));
     expect(cache.pathOf(key(1))).toBe(join(dir, "01", `${key(1)}.img`));
     expect(readFileSync(cache.pathOf(key(1))).byteLength).toBe(HEADER_BYTES + 1000);
-    expect(await cache.get(key(1))).toEqual(body(1));
+    expect((await cache.get(key(1)))?.bytes).toEqual(body(1));
 
     const restarted = open();
     expect(restarted.stats).toMatchObject({ entries: 1, bytes: HEADER_BYTES + 1000 });
-    expect(await restarted.get(key(1))).toEqual(body(1));
+    expect((await restarted.get(key(1)))?.bytes).toEqual(body(1));
     expect(restarted.stats.hits).toBe(1);
   });
 
@@ -55,7 +84,7 @@ describe("DiskCache", () => {
     }
     expect(restarted.stats).toMatchObject({ corrupt: 3, entries: 0, bytes: 0 });
     await restarted.set(key(1), body(1));
-    expect(await restarted.get(key(1))).toEqual(body(1));
+    expect((await restarted.get(key(1)))?.bytes).toEqual(body(1));
   });
 
   test("a file removed behind the cache's back is a miss, not an error", async () => {
@@ -70,7 +99,7 @@ describe("DiskCache", () => {
     const entry = HEADER_BYTES + 1000;
     const cache = open(3 * entry);
     for (const n of [1, 2, 3]) await cache.set(key(n), body(n));
-    expect(await cache.get(key(1))).toEqual(body(1)); // 1 is now the most recent; 2 the oldest
+    expect((await cache.get(key(1)))?.bytes).toEqual(body(1)); // 1 is now the most recent; 2 the oldest
     await cache.set(key(4), body(4));
     await cache.flush();
     expect(existsSync(cache.pathOf(key(2)))).toBe(false);

@@ -6,6 +6,7 @@ import { call, field, showProblems, whenSessionEnds } from "./api.js";
 import { $, capitalize, focusHeading, h, setMain } from "./dom.js";
 import { renderPlayground } from "./playground.js";
 import { renderSigningKeys } from "./signing-keys.js";
+import { renderTemplates } from "./templates.js";
 import { setRouter, state } from "./state.js";
 import { renderUsage } from "./usage.js";
 import { renderWebhooks } from "./webhooks.js";
@@ -101,7 +102,7 @@ async function signOut() {
 // ---------------------------------------------------------------------------------------------
 // Router
 
-const ROUTES = { usage: renderUsage, webhooks: renderWebhooks, playground: renderPlayground, "signing-keys": renderSigningKeys };
+const ROUTES = { usage: renderUsage, webhooks: renderWebhooks, templates: renderTemplates, playground: renderPlayground, "signing-keys": renderSigningKeys };
 let routeToken = 0;
 
 async function route() {

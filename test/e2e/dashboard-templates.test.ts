@@ -1,0 +1,385 @@
+/**
+ * The template studio in a real browser (Debian's chromium through playwright-core) against the
+ * real service on port 0: create a template from a starter, type in the code editor and see the
+ * preview change, make an error and see it at its line, save (version 2), restore version 1
+ * (version 3 with version 1's content), copy the signed URL and fetch it; duplicate and delete
+ * from the list; the editor at 375 px with no horizontal scroll. Screenshots go to the temp dir
+ * test/support/browser.ts prints.
+ */
+import { beforeEach, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { browserTestsCanRun, screenshotPath, useBrowserWithService } from "../support/browser.ts";
+import { decodePng } from "../support/png.ts";
+
+const browserReady = browserTestsCanRun("template studio browser tests");
+const BROWSER_TEST_TIMEOUT = 120_000;
+
+describe.skipIf(!browserReady)("template studio in a browser", () => {
+  const fx = useBrowserWithService(BROWSER_TEST_TIMEOUT);
+  beforeEach(async () => {
+    await fx.browser.context.clearCookies();
+  });
+
+  async function signIn(apiKey: string, options: { width?: number } = {}): Promise<Page> {
+    const page = await fx.browser.newPage({ width: options.width });
+    page.on("pageerror", (error) => console.log(`page error: ${error.message}`));
+    await page.goto(fx.s.url + "/dashboard");
+    await page.getByLabel("API key").fill(apiKey);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Usage", level: 1 }).waitFor();
+    return page;
+  }
+
+  /**
+   * The preview on screen: its number (each answer shown carries the number of the edit it
+   * answers), its size and a digest of its pixels (read back through a canvas: the page's CSP
+   * lets nothing fetch the blob: URL, as it should).
+   */
+  async function previewNow(page: Page): Promise<{ sequence: number; width: number; height: number; digest: string }> {
+    await page.waitForFunction(() => document.querySelector<HTMLImageElement>("#template-preview")?.complete);
+    return page.evaluate(async () => {
+      const img = document.querySelector<HTMLImageElement>("#template-preview")!;
+      await img.decode();
+      const canvas = document.createElement("canvas");
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const context = canvas.getContext("2d")!;
+      context.drawImage(img, 0, 0);
+      const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+      const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", pixels)), (b) => b.toString(16).padStart(2, "0")).join("");
+      return { sequence: Number(img.dataset.sequence), width: img.naturalWidth, height: img.naturalHeight, digest };
+    });
+  }
+
+  /** Waits for a preview newer than `after` to be shown. */
+  async function nextPreview(page: Page, after: number) {
+    await page.waitForFunction((n) => Number(document.querySelector<HTMLImageElement>("#template-preview")?.dataset.sequence ?? 0) > n, after);
+    return previewNow(page);
+  }
+
+  /**
+   * Clicks in the code editor just after `needle` (on one line), as a person
+   * would (Home and End follow the wrapped visual line, so they cannot find a place in a long line).
+   */
+  async function clickAfter(page: Page, needle: string) {
+    const line = page.locator(".cm-line", { hasText: needle });
+    await line.scrollIntoViewIfNeeded();
+    const point = await line.evaluate((el, text) => {
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const at = node.textContent!.indexOf(text);
+        if (at < 0) continue;
+        const range = document.createRange();
+        // The right half of the last character: the caret lands after it.
+        range.setStart(node, at + text.length - 1);
+        range.setEnd(node, at + text.length);
+        const box = range.getBoundingClientRect();
+        return { x: box.right - 1, y: box.top + box.height / 2 };
+      }
+      return null;
+    }, needle);
+    if (!point) throw new Error(`${needle} is not in one piece of text in the editor`);
+    await page.mouse.click(point.x, point.y);
+  }
+
+  const api = async (path: string, key: string, init: { method?: string; json?: unknown } = {}) => {
+    const res = await fx.s.api(path, { key, ...init });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  test("from a starter to a signed URL: create, type and watch the preview, an error at its line, save, restore, copy the URL and fetch it", async () => {
+    // A generous rate: previews share the key's window with this test's own API calls.
+    const { apiKey } = await fx.s.createAccount({ plan: "custom", quota: 10_000, requests_per_second: 100 });
+    expect((await api("/api/signing-keys", apiKey, { method: "POST" })).status).toBe(201);
+    const page = await signIn(apiKey);
+    await fx.browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: fx.s.url });
+
+    // New from the Product launch starter.
+    await page.getByRole("link", { name: "Templates" }).click();
+    await page.getByRole("heading", { name: "Templates", level: 1 }).waitFor();
+    await page.getByLabel(/Product launch/).check();
+    await page.getByLabel("Template id").fill("launch");
+    await page.screenshot({ path: screenshotPath("templates-list-empty"), fullPage: true });
+    await page.getByRole("button", { name: "Create template" }).click();
+    await page.getByRole("heading", { name: "Product launch", level: 1 }).waitFor();
+    const created = await api("/api/templates/launch", apiKey);
+    expect(created.body).toMatchObject({ id: "launch", version: 1, source: "account" });
+
+    // The first preview arrives by itself, and the signed URL of version 1 is there.
+    const first = await nextPreview(page, 0);
+    expect(first).toMatchObject({ width: 1200, height: 630 });
+    await page.waitForFunction(() => (document.querySelector<HTMLInputElement>("#template-signed-url")?.value ?? "").includes("v=1"));
+
+    // Every control on the page has a label, and the keyboard gets into the code pane and out.
+    const unlabelled = await page.evaluate(() =>
+      [...document.querySelectorAll("#main input, #main select, #main textarea, #main [contenteditable=true]")]
+        .filter((el) => !((el as HTMLInputElement).labels?.length || el.getAttribute("aria-label") || el.getAttribute("aria-labelledby")))
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    expect(unlabelled).toEqual([]);
+    await page.getByLabel("Template description").focus();
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.classList.contains("cm-content"))).toBe(true);
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => Boolean(document.activeElement?.closest(".cm-editor")))).toBe(false);
+
+    // Type in the code editor: the preview follows.
+    const html: string = created.body.html;
+    const titleLine = html.split("\n").findIndex((line) => line.includes("{{title}}")) + 1;
+    expect(titleLine).toBeGreaterThan(0);
+    const editor = page.getByRole("textbox", { name: "Template HTML" });
+    await editor.waitFor();
+    await clickAfter(page, "{{title}}");
+    await page.keyboard.type(" is here");
+    const typed = await nextPreview(page, first.sequence);
+    expect(typed.digest).not.toBe(first.digest);
+
+    // An undeclared placeholder: refused, shown at its line in the editor and in the list.
+    await page.keyboard.type(" {{nope}}");
+    const problems = page.locator("#template-problems");
+    // (Typing passes through other mistakes, such as an unclosed "{{no": wait for this one.)
+    const problem = problems.locator("li", { hasText: "{{nope}}" });
+    await problem.waitFor();
+    expect(await problem.textContent()).toContain(`HTML line ${titleLine}`);
+    const marked = page.locator(".cm-lintRange-error");
+    await marked.first().waitFor();
+    expect(await marked.first().evaluate((el) => el.closest(".cm-line")?.textContent ?? "")).toContain("{{title}} is here {{nope}}");
+    await page.screenshot({ path: screenshotPath("template-editor-error"), fullPage: true });
+    // Undo the mistake: the problem goes away and the preview renders again.
+    for (let i = 0; i < " {{nope}}".length; i++) await page.keyboard.press("Backspace");
+    await page.locator("#template-problems li").first().waitFor({ state: "detached" });
+    await page.waitForFunction(() => (document.querySelector(".problems") as HTMLElement).hidden);
+
+    // Save: version 2 with the typed text.
+    await page.getByRole("button", { name: "Save as new version" }).click();
+    await page.getByText("Saved as version 2.").waitFor();
+    const v2 = await api("/api/templates/launch", apiKey);
+    expect(v2.status).toBe(200);
+    expect(v2.body.version).toBe(2);
+    expect(v2.body.html).toContain("{{title}} is here</h1>");
+
+    // Restore version 1: version 3 with version 1's content.
+    const beforeRestore = await previewNow(page);
+    await page.getByRole("button", { name: "Restore version 1" }).click();
+    await page.getByText("Restored version 1 as version 3.").waitFor();
+    const v3 = await api("/api/templates/launch", apiKey);
+    const v1 = await api("/api/templates/launch/versions/1", apiKey);
+    expect(v3.body.version).toBe(3);
+    expect(v3.body.html).toBe(v1.body.html);
+    expect(v3.body.html).not.toContain("is here");
+    expect((await api("/api/templates/launch/versions", apiKey)).body.data.map((v: any) => v.version).sort()).toEqual([1, 2, 3]);
+    expect(await page.locator(".cm-content").textContent()).not.toContain("is here");
+
+    // Viewing version 2 shows its picture (with the typed words) without touching the draft.
+    const restored = await nextPreview(page, beforeRestore.sequence);
+    await page.getByRole("button", { name: "View version 2" }).click();
+    await page.getByText("Showing version 2").waitFor();
+    const viewed = await nextPreview(page, restored.sequence);
+    expect(viewed.digest).not.toBe(restored.digest);
+    await page.getByRole("button", { name: "Back to the editor" }).click();
+    const back = await nextPreview(page, viewed.sequence);
+    expect(back.digest).toBe(restored.digest);
+
+    // Size presets and the theme switch redraw the preview at that size, in that theme.
+    await page.getByText("1080 × 1080", { exact: true }).click();
+    const square = await nextPreview(page, back.sequence);
+    expect(square).toMatchObject({ width: 1080, height: 1080 });
+    await page.getByText("1000 × 1500", { exact: true }).click();
+    const portrait = await nextPreview(page, square.sequence);
+    expect(portrait).toMatchObject({ width: 1000, height: 1500 });
+    await page.locator("label[for=theme-light]").click();
+    const light = await nextPreview(page, portrait.sequence);
+    expect(light).toMatchObject({ width: 1000, height: 1500 });
+    expect(light.digest).not.toBe(portrait.digest);
+    await page.getByText("1200 × 630", { exact: true }).click();
+    await page.locator("label[for=theme-dark]").click();
+
+    // The signed URL of version 3, copied and fetched.
+    const urlField = page.getByLabel("Signed image URL");
+    await page.waitForFunction(() => {
+      const url = document.querySelector<HTMLInputElement>("#template-signed-url")?.value ?? "";
+      return url.includes("v=3") && url.includes("theme=dark");
+    });
+    await page.getByRole("button", { name: "Copy URL" }).click();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toBe(await urlField.inputValue());
+    // The URL is on OG_BASE_URL, which the harness leaves at a placeholder: fetch its path here.
+    const signed = new URL(copied);
+    expect(signed.searchParams.get("v")).toBe("3");
+    const image = await fetch(fx.s.url + signed.pathname + signed.search);
+    expect(image.status).toBe(200);
+    expect(image.headers.get("content-type")).toBe("image/png");
+    expect(decodePng(new Uint8Array(await image.arrayBuffer())).width).toBe(1200);
+    const curl = await page.getByLabel("curl command").inputValue();
+    expect(curl).toContain('"template":"launch"');
+    expect(curl).toContain('"template_version":3');
+    await page.screenshot({ path: screenshotPath("template-editor"), fullPage: true });
+
+    // The same page on a phone: editor and preview stacked, no horizontal scroll.
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.waitForFunction(() => document.documentElement.scrollWidth <= 375);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    // The preview comes first on a phone, above the design.
+    const order = await page.evaluate(() => [document.querySelector(".studio-preview")!.getBoundingClientRect().top, document.querySelector(".studio-edit")!.getBoundingClientRect().top]);
+    expect(order[0]).toBeLessThan(order[1]!);
+    // Let the code pane measure its wrapped lines at the new width before the picture.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await page.screenshot({ path: screenshotPath("template-editor-375"), fullPage: true });
+    await page.close();
+  }, BROWSER_TEST_TIMEOUT);
+
+  test("the list: every template with name, id, version and date (a name that looks like HTML stays text); duplicate; delete only after confirming; new from blank", async () => {
+    // A generous rate: previews share the key's window with this test's own API calls.
+    const { apiKey } = await fx.s.createAccount({ plan: "custom", quota: 10_000, requests_per_second: 100 });
+    const starters = (await (await fetch(fx.s.url + "/dashboard/api/starters")).json()) as any;
+    expect(starters.code).toBe("UNAUTHORIZED");
+    const page = await signIn(apiKey);
+    const list = await page.evaluate(async () => (await (await fetch("/dashboard/api/starters")).json()) as any);
+    const quote = list.data.find((s: any) => s.id === "quote");
+    expect((await api("/api/templates", apiKey, { method: "POST", json: { ...quote, id: "said", name: "What they said" } })).status).toBe(201);
+
+    // A name that looks like HTML is shown as the characters it is, in the list and the editor.
+    const markup = '<img src=x onerror="window.pwned=1"><b>Bold</b>';
+    expect((await api("/api/templates", apiKey, { method: "POST", json: { ...quote, id: "markup", name: markup } })).status).toBe(201);
+
+    await page.goto(fx.s.url + "/dashboard#/templates");
+    const table = page.getByRole("region", { name: "Your templates" });
+    await table.getByRole("cell", { name: "said", exact: true }).waitFor();
+    expect(await table.getByRole("row").filter({ hasText: "said" }).first().textContent()).toContain("What they said");
+    await table.getByText(markup).waitFor();
+    expect(await page.locator("#template-list img, #template-list b").count()).toBe(0);
+    await page.goto(fx.s.url + "/dashboard#/templates/markup");
+    await page.getByRole("heading", { name: markup, level: 1 }).waitFor();
+    expect(await page.locator("#main h1 img, #main h1 b").count()).toBe(0);
+    expect(await page.evaluate(() => (window as any).pwned)).toBeUndefined();
+    await page.goto(fx.s.url + "/dashboard#/templates");
+    await table.getByRole("cell", { name: "said", exact: true }).waitFor();
+
+    // Duplicate: a new template with the same content under a new id.
+    await page.getByRole("button", { name: "Duplicate said" }).click();
+    await page.getByLabel("Id of the copy of said").fill("said-too");
+    await page.getByRole("button", { name: "Create copy" }).click();
+    await page.getByRole("heading", { name: "What they said (copy)", level: 1 }).waitFor();
+    const copy = await api("/api/templates/said-too", apiKey);
+    expect(copy.body.html).toBe(quote.html);
+
+    // Delete asks first; Cancel keeps it, the confirming button deletes it.
+    await page.goto(fx.s.url + "/dashboard#/templates");
+    await page.getByRole("button", { name: "Delete said-too" }).click();
+    await page.getByRole("group", { name: "Confirm deleting said-too" }).waitFor();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    expect((await api("/api/templates/said-too", apiKey)).status).toBe(200);
+    await page.getByRole("button", { name: "Delete said-too" }).click();
+    await page.getByRole("group", { name: "Confirm deleting said-too" }).getByRole("button", { name: "Delete said-too" }).click();
+    await page.getByText("Deleted said-too.").waitFor();
+    expect((await api("/api/templates/said-too", apiKey)).status).toBe(404);
+    expect((await api("/api/templates/said", apiKey)).status).toBe(200);
+
+    // A clashing id is shown next to the id field, as text.
+    await page.getByLabel("Template id").fill("said");
+    await page.getByRole("button", { name: "Create template" }).click();
+    await page.getByText("Is taken in this account").waitFor();
+    await page.screenshot({ path: screenshotPath("templates-list"), fullPage: true });
+
+    await page.setViewportSize({ width: 375, height: 812 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await page.screenshot({ path: screenshotPath("templates-list-375"), fullPage: true });
+
+    // New from blank: a valid one-field template to start from nothing.
+    await page.getByLabel(/^Blank/).check();
+    await page.getByLabel("Template id").fill("plain");
+    await page.getByRole("button", { name: "Create template" }).click();
+    await page.getByRole("heading", { name: "plain", level: 1 }).waitFor();
+    const plain = await api("/api/templates/plain", apiKey);
+    expect(plain.body).toMatchObject({ version: 1, fields: [{ name: "title", type: "text", required: true }] });
+    await nextPreview(page, 0);
+    await page.close();
+  }, BROWSER_TEST_TIMEOUT);
+  test("a slow answer to an older edit never replaces the preview of a newer one", async () => {
+    const { apiKey } = await fx.s.createAccount({ plan: "custom", quota: 10_000, requests_per_second: 100 });
+    const page = await signIn(apiKey);
+    const quote = (await page.evaluate(async () => (await (await fetch("/dashboard/api/starters")).json()) as any)).data.find((s: any) => s.id === "quote");
+    expect((await api("/api/templates", apiKey, { method: "POST", json: { ...quote, id: "slow" } })).status).toBe(201);
+    await page.goto(fx.s.url + "/dashboard#/templates/slow");
+    const first = await nextPreview(page, 0);
+
+    // Hold back the preview of the first edit; let every other one through.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held: import("playwright-core").Request | undefined;
+    let heldSettled!: Promise<void>;
+    let arrived!: () => void;
+    const heldArrived = new Promise<void>((resolve) => (arrived = resolve));
+    await page.route("**/dashboard/api/account-templates/preview", async (route) => {
+      if (!held && route.request().postData()?.includes("first edit")) {
+        held = route.request();
+        arrived();
+        // Finished or failed (the page aborts it when a newer edit goes out): watched from now on.
+        heldSettled = new Promise((resolve) => {
+          const settle = (request: import("playwright-core").Request) => request === held && resolve();
+          page.on("requestfinished", settle);
+          page.on("requestfailed", settle);
+        });
+        await released;
+        await route.continue().catch(() => {}); // the page may have given up on it already
+        return;
+      }
+      await route.continue();
+    });
+    await clickAfter(page, "{{quote}}");
+    await page.keyboard.type(" first edit");
+    await heldArrived;
+    await page.keyboard.type(" and a second");
+    const second = await nextPreview(page, first.sequence);
+    expect(second.digest).not.toBe(first.digest);
+
+    // Now the older answer may come (or was dropped by the page): the newer preview stays.
+    release();
+    await heldSettled;
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const after = await previewNow(page);
+    expect(after).toEqual(second);
+    await page.close();
+  }, BROWSER_TEST_TIMEOUT);
+  test("fields and theme variables: a colour change redraws the card, removing a used field is refused at its line, a new field saves (Ctrl+S)", async () => {
+    const { apiKey } = await fx.s.createAccount({ plan: "custom", quota: 10_000, requests_per_second: 100 });
+    const page = await signIn(apiKey);
+    const quote = (await page.evaluate(async () => (await (await fetch("/dashboard/api/starters")).json()) as any)).data.find((s: any) => s.id === "quote");
+    expect((await api("/api/templates", apiKey, { method: "POST", json: { ...quote, id: "rows" } })).status).toBe(201);
+    await page.goto(fx.s.url + "/dashboard#/templates/rows");
+    const first = await nextPreview(page, 0);
+
+    // The dark background, through its theme variable: the card changes colour.
+    const bgRow = page.locator(".var-row", { has: page.locator('input[value="bg"]') });
+    await bgRow.getByLabel("Dark").fill("#7F1D1D");
+    const red = await nextPreview(page, first.sequence);
+    expect(red.digest).not.toBe(first.digest);
+
+    // Removing a field the HTML still uses: refused, at the line that uses it.
+    const sourceLine = quote.html.split("\n").findIndex((line: string) => line.includes("{{source}}")) + 1;
+    await page.locator("summary", { hasText: /^source/ }).click();
+    await page.getByRole("button", { name: "Remove field source" }).click();
+    await page.locator("#template-problems").getByText(`HTML line ${sourceLine}`).waitFor();
+    await page.getByRole("button", { name: "Save as new version" }).click();
+    await page.getByText("Not saved: fix the problems listed under the editor.").waitFor();
+    expect((await api("/api/templates/rows", apiKey)).body.version).toBe(1);
+
+    // Undo by adding it back as a new field, with a sample value: saved as version 2.
+    await page.getByRole("button", { name: "Add field" }).click();
+    const added = page.locator("details.field-row").last();
+    await added.getByLabel("Name").fill("source");
+    await added.getByLabel("Max length").fill("30");
+    await added.getByLabel("Sample value").fill("example.org");
+    await page.locator("#template-problems li").first().waitFor({ state: "detached" });
+    // Saved from the keyboard, in the code pane.
+    await page.getByRole("textbox", { name: "Template HTML" }).focus();
+    await page.keyboard.press("Control+s");
+    await page.getByText("Saved as version 2.").waitFor();
+    const saved = (await api("/api/templates/rows", apiKey)).body;
+    expect(saved.fields.find((f: any) => f.name === "source")).toEqual({ name: "source", type: "text", required: false, max_length: 30 });
+    expect(saved.sample.source).toBe("example.org");
+    expect(saved.themes.dark.bg).toBe("#7F1D1D");
+    await page.close();
+  }, BROWSER_TEST_TIMEOUT);
+});
