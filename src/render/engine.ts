@@ -16,7 +16,7 @@
  * requested pixel size. Text and images stay sharp because scaling happens on vectors.
  */
 import type { Font } from "satori";
-import { Resvg } from "@resvg/resvg-js";
+import { rasterize } from "./rasterize.ts";
 import { ApiError } from "../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
 import { emojiDataUri } from "./emoji.ts";
@@ -245,7 +245,7 @@ export async function renderTemplate(
   // JPEG has no alpha, so its card is drawn onto the card's own background colour; whatever
   // stays translucent (a translucent or unparsable colour) is then flattened onto white.
   const background = format === "jpeg" ? cardBackground(template.render(fields, ctx) as SatoriNode) : undefined;
-  const image = new Resvg(sized, { font: { loadSystemFonts: false }, fitTo: { mode: "original" }, ...(background ? { background } : {}) }).render();
+  const image = rasterize(sized, background);
   const pixels = format === "jpeg" ? flattenPremultiplied(image.pixels, [255, 255, 255]) : unpremultiply(image.pixels);
   const t2 = performance.now();
 

@@ -139,6 +139,15 @@ interface Slot {
 /** The weight of the latest render in the moving average of render times. */
 const RECENT_WEIGHT = 0.2;
 
+/** At most this long a stopped render's thread counts against its account's share (see holdShareUntilGone). */
+const STOPPED_THREAD_HOLD_MS = 10 * 60_000;
+
+/** How long a stopped render's thread may take to end before it counts as stuck in native code. */
+const STOPPED_GRACE_MS = 1_000;
+
+/** While stopped renders hold an account's whole share, its new renders are refused with at least this Retry-After. */
+const STOPPED_RETRY_MS = 20_000;
+
 /** Accounts whose recent render time is kept. */
 const MAX_ACCOUNTS_REMEMBERED = 1024;
 
@@ -165,8 +174,10 @@ export class RenderPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private queuedBytes = 0;
-  /** Account templates rendering now, by account. */
+  /** Account templates rendering now, by account (stopped renders whose thread runs on included). */
   private readonly running = new Map<string, number>();
+  /** Stopped renders whose thread runs on past the grace period, by account. */
+  private readonly stopped = new Map<string, number>();
   private recentRenderMs: number;
   /**
    * Recent render time of each account's own templates, stopped renders included (they held a
@@ -231,6 +242,8 @@ export class RenderPool {
   expectedWaitMs(account?: string): number {
     const everyone = (this.queue.length * this.recentRenderMs) / this.size;
     if (account === undefined) return Math.round(everyone);
+    // Its share held by stopped renders still running: nothing of its can start for a while.
+    if ((this.stopped.get(account) ?? 0) >= this.perAccountLimit) return Math.max(everyone, this.maxWaitMs + STOPPED_RETRY_MS);
     let own = 0;
     for (const pending of this.queue) if (pending.account === account) own++;
     const theirs = this.accountRenderMs.get(account) ?? this.recentRenderMs;
@@ -378,6 +391,7 @@ export class RenderPool {
         // Tenant data made the renderer spin: the account hears why, the operator sees which template.
         this.options.logger.warn("account template render took too long; stopped and its worker replaced", { worker: slot.index, timeout_ms: timeoutMs, template: job.template, account });
         this.learnAccount(account, timeoutMs);
+        this.holdShareUntilGone(slot.worker, account);
         this.onDeath(slot, "render timed out", new ApiError("RENDER_FAILED", `The template took longer than ${timeoutMs / 1000} s to render and was stopped. Simplify it (fewer elements, smaller blurs and shadows) and try again.`));
       } else {
         this.options.logger.error("render timed out; replacing its worker", { worker: slot.index, timeout_ms: timeoutMs, template: job.template });
@@ -388,6 +402,56 @@ export class RenderPool {
     if (account !== undefined) this.running.set(account, (this.running.get(account) ?? 0) + 1);
     const message: WorkerRequest = { type: "render", id, job };
     slot.worker.postMessage(message);
+  }
+
+  /**
+   * A stopped render's thread may go on running: terminating a worker interrupts JavaScript and
+   * wasm (satori) at once, but not native code (resvg rasterizing), which runs to its end — over a
+   * minute for the most expensive templates the bounds allow — on a core of its own. Until the
+   * thread is really gone (its `close` event), it keeps counting against its account's share, so
+   * an account can never have more threads busy than its share, stopped ones included. (A
+   * replacement worker starts at once: the other accounts keep every worker.)
+   */
+  private holdShareUntilGone(worker: Worker, account: string | undefined): void {
+    if (account === undefined) return;
+    this.running.set(account, (this.running.get(account) ?? 0) + 1);
+    let released = false;
+    // A thread stopped in JavaScript ends within moments; one still there after a second is
+    // stuck in native code, and its account's new renders are refused rather than left waiting.
+    let lingering = false;
+    const linger = setTimeout(() => {
+      lingering = true;
+      this.stopped.set(account, (this.stopped.get(account) ?? 0) + 1);
+      if ((this.stopped.get(account) ?? 0) < this.perAccountLimit) return;
+      // Its waiting renders would wait on that thread too, for minutes maybe: answer them now.
+      const retryAfter = Math.ceil((this.maxWaitMs + STOPPED_RETRY_MS) / 1000);
+      for (let i = this.queue.length - 1; i >= 0; i--) {
+        const pending = this.queue[i]!;
+        if (pending.account !== account) continue;
+        this.queue.splice(i, 1);
+        this.queuedBytes -= pending.bytes;
+        pending.reject(busy("A render of this account's was stopped and is still winding down; retry after the time in Retry-After.", retryAfter));
+      }
+    }, STOPPED_GRACE_MS);
+    const release = () => {
+      if (released) return;
+      released = true;
+      clearTimeout(fallback);
+      clearTimeout(linger);
+      if (lingering) {
+        const stoppedLeft = (this.stopped.get(account) ?? 1) - 1;
+        if (stoppedLeft > 0) this.stopped.set(account, stoppedLeft);
+        else this.stopped.delete(account);
+      }
+      const left = (this.running.get(account) ?? 1) - 1;
+      if (left > 0) this.running.set(account, left);
+      else this.running.delete(account);
+      if (!this.closing) this.pumpAll();
+    };
+    worker.addEventListener("close", release, { once: true });
+    // Should the runtime never report the end, the share comes back after a generous while.
+    const fallback = setTimeout(release, STOPPED_THREAD_HOLD_MS);
+    fallback.unref?.();
   }
 
   /** The slot's job is over (answered, failed, or its worker gone): stop its timer, free its account's share. */

@@ -3,6 +3,8 @@
  * pool's tenant rules: a job of an account template whose id starts with
  *   - "slow" spins its thread for a minute, as a render stuck in layout or rasterizing would
  *     (only terminating the worker ends it);
+ *   - "native" blocks its thread in a native call for 8 s (Bun.sleepSync), which terminating the
+ *     worker does not interrupt, as resvg rasterizing is not: the thread ends only afterwards;
  *   - "hold" writes `<gate dir>/started-<title>` and blocks its thread until
  *     `<gate dir>/release-<title>` exists (or 20 s pass), then renders normally.
  * The gate directory is the template's `description` (a worker does not see environment changes
@@ -26,7 +28,9 @@ self.onmessage = (event: MessageEvent<WorkerRequest>) => {
     const id = message.job.accountTemplate.spec.id;
     const gate = message.job.accountTemplate.spec.description;
     const title = message.job.fields.title ?? "untitled";
-    if (id.startsWith("slow")) {
+    if (id.startsWith("native")) {
+      Bun.sleepSync(8_000);
+    } else if (id.startsWith("slow")) {
       const deadline = Date.now() + 60_000;
       while (Date.now() < deadline) Atomics.wait(pause, 0, 0, 5);
     } else if (id.startsWith("hold") && gate.startsWith("/")) {

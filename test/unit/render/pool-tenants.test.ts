@@ -165,6 +165,31 @@ describe("account templates in the pool", () => {
     }
   }, 30_000);
 
+  test("a stopped render whose thread runs on (native code) holds its account's share until the thread ends", async () => {
+    const pool = gatedPool({ workers: 2, accountTemplateTimeoutMs: 1_000, warmUp: true });
+    try {
+      await pool.ready();
+      expect((await rejection(pool.render(tenantJob("acc_a", "native-card", "stuck")))).code).toBe("RENDER_FAILED");
+      // A's next render waits on the share the stopped render holds...
+      const waiting = pool.render(tenantJob("acc_a", "card", "a2"));
+      expect(pool.stats.queued).toBe(1);
+      // ...until the thread has outlived the grace period: stuck in native code, it may run for
+      // minutes, so A's waiting and new renders are answered at once, with a Retry-After.
+      const answered = await rejection(waiting);
+      expect(answered.code).toBe("SERVER_BUSY");
+      expect(answered.retryAfterSeconds).toBeGreaterThanOrEqual(30);
+      expect((await rejection(pool.render(tenantJob("acc_a", "card", "a3")))).code).toBe("SERVER_BUSY");
+      await waitFor(() => pool.stats.ready === 2, "the replacement worker to be ready");
+      // B renders meanwhile.
+      expect(decodePng((await pool.render(tenantJob("acc_b", "card", "b"))).bytes).width).toBe(400);
+      // Once the stopped thread is gone, A renders again.
+      await waitFor(() => pool.expectedWaitMs("acc_a") < 10_000, "the stopped thread to end", { timeoutMs: 20_000 });
+      expect(decodePng((await pool.render(tenantJob("acc_a", "card", "a4"))).bytes).width).toBe(400);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+
   test("a job waits while its expected wait is within the bound; beyond it SERVER_BUSY says when to retry", async () => {
     // No render finishes while the first is held, so the estimate stays at the assumed 4 s a render.
     const pool = gatedPool({ workers: 1, initialRenderMs: 4_000, maxWaitMs: 10_000 });

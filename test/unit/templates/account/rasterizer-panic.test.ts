@@ -1,14 +1,27 @@
 /**
- * A known hole, kept as a runnable reproduction (`bun test --todo` runs it): a tenant layout
- * that puts a clipped, masked or translucent layer more than twice the canvas size away from
- * it makes resvg 0.3x panic (`fit_to_rect` unwraps an empty rectangle), and the panic aborts
- * the whole process — every account's renders with it. The template language cannot rule this
- * out (flex layout can push any box that far). @resvg/resvg-js 2.7.0-alpha.2 (same resvg)
- * turns the panic into a thrown Error; with that, this test passes and the render is a 422.
+ * A layer far outside the canvas must be a refused render, not a dead process (src/render/rasterize.ts).
+ * resvg 0.3x panics on a clipped, masked or translucent layer lying entirely more than twice the
+ * canvas size away from it; the template language cannot rule that out (layout can push any box
+ * that far, and an SVG image field can say anything). The cards are drawn in a child process:
+ * with a binding that lets the panic abort (resvg-js 2.6.x), the child dies and this test fails,
+ * instead of the test runner dying with it.
  */
 import { expect, test } from "bun:test";
 
-test.todo("a layer far outside the canvas does not take the process down", () => {
-  const child = Bun.spawnSync(["bun", new URL("./fixtures/off-canvas-render.ts", import.meta.url).pathname], { stdout: "pipe", stderr: "pipe" });
-  expect(child.stdout.toString()).toContain("survived");
+const FIXTURE = new URL("./fixtures/off-canvas-render.ts", import.meta.url).pathname;
+
+test("far-off layers are 422 RENDER_FAILED, and the same process then draws an ordinary card", () => {
+  const child = Bun.spawnSync(["bun", FIXTURE], { stdout: "pipe", stderr: "pipe", env: { ...process.env, RUST_BACKTRACE: "0" } });
+  const lines = child.stdout.toString().trim().split("\n");
+  expect({ exitCode: child.exitCode, lines }).toEqual({
+    exitCode: 0,
+    lines: [
+      "scaled-image refused RENDER_FAILED",
+      "wide-translucent-text refused RENDER_FAILED",
+      "inline-svg refused RENDER_FAILED",
+      "svg-image-field refused RENDER_FAILED",
+      "ordinary rendered",
+      "survived",
+    ],
+  });
 });
