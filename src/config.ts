@@ -41,6 +41,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** all: HTTP and jobs; api: HTTP only; worker: jobs only (HTTP answers /healthz, /readyz, /metrics). */
   role: "all" | "api" | "worker";
+  /** What draws the cards (OG_RENDER_ENGINE): satori + resvg, or takumi (docs/engines.md). */
+  renderEngine: "satori" | "takumi";
   /** `OG_SIGNING_SECRET`: the signing key secret `ogsmith sign` uses when no --secret-file is given; the server never reads it. */
   signingSecret: string | undefined;
   /** Settings this version no longer reads that are set anyway: one line each for the start-up log. */
@@ -145,6 +147,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   const role = (optional(env, "OG_ROLE") ?? "all") as Config["role"];
   if (!["all", "api", "worker"].includes(role)) throw new ConfigError(`OG_ROLE must be one of all, api, worker, got "${role}"`);
   const databaseUrl = url(env, "OG_DATABASE_URL", ["postgres:", "postgresql:"]);
+  const renderEngine = (optional(env, "OG_RENDER_ENGINE")?.toLowerCase() ?? "satori") as Config["renderEngine"];
+  if (!["satori", "takumi"].includes(renderEngine)) throw new ConfigError(`OG_RENDER_ENGINE must be one of satori, takumi, got "${env.OG_RENDER_ENGINE}"`);
   const testClock = bool(env, "OG_TEST_CLOCK", false);
   return {
     role,
@@ -170,6 +174,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     cacheDir,
     cacheMaxBytes,
     redisUrl: url(env, "OG_REDIS_URL", ["redis:", "rediss:"]),
+    renderEngine,
     signingSecret: optional(env, "OG_SIGNING_SECRET"),
     retired: Object.entries(RETIRED).flatMap(([name, line]) => (env[name] === undefined ? [] : [line])),
   };

@@ -73,6 +73,7 @@ export async function startService(
     const { workers, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
     return { workers, ready, busy, queued, rendered, replaced };
   }, "state");
+  metrics.gauge("ogsmith_render_engine", "The render engine in use (OG_RENDER_ENGINE): 1 for it", () => ({ [config.renderEngine]: 1 }), "engine");
   if (renderer.diskCache) {
     const disk = renderer.diskCache;
     metrics.gauge("ogsmith_render_disk_cache", "Persistent render cache: entries, bytes, max_bytes, hits, misses, corrupt, evicted", () => {

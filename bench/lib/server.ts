@@ -122,8 +122,13 @@ export class RssSampler {
     this.timer = setInterval(() => this.sample(), everyMs);
   }
   sample(): number {
-    const mb = rssMb(this.pid);
-    this.peak = Math.max(this.peak, mb);
+    let mb = Number.NaN;
+    try {
+      mb = rssMb(this.pid);
+    } catch {
+      // The process has just exited: nothing to read, the peak stands.
+    }
+    if (Number.isFinite(mb)) this.peak = Math.max(this.peak, mb);
     return mb;
   }
   stop(): void {

@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { createInProcessRenderer, type ImageLoader } from "../render/engine.ts";
+import { createInProcessRenderer, RENDER_ENGINES, type ImageLoader, type RenderEngine } from "../render/engine.ts";
 import { formatCodePoints } from "../render/renderer.ts";
 import { fetchImage } from "../render/fetch-image.ts";
 import { parseRenderRequest } from "../render/request.ts";
@@ -27,8 +27,8 @@ import { attachTemplateFile, defaultToTemplateFile, describeTemplateFileProblems
 import { describeFailure, splitFilename } from "./render-items.ts";
 
 export const RENDER_HELP = `Usage:
-  ogsmith render --json '<request body>' -o out.png [--template-file DEF.json]
-  ogsmith render --batch items.json --out-dir DIR [--workers N] [--concurrency N] [--template-file DEF.json]
+  ogsmith render --json '<request body>' -o out.png [--template-file DEF.json] [--engine satori|takumi]
+  ogsmith render --batch items.json --out-dir DIR [--workers N] [--concurrency N] [--template-file DEF.json] [--engine satori|takumi]
 
 A request body is the JSON of POST /api/generate: {"template": "blog", "title": "…", …};
 "format": "jpeg" or "webp" (with "quality", 1–100, default 85) writes that format instead of PNG.
@@ -38,7 +38,8 @@ to allow a single line), streamed ("-" reads standard input). Each may carry "fi
 named after a slug of the title, or <index>.png. --json renders in this process; --batch on
 --workers render threads (default: one per core) with at most --concurrency items in flight
 (default 2 × workers), writing each image as it is done. No server, no API key, no quota.
-OG_TEMPLATES_DIR and OG_FONTS_DIR apply as for \`ogsmith serve\`.
+OG_TEMPLATES_DIR and OG_FONTS_DIR apply as for \`ogsmith serve\`; --engine picks what draws
+the images (default OG_RENDER_ENGINE, else satori; docs/engines.md).
 
 --template-file renders an account template's definition (the JSON that GET /api/templates/{id}
 returns, see docs/templates.md), validated as the API validates it; bodies that leave out
@@ -73,6 +74,7 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
       "out-dir": { type: "string" },
       concurrency: { type: "string" },
       workers: { type: "string" },
+      engine: { type: "string" },
       "template-file": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -80,6 +82,10 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
   if (values.help) {
     console.log(RENDER_HELP);
     return 0;
+  }
+  if (values.engine !== undefined) {
+    if (!(RENDER_ENGINES as readonly string[]).includes(values.engine)) throw new UsageError(`--engine must be one of ${RENDER_ENGINES.join(", ")}, got "${values.engine}"`);
+    config = { ...config, renderEngine: values.engine as RenderEngine };
   }
   if (values.json !== undefined && values.batch !== undefined) throw new UsageError(`Use either --json or --batch, not both.\n\n${RENDER_HELP}`);
   if (values.json === undefined && values.batch === undefined) throw new UsageError(RENDER_HELP);
@@ -109,7 +115,7 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
 
 async function setUp(config: Config): Promise<{ templates: TemplateRegistry; renderer: Renderer }> {
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: cliLogger() });
-  return { templates, renderer: createInProcessRenderer({ loadImage: imageLoader(config) }) };
+  return { templates, renderer: createInProcessRenderer({ loadImage: imageLoader(config), engine: config.renderEngine }) };
 }
 
 async function renderOne(config: Config, json: string, output: string, templateFile: TemplateFile | undefined): Promise<number> {

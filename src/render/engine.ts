@@ -21,11 +21,26 @@ import { ApiError } from "../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
 import { emojiDataUri } from "./emoji.ts";
 import { fontsForCard, fontsForSegment, hanPreference, loadFonts, ownFontList, type HanPreference } from "./fonts.ts";
-import { initLayout, satori } from "./layout.ts";
+import type { initLayout as InitLayout, satori as Satori } from "./layout.ts";
 import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "./encode.ts";
 import { unpremultiply } from "./png.ts";
+import { renderWithTakumi } from "./takumi.ts";
 import { withPreviewMark } from "./preview.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
+
+/**
+ * What draws a card (OG_RENDER_ENGINE, `--engine`; docs/engines.md): satori + resvg, the
+ * pipeline below, or takumi (takumi.ts). Templates do not know which.
+ */
+export const RENDER_ENGINES = ["satori", "takumi"] as const;
+export type RenderEngine = (typeof RENDER_ENGINES)[number];
+
+/**
+ * satori (with its layout engine) is imported on the first satori render, not with this file: a
+ * takumi render worker never loads it (≈ 18 MB per worker, docs/engines.md).
+ */
+let layout: Promise<{ initLayout: typeof InitLayout; satori: typeof Satori }> | undefined;
+export const loadLayout = () => (layout ??= import("./layout.ts"));
 
 export const DESIGN_WIDTH = 1200;
 export const DESIGN_HEIGHT = 630;
@@ -148,6 +163,8 @@ export interface RenderOptions {
   format?: ImageFormat;
   /** 1–100 for jpeg and webp; ignored for png. */
   quality?: number;
+  /** Default satori. */
+  engine?: RenderEngine;
 }
 
 /** What a JPEG is flattened on when the card's root sets no usable background colour. */
@@ -186,10 +203,15 @@ export async function renderTemplate(
   const { width, height } = options;
   const format = options.format ?? "png";
   const logical = layoutSize(width, height, template.canvas);
+  if (options.engine === "takumi") {
+    const background = format === "jpeg" ? cardBackground(template.render(fields, { width: logical.width, height: logical.height, theme: options.theme, images: options.images }) as SatoriNode) : undefined;
+    return renderWithTakumi(template, fields, { ...options, logical, background });
+  }
   const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
   const texts = template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]);
   const han = hanPreference(texts);
   let { fonts, shared } = await fontsForCard(texts);
+  const { initLayout, satori } = await loadLayout();
   await initLayout();
 
   const t0 = performance.now();
@@ -238,6 +260,8 @@ export async function renderTemplate(
 
 export interface InProcessRendererOptions {
   loadImage?: ImageLoader;
+  /** Default satori. */
+  engine?: RenderEngine;
 }
 
 export function createInProcessRenderer(options: InProcessRendererOptions = {}): Renderer {
@@ -258,6 +282,7 @@ export function createInProcessRenderer(options: InProcessRendererOptions = {}):
         images,
         format: request.format,
         quality: request.quality,
+        engine: options.engine,
       });
       return {
         missingGlyphs,

@@ -339,7 +339,7 @@ let sharedPoints: Promise<Set<number>> | undefined;
  * character this misses only costs a card its own loader; one it wrongly counts is caught by the
  * renderer's second layout.
  */
-function sharedCoverage(): Promise<Set<number>> {
+export function sharedCoverage(): Promise<Set<number>> {
   sharedPoints ??= interCoverage().then(({ primary, subsets }) => {
     if (extraFonts.length === 0) return primary;
     const all = new Set(primary);

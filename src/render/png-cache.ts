@@ -9,6 +9,7 @@
  * Bounded by total bytes, least recently used first out (the LRU of image-cache.ts, without
  * expiry: an entry can never go stale, its key is its content).
  */
+import type { RenderEngine } from "./engine.ts";
 import { ImageCache } from "./image-cache.ts";
 import type { RenderRequest } from "./types.ts";
 
@@ -48,4 +49,16 @@ export function renderCacheKey(request: RenderRequest, images: Record<string, Ui
   if (own) parts.push(["account", own.accountId, request.template, own.version, own.revision ?? null]);
   const canonical = JSON.stringify(parts);
   return new Bun.CryptoHasher("sha256").update(canonical).digest("hex");
+}
+
+/**
+ * The key an image is cached under (memory and OG_CACHE_DIR) for one engine. Two engines draw
+ * slightly different bytes for the same request, so neither may be served as the other's: for
+ * satori it is the content address itself (as before there were two engines, so existing caches
+ * stay valid), for takumi the address hashed with the engine's name. Counting a public URL's
+ * image once a month goes by the content address alone, so switching engines counts nothing again.
+ */
+export function engineCacheKey(contentAddress: string, engine: RenderEngine = "satori"): string {
+  if (engine === "satori") return contentAddress;
+  return new Bun.CryptoHasher("sha256").update(`${engine}:${contentAddress}`).digest("hex");
 }

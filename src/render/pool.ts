@@ -25,7 +25,7 @@ import { ApiError, apiErrorFrom, type PlainError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Theme } from "../templates/types.ts";
 import type { ImageFormat } from "./encode.ts";
-import type { RenderedImage, RenderTimings } from "./engine.ts";
+import type { RenderedImage, RenderEngine, RenderTimings } from "./engine.ts";
 import { layoutModule } from "./layout-wasm.ts";
 import type { RenderRequest } from "./types.ts";
 
@@ -58,6 +58,8 @@ export interface WorkerInit {
   /** Force a full GC every this many renders (0: never). */
   gcEvery: number;
   warmUp: boolean;
+  /** What draws the cards (OG_RENDER_ENGINE); absent: satori. */
+  engine?: RenderEngine;
   /** satori's layout engine, compiled once by the main thread (layout-wasm.ts). */
   layout: WebAssembly.Module;
 }
@@ -96,6 +98,8 @@ export interface RenderPoolOptions {
   workerUrl?: string | URL;
   /** Compiles satori's layout engine for the workers (layout-wasm.ts); tests substitute a failing one. */
   layout?: () => Promise<WebAssembly.Module>;
+  /** What draws the cards (OG_RENDER_ENGINE). Default satori. */
+  engine?: RenderEngine;
 }
 
 export interface RenderPoolStats {
@@ -306,6 +310,7 @@ export class RenderPool {
       fontsDir: this.options.fontsDir,
       gcEvery: this.options.gcEvery,
       warmUp: this.options.warmUp,
+      engine: this.options.engine,
     };
     // Jobs go to a slot only once it is ready, so the init may follow when the module is compiled.
     (this.options.layout ?? layoutModule)().then(

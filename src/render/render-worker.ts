@@ -16,8 +16,7 @@ import { ApiError, toPlainError } from "../errors.ts";
 import { accountTemplateDefinition } from "../templates/account/index.ts";
 import type { TemplateDefinition } from "../templates/types.ts";
 import { silentLogger } from "../logger.ts";
-import { renderTemplate, renderTemplateToPng } from "./engine.ts";
-import { initLayout } from "./layout.ts";
+import { loadLayout, renderTemplate, type RenderEngine } from "./engine.ts";
 import type { RenderJob, WorkerInit, WorkerReply, WorkerRequest } from "./pool.ts";
 import { withPreviewMark } from "./preview.ts";
 import { prepareRendering, type RenderSetup } from "./setup.ts";
@@ -26,19 +25,23 @@ import { createMemoryUpkeep } from "./worker-memory.ts";
 declare const self: Worker;
 
 let setup: Promise<RenderSetup> | undefined;
+/** What draws this worker's cards (OG_RENDER_ENGINE), from the init message. */
+let engine: RenderEngine | undefined;
 
 const reply = (message: WorkerReply, transfer: Transferable[] = []) => self.postMessage(message, transfer);
 
 async function init(message: WorkerInit): Promise<RenderSetup> {
+  engine = message.engine;
   releaseNativeMemory = createMemoryUpkeep({ fullEvery: message.gcEvery });
-  await initLayout(message.layout);
+  // satori's layout engine (yoga, wasm) is only instantiated where satori draws.
+  if (engine !== "takumi") await (await loadLayout()).initLayout(message.layout);
   // The main thread already logged what the directories held; repeating it per worker is noise.
   const ready = await prepareRendering({ templatesDir: message.templatesDir, fontsDir: message.fontsDir, logger: silentLogger });
   if (message.warmUp) {
     // The first satori call parses every font and compiles yoga (~0.8 s); pay it now, not in a request.
     const template = ready.templates.get("event") ?? ready.templates.list()[0];
     if (template) {
-      await renderTemplateToPng(template, { title: "warm-up" }, { width: 1200, height: 630, theme: "dark", images: {} }).catch(() => {});
+      await renderTemplate(template, { title: "warm-up" }, { width: 1200, height: 630, theme: "dark", images: {}, engine }).catch(() => {});
       Bun.gc(true);
     }
   }
@@ -60,6 +63,7 @@ async function render(message: Extract<WorkerRequest, { type: "render" }>): Prom
       images: job.images,
       format: job.format,
       quality: job.quality,
+      engine,
     });
     outcome = { message: { type: "done", id: message.id, bytes, timings, missingGlyphs }, transfer: [bytes.buffer as ArrayBuffer] };
   } catch (error) {

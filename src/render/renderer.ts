@@ -24,12 +24,13 @@ import type { Logger } from "../logger.ts";
 import { CONTENT_TYPES } from "./encode.ts";
 import { DiskCache } from "./disk-cache.ts";
 import { createImageCache, fetchImage, type FetchedImage, type FetchImageOptions } from "./fetch-image.ts";
-import { createPngCache, DEFAULT_PNG_CACHE_BYTES, renderCacheKey, type PngCache } from "./png-cache.ts";
+import type { RenderEngine } from "./engine.ts";
+import { createPngCache, DEFAULT_PNG_CACHE_BYTES, engineCacheKey, renderCacheKey, type PngCache } from "./png-cache.ts";
 import { RenderPool, type RenderJob, type RenderPoolOptions } from "./pool.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 export interface ServiceRendererOptions {
-  config: Pick<Config, "renderWorkers" | "allowPrivateNetworks" | "templatesDir" | "fontsDir"> & Partial<Pick<Config, "cacheDir" | "cacheMaxBytes">>;
+  config: Pick<Config, "renderWorkers" | "allowPrivateNetworks" | "templatesDir" | "fontsDir"> & Partial<Pick<Config, "cacheDir" | "cacheMaxBytes" | "renderEngine">>;
   logger: Logger;
   /** Pool knobs beyond the config (queue length, GC cadence, job timeout); tests set these. */
   pool?: Partial<Omit<RenderPoolOptions, "workers" | "logger" | "templatesDir" | "fontsDir">>;
@@ -41,7 +42,11 @@ export interface ServiceRendererOptions {
 
 /** A request whose images are fetched and whose content address is known, not yet rendered. */
 export interface PreparedRender {
-  /** The content address (the cache key): SHA-256 hex of everything that decides the bytes. */
+  /**
+   * The content address: SHA-256 hex of everything in the request that decides the image (what
+   * a public URL's image is counted by). The caches key the bytes by it and the engine
+   * (`engineCacheKey`); the result's `contentAddress` is that key.
+   */
   contentAddress: string;
   /** The bytes, from the cache or a render (shared with identical requests in flight). */
   render(): Promise<RenderResult>;
@@ -58,6 +63,7 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     workers: config.renderWorkers,
     templatesDir: config.templatesDir,
     fontsDir: config.fontsDir,
+    engine: config.renderEngine,
     logger,
     ...options.pool,
   });
@@ -75,7 +81,7 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     }
   }
   const backend = createRenderBackend(pool, diskCache);
-  const front = createRenderFront({ backend, logger, allowPrivateNetworks: config.allowPrivateNetworks, pngCacheBytes: options.pngCacheBytes, fetch: options.fetch });
+  const front = createRenderFront({ backend, logger, allowPrivateNetworks: config.allowPrivateNetworks, pngCacheBytes: options.pngCacheBytes, fetch: options.fetch, engine: config.renderEngine });
   return {
     ...front,
     pool,
@@ -139,6 +145,8 @@ interface RenderFrontOptions {
   /** Byte budget of the rendered-image cache; 0 disables it. */
   pngCacheBytes?: number;
   fetch?: Omit<FetchImageOptions, "allowPrivate">;
+  /** The engine the backend draws with (OG_RENDER_ENGINE): part of every cache key. Default satori. */
+  engine?: RenderEngine;
 }
 
 /** The side of rendering in front of the backend: fetched images, content addresses and the in-memory cache. */
@@ -182,7 +190,8 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
     const started = performance.now();
     const { width, height } = request;
     const images = await loadImages(request);
-    const key = contentAddress(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
+    const address = contentAddress(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
+    const key = engineCacheKey(address, options.engine);
     // A preview neither reads nor fills the image caches (its key only joins identical previews in flight).
     const cache = request.preview ? undefined : pngCache;
     // The first render() includes the image fetching above; a prepared request rendered again
@@ -200,7 +209,7 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
     });
 
     return {
-      contentAddress: key,
+      contentAddress: address,
       async render() {
         const from = since;
         since = performance.now();
@@ -251,7 +260,7 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
       if (!pngCache || request.preview) return undefined;
       const started = performance.now();
       if (request.definition.fields.some((f) => f.type === "image_url" && request.fields[f.name])) return undefined;
-      const key = renderCacheKey(request, {});
+      const key = engineCacheKey(renderCacheKey(request, {}), options.engine);
       const hit = pngCache.get(key);
       if (!hit) return undefined;
       backend.used(key);

@@ -19,6 +19,9 @@ export function decodePng(bytes: Uint8Array): DecodedPng {
   let width = 0;
   let height = 0;
   let colourType = 0;
+  let depth = 8;
+  let palette: Uint8Array = new Uint8Array();
+  let paletteAlpha: Uint8Array = new Uint8Array();
   const idat: Uint8Array[] = [];
   while (offset < bytes.length) {
     const length = view.getUint32(offset);
@@ -27,28 +30,32 @@ export function decodePng(bytes: Uint8Array): DecodedPng {
     if (type === "IHDR") {
       width = view.getUint32(offset + 8);
       height = view.getUint32(offset + 12);
-      const depth = data[8];
-      colourType = data[9];
-      if (depth !== 8 || (colourType !== 6 && colourType !== 2) || data[12] !== 0) {
-        throw new Error(`unsupported PNG: depth ${depth}, colour type ${colourType}, interlace ${data[12]}`);
-      }
-    } else if (type === "IDAT") idat.push(data);
+      depth = data[8]!;
+      colourType = data[9]!;
+      // 8-bit RGB/RGBA (ours, resvg's), and the reductions takumi's encoder makes: palette
+      // (1–8 bits, with tRNS), grey and grey with alpha.
+      const ok = colourType === 3 || colourType === 0 ? [1, 2, 4, 8].includes(depth) : depth === 8 && [2, 4, 6].includes(colourType);
+      if (!ok || data[12] !== 0) throw new Error(`unsupported PNG: depth ${depth}, colour type ${colourType}, interlace ${data[12]}`);
+    } else if (type === "PLTE") palette = data;
+    else if (type === "tRNS") paletteAlpha = data;
+    else if (type === "IDAT") idat.push(data);
     else if (type === "IEND") break;
     offset += 12 + length;
   }
   const raw = inflateSync(Buffer.concat(idat));
-  const bpp = colourType === 6 ? 4 : 3;
-  const stride = width * bpp;
+  const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[colourType]!;
+  const bpp = Math.max(1, (channels * depth) >> 3);
+  const stride = Math.ceil((width * channels * depth) / 8);
   const un = new Uint8Array(stride * height);
   for (let y = 0; y < height; y++) {
     const filter = raw[y * (stride + 1)];
     const src = y * (stride + 1) + 1;
     const dst = y * stride;
     for (let x = 0; x < stride; x++) {
-      const a = x >= bpp ? un[dst + x - bpp] : 0;
-      const b = y > 0 ? un[dst - stride + x] : 0;
-      const c = x >= bpp && y > 0 ? un[dst - stride + x - bpp] : 0;
-      let v = raw[src + x];
+      const a = x >= bpp ? un[dst + x - bpp]! : 0;
+      const b = y > 0 ? un[dst - stride + x]! : 0;
+      const c = x >= bpp && y > 0 ? un[dst - stride + x - bpp]! : 0;
+      let v = raw[src + x]!;
       if (filter === 1) v += a;
       else if (filter === 2) v += b;
       else if (filter === 3) v += (a + b) >> 1;
@@ -62,13 +69,28 @@ export function decodePng(bytes: Uint8Array): DecodedPng {
       un[dst + x] = v & 0xff;
     }
   }
-  if (bpp === 4) return { width, height, pixels: un };
+  if (colourType === 6) return { width, height, pixels: un };
   const rgba = new Uint8Array(width * height * 4);
-  for (let i = 0, j = 0; i < un.length; i += 3, j += 4) {
-    rgba[j] = un[i];
-    rgba[j + 1] = un[i + 1];
-    rgba[j + 2] = un[i + 2];
-    rgba[j + 3] = 255;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const j = (y * width + x) * 4;
+      const row = y * stride;
+      if (colourType === 2) {
+        rgba.set([un[row + x * 3]!, un[row + x * 3 + 1]!, un[row + x * 3 + 2]!, 255], j);
+      } else if (colourType === 4) {
+        const grey = un[row + x * 2]!;
+        rgba.set([grey, grey, grey, un[row + x * 2 + 1]!], j);
+      } else {
+        // Palette index or grey level, `depth` bits each, most significant first.
+        const bit = x * depth;
+        const sample = (un[row + (bit >> 3)]! >> (8 - depth - (bit & 7))) & ((1 << depth) - 1);
+        if (colourType === 3) rgba.set([palette[sample * 3]!, palette[sample * 3 + 1]!, palette[sample * 3 + 2]!, paletteAlpha[sample] ?? 255], j);
+        else {
+          const grey = Math.round((sample * 255) / ((1 << depth) - 1));
+          rgba.set([grey, grey, grey, 255], j);
+        }
+      }
+    }
   }
   return { width, height, pixels: rgba };
 }

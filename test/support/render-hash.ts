@@ -7,10 +7,11 @@ import { createInProcessRenderer } from "../../src/render/engine.ts";
 import { BUILT_IN_TEMPLATES, createTemplateRegistry } from "../../src/templates/registry.ts";
 import { LABEL_TEMPLATES } from "./label-templates.ts";
 import { renderRequest } from "./render-request.ts";
+import { testEngine } from "./engines.ts";
 
 const cards = JSON.parse(process.argv[2]!) as { template: string; title: string; subtitle?: string }[];
 const registry = createTemplateRegistry([...BUILT_IN_TEMPLATES, ...LABEL_TEMPLATES]);
-const renderer = createInProcessRenderer();
+const renderer = createInProcessRenderer({ engine: testEngine() });
 for (const { template, ...fields } of cards) {
   const result = await renderer.render(renderRequest(registry, { template, theme: "light", fields, width: 1200, height: 630, format: "png" }));
   console.log(new Bun.CryptoHasher("sha256").update(result.bytes).digest("hex"));

@@ -5,6 +5,7 @@
  * through `startTestService`'s `renderer` option; warm-up is off so a test's first render is its own.
  */
 import type { ServiceRenderer, ServiceRendererOptions } from "../../src/render/renderer.ts";
+import { testEngine } from "./engines.ts";
 import { startTestService, type TestService } from "./harness.ts";
 
 export interface RenderTestService {
@@ -23,7 +24,8 @@ export async function startRenderService(
   renderer: Pick<ServiceRendererOptions, "pool" | "pngCacheBytes" | "fetch"> = {},
 ): Promise<RenderTestService> {
   // The real clock: nothing here waits on scheduled jobs, and rendering is timed on the wall clock anyway.
-  const s = await startTestService({ OG_TEST_CLOCK: "0", ...env }, { renderer: { pool: { warmUp: false }, ...renderer } });
+  // OG_TEST_ENGINE=takumi runs the render-path tests on takumi (see engines.ts).
+  const s = await startTestService({ OG_TEST_CLOCK: "0", OG_RENDER_ENGINE: testEngine(), ...env }, { renderer: { pool: { warmUp: false }, ...renderer } });
   const { apiKey: key } = await s.createAccount({ email: "render@example.com", plan: "custom", quota: 1_000_000, requests_per_second: 10_000 });
   return {
     url: s.url,

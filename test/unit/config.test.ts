@@ -35,6 +35,13 @@ describe("config", () => {
     expect(() => loadConfig({ OG_DATABASE_URL: "postgres://user:secret@[bad" })).not.toThrow(/secret/);
   });
 
+  test("OG_RENDER_ENGINE: satori by default, takumi when named, anything else a one-line error", () => {
+    expect(loadConfig({}).renderEngine).toBe("satori");
+    expect(loadConfig({ OG_RENDER_ENGINE: "takumi" }).renderEngine).toBe("takumi");
+    expect(loadConfig({ OG_RENDER_ENGINE: " Takumi " }).renderEngine).toBe("takumi");
+    expect(() => loadConfig({ OG_RENDER_ENGINE: "resvg" })).toThrow(/^OG_RENDER_ENGINE must be one of satori, takumi, got "resvg"$/);
+  });
+
   test("OG_HTTP_THREADS is gone: any value is accepted and named once for the start-up log, with what to do instead", () => {
     expect(loadConfig({}).retired).toEqual([]);
     for (const value of ["4", "0", "many"]) {

@@ -150,7 +150,8 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     const { prepared } = entry;
     const result = await countOnce(owner.account, prepared, entry.template, requestState(request).id, set.headers);
 
-    const etag = `"${prepared.contentAddress}"`;
+    // The bytes' own address (engine included), so a CDN never revalidates one engine's image as the other's.
+    const etag = `"${result.contentAddress ?? prepared.contentAddress}"`;
     const longest = entry.unpinned ? UNPINNED_SECONDS : YEAR_SECONDS;
     const maxAge = secondsLeft === undefined ? longest : Math.min(secondsLeft, longest);
     const headers: Record<string, string> = {

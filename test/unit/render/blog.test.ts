@@ -9,11 +9,12 @@ import { createInProcessRenderer } from "../../../src/render/engine.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { readingTimeLabel } from "../../../templates/blog.tsx";
 import { renderRequest, type RenderRequestInput } from "../../support/render-request.ts";
+import { testEngine } from "../../support/engines.ts";
 import { averageColour, decodePng, fractionNear, solidPngDataUri, type DecodedPng } from "../../support/png.ts";
 import { countInk, luminance, maxDiff } from "./regions.ts";
 
 const registry = createTemplateRegistry();
-const renderer = createInProcessRenderer();
+const renderer = createInProcessRenderer({ engine: testEngine() });
 
 const MAGENTA: [number, number, number] = [255, 0, 255];
 const GREEN: [number, number, number] = [0, 200, 120];

@@ -8,11 +8,12 @@ import { ApiError } from "../../../src/errors.ts";
 import { createInProcessRenderer } from "../../../src/render/engine.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { renderRequest, type RenderRequestInput } from "../../support/render-request.ts";
+import { testEngine } from "../../support/engines.ts";
 import { averageColour, decodePng, fractionNear, solidPngDataUri, type DecodedPng } from "../../support/png.ts";
 import { luminance, maxDiff } from "./regions.ts";
 
 const registry = createTemplateRegistry();
-const renderer = createInProcessRenderer();
+const renderer = createInProcessRenderer({ engine: testEngine() });
 
 const MAGENTA: [number, number, number] = [255, 0, 255];
 const GREEN: [number, number, number] = [0, 200, 120];

@@ -10,6 +10,7 @@ import { encodeImage, flattenPremultiplied } from "../../../src/render/encode.ts
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import type { TemplateDefinition } from "../../../src/templates/types.ts";
 import { renderRequest, type RenderRequestInput } from "../../support/render-request.ts";
+import { testEngine } from "../../support/engines.ts";
 import { decodeAny, decodeJpeg, decodeWebp } from "../../support/decode.ts";
 import { averageColour, decodePng, fractionNear, pixelAt } from "../../support/png.ts";
 import { countInk } from "./regions.ts";
@@ -42,7 +43,7 @@ const bare: TemplateDefinition = {
 const registry = createTemplateRegistry();
 registry.add(rounded);
 registry.add(bare);
-const renderer = createInProcessRenderer();
+const renderer = createInProcessRenderer({ engine: testEngine() });
 
 const render = (over: Partial<RenderRequestInput>) =>
   renderer.render(renderRequest(registry, { template: "event", theme: "dark", fields: { title: "Formats: PNG, JPEG and WebP" }, width: 1200, height: 630, format: "png", ...over }));

@@ -12,11 +12,12 @@ import { createInProcessRenderer } from "../../../src/render/engine.ts";
 import { describeFontFile, useExtraFonts } from "../../../src/render/fonts.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { renderRequest } from "../../support/render-request.ts";
+import { testEngine } from "../../support/engines.ts";
 import { decodePng, type DecodedPng } from "../../support/png.ts";
 import { countInk, countSaturated, maxDiff } from "./regions.ts";
 
 const registry = createTemplateRegistry();
-const renderer = createInProcessRenderer();
+const renderer = createInProcessRenderer({ engine: testEngine() });
 const PAPER: [number, number, number] = [252, 252, 250];
 
 async function render(template: string, title: string): Promise<DecodedPng> {

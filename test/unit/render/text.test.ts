@@ -15,11 +15,12 @@ import { BUILT_IN_TEMPLATES, createTemplateRegistry } from "../../../src/templat
 import { LABEL_TEMPLATES } from "../../support/label-templates.ts";
 import type { TemplateDefinition } from "../../../src/templates/types.ts";
 import { renderRequest } from "../../support/render-request.ts";
+import { testEngine } from "../../support/engines.ts";
 import { decodePng, pixelAt, type DecodedPng } from "../../support/png.ts";
 import { countInk, maxDiff } from "./regions.ts";
 
 const registry = createTemplateRegistry();
-const renderer = createInProcessRenderer();
+const renderer = createInProcessRenderer({ engine: testEngine() });
 const PAPER: [number, number, number] = [252, 252, 250];
 /** The title area of a title-only light card (as in scripts.test.ts). */
 const TITLE = [72, 150, 1056, 330] as const;
@@ -281,7 +282,7 @@ describe("right-to-left", () => {
     }),
   };
   const drawLine = async (title: string, align?: "left" | "right") =>
-    decodePng((await renderTemplateToPng(line, { title, align }, { width: 1200, height: 630, theme: "light", images: {} })).png);
+    decodePng((await renderTemplateToPng(line, { title, align }, { width: 1200, height: 630, theme: "light", images: {}, engine: testEngine() })).png);
   /**
    * Dark pixels per column, and the first and last inked column. Columns, not pixels: a word
    * alone sits on its own font's baseline, a few pixels off its height in a mixed line.

@@ -1,5 +1,6 @@
 /**
- * Account templates drawn through the real pipeline (satori + resvg + our encoder), on flat
+ * Account templates drawn through the real pipeline (satori + resvg + our encoder, or takumi
+ * with OG_TEST_ENGINE=takumi), on flat
  * colours so each assertion reads one region: sections, theme variables, image fields, inline
  * SVG and text fitting.
  */
@@ -7,12 +8,13 @@ import { describe, expect, test } from "bun:test";
 import { renderTemplate } from "../../../../src/render/engine.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 import { decodePng, fractionNear, solidPngDataUri, type DecodedPng } from "../../../support/png.ts";
+import { testEngine } from "../../../support/engines.ts";
 import { countInk } from "../../render/regions.ts";
 import { EXAMPLES } from "./examples.ts";
 
 async function draw(definition: Record<string, unknown>, values: Record<string, string | undefined>, theme: "dark" | "light" = "dark", images: Record<string, string> = {}): Promise<DecodedPng> {
   const template = accountTemplateDefinition(parseAccountTemplate(definition));
-  const { bytes } = await renderTemplate(template, values, { width: 1200, height: 630, theme, images, format: "png" });
+  const { bytes } = await renderTemplate(template, values, { width: 1200, height: 630, theme, images, format: "png", engine: testEngine() });
   return decodePng(bytes);
 }
 

@@ -1,0 +1,153 @@
+/**
+ * Template element trees (the `{type, props}` objects of our JSX runtime, which satori reads)
+ * as takumi's node tree: containers, text and images. Written here rather than through
+ * @takumi-rs/helpers' `fromJsx`, which handles all of React (hooks, context, suspense) with a
+ * promise per element and took ~11 ms of the JS thread per event card; this walk takes well
+ * under a millisecond and follows the same rules:
+ *
+ * - function components are called, fragments and arrays flattened, null/false/true dropped;
+ * - an element whose children are only strings and numbers is a text node with its style;
+ *   otherwise a container, whose string children become unstyled text nodes;
+ * - `<img>` is an image (`src`, numeric `width`/`height`); `<svg>` is an image of its own
+ *   markup, with presentation attributes written in kebab case (`strokeWidth` → `stroke-width`);
+ * - no browser default styles are added (satori adds none either).
+ */
+import type { Node } from "@takumi-rs/core";
+
+export type TakumiNode = Node & { children?: TakumiNode[]; text?: string; src?: unknown };
+
+interface Element {
+  type: unknown;
+  props?: Record<string, unknown> & { children?: unknown };
+}
+
+const isElement = (value: unknown): value is Element => typeof value === "object" && value !== null && !Array.isArray(value) && "type" in value;
+
+/** Guards against a component that renders itself forever (a stack overflow is an error too, but a late one). */
+const MAX_COMPONENT_DEPTH = 256;
+
+/** One element (or string, array, fragment) as zero or more takumi nodes. */
+function convert(value: unknown, out: TakumiNode[], depth: number): void {
+  if (value === null || value === undefined || typeof value === "boolean") return;
+  if (typeof value === "string" || typeof value === "number") {
+    out.push({ type: "text", text: String(value) } as TakumiNode);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const child of value) convert(child, out, depth);
+    return;
+  }
+  if (!isElement(value)) return;
+  const props = value.props ?? {};
+  const { type } = value;
+  if (typeof type === "function") {
+    if (depth > MAX_COMPONENT_DEPTH) throw new Error("components nested too deeply");
+    convert((type as (props: unknown) => unknown)(props), out, depth + 1);
+    return;
+  }
+  // React's fragment (and any other symbol type): its children in place.
+  if (typeof type === "symbol") {
+    convert(props.children, out, depth);
+    return;
+  }
+  if (typeof type !== "string") return;
+  const meta = metadata(props);
+  if (type === "img") {
+    out.push({ type: "image", src: props.src as string, ...size(props), ...meta } as TakumiNode);
+    return;
+  }
+  if (type === "svg") {
+    out.push({ type: "image", src: svgMarkup(value), ...size(props), ...meta } as TakumiNode);
+    return;
+  }
+  const text = onlyText(props.children);
+  if (text !== undefined) {
+    out.push({ type: "text", text, ...meta } as TakumiNode);
+    return;
+  }
+  const children: TakumiNode[] = [];
+  convert(props.children, children, depth);
+  out.push({ type: "container", children, ...meta } as TakumiNode);
+}
+
+/** The template's root element as one takumi node. */
+export function toTakumiTree(root: unknown): TakumiNode {
+  const out: TakumiNode[] = [];
+  convert(root, out, 0);
+  if (out.length === 1) return out[0]!;
+  return { type: "container", children: out } as TakumiNode;
+}
+
+function metadata(props: Record<string, unknown>): Partial<TakumiNode> {
+  const meta: Record<string, unknown> = {};
+  if (typeof props.style === "object" && props.style !== null) meta.style = props.style;
+  if (props.lang !== undefined) meta.lang = String(props.lang);
+  if (props.dir === "rtl" || props.dir === "ltr") meta.dir = props.dir;
+  return meta as Partial<TakumiNode>;
+}
+
+function size(props: Record<string, unknown>): { width?: number; height?: number } {
+  const out: { width?: number; height?: number } = {};
+  if (props.width !== undefined) out.width = Number(props.width);
+  if (props.height !== undefined) out.height = Number(props.height);
+  return out;
+}
+
+/** The children as one string when they are only strings and numbers (arrays of them included). */
+function onlyText(children: unknown): string | undefined {
+  if (typeof children === "string") return children;
+  if (typeof children === "number") return String(children);
+  if (!Array.isArray(children)) return undefined;
+  let text = "";
+  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
+    if (typeof child === "string" || typeof child === "number") text += child;
+    else return undefined;
+  }
+  return text;
+}
+
+// ---- SVG markup ----
+
+/** Presentation attributes React spells in camel case and SVG in kebab case. */
+const KEBAB_ATTRIBUTES = new Set(
+  "stopColor stopOpacity strokeWidth strokeDasharray strokeDashoffset strokeLinecap strokeLinejoin strokeMiterlimit strokeOpacity fillRule fillOpacity clipRule clipPath colorInterpolation colorInterpolationFilters floodColor floodOpacity lightingColor markerEnd markerMid markerStart paintOrder pointerEvents shapeRendering imageRendering textAnchor textDecoration textRendering dominantBaseline alignmentBaseline baselineShift fontFamily fontSize fontStyle fontWeight fontVariant fontStretch letterSpacing wordSpacing writingMode vectorEffect transformOrigin unicodeBidi".split(
+    " ",
+  ),
+);
+const NAME = /^[A-Za-z_:][\w:.-]*$/;
+
+const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+function svgMarkup(svg: Element): string {
+  const props = { ...svg.props };
+  props.xmlns ??= "http://www.w3.org/2000/svg";
+  return markup({ ...svg, props }, 0);
+}
+
+function markup(value: unknown, depth: number): string {
+  if (typeof value === "string" || typeof value === "number") return escapeXml(String(value));
+  if (Array.isArray(value)) return value.map((child) => markup(child, depth)).join("");
+  if (!isElement(value)) return "";
+  const props = value.props ?? {};
+  if (typeof value.type === "function") {
+    if (depth > MAX_COMPONENT_DEPTH) throw new Error("components nested too deeply");
+    return markup((value.type as (props: unknown) => unknown)(props), depth + 1);
+  }
+  if (typeof value.type === "symbol") return markup(props.children, depth);
+  if (typeof value.type !== "string" || !NAME.test(value.type)) return "";
+  let attributes = "";
+  for (const [name, attribute] of Object.entries(props)) {
+    if (name === "children" || attribute === null || attribute === undefined) continue;
+    const written = name === "className" ? "class" : KEBAB_ATTRIBUTES.has(name) ? kebab(name) : name;
+    if (!NAME.test(written)) continue;
+    const text =
+      name === "style" && typeof attribute === "object"
+        ? Object.entries(attribute as Record<string, unknown>)
+            .map(([key, v]) => `${kebab(key)}:${String(v)}`)
+            .join(";")
+        : String(attribute);
+    attributes += ` ${written}="${escapeXml(text)}"`;
+  }
+  return `<${value.type}${attributes}>${markup(props.children, depth)}</${value.type}>`;
+}
