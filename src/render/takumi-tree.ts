@@ -10,7 +10,10 @@
  *   otherwise a container, whose string children become unstyled text nodes;
  * - `<img>` is an image (`src`, numeric `width`/`height`); `<svg>` is an image of its own
  *   markup, with presentation attributes written in kebab case (`strokeWidth` → `stroke-width`);
- * - no browser default styles are added (satori adds none either).
+ * - satori's default styles for headings, paragraphs and bold elements (its copy of the
+ *   browser's: `h1` is 2em and bold, `p` has 1em margins…) go under the element's own style, as
+ *   satori applies them; takumi adds none, so an account template's `<h1>` would come out in
+ *   regular weight on one engine and bold on the other.
  */
 import type { Node } from "@takumi-rs/core";
 
@@ -51,7 +54,7 @@ function convert(value: unknown, out: TakumiNode[], depth: number): void {
     return;
   }
   if (typeof type !== "string") return;
-  const meta = metadata(props);
+  const meta = metadata(props, type);
   if (type === "img") {
     out.push({ type: "image", src: props.src as string, ...size(props), ...meta } as TakumiNode);
     return;
@@ -78,9 +81,34 @@ export function toTakumiTree(root: unknown): TakumiNode {
   return { type: "container", children: out } as TakumiNode;
 }
 
-function metadata(props: Record<string, unknown>): Partial<TakumiNode> {
+const heading = (fontSize: string | undefined, margin: string) => ({
+  ...(fontSize ? { fontSize } : {}),
+  marginTop: margin,
+  marginBottom: margin,
+  marginLeft: 0,
+  marginRight: 0,
+  fontWeight: "bold",
+});
+
+/** satori's default styles for the elements templates may use (satori's `presets`, display aside). */
+const DEFAULT_STYLES: Record<string, Record<string, unknown>> = {
+  h1: heading("2em", "0.67em"),
+  h2: heading("1.5em", "0.83em"),
+  h3: heading("1.17em", "1em"),
+  h4: heading(undefined, "1.33em"),
+  h5: heading("0.83em", "1.67em"),
+  h6: heading("0.67em", "2.33em"),
+  p: { marginTop: "1em", marginBottom: "1em" },
+  b: { fontWeight: "bold" },
+  strong: { fontWeight: "bold" },
+};
+
+function metadata(props: Record<string, unknown>, type?: string): Partial<TakumiNode> {
   const meta: Record<string, unknown> = {};
-  if (typeof props.style === "object" && props.style !== null) meta.style = props.style;
+  const own = typeof props.style === "object" && props.style !== null ? props.style : undefined;
+  const defaults = type === undefined ? undefined : DEFAULT_STYLES[type];
+  if (defaults) meta.style = { ...defaults, ...own };
+  else if (own) meta.style = own;
   if (props.lang !== undefined) meta.lang = String(props.lang);
   if (props.dir === "rtl" || props.dir === "ltr") meta.dir = props.dir;
   return meta as Partial<TakumiNode>;
