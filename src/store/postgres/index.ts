@@ -6,36 +6,24 @@
  * bugs (oven-sh/bun#32004, #30947) and drizzle's bun-sql adapter mis-maps timestamps and jsonb
  * (drizzle-orm#5062, #6132). Measured here with the server stopped, crashed and restarted:
  * porsager recovers on the next query, but its default reconnect backoff grows to ~20 s, so
- * queries issued just after an outage waited up to 19 s; a fixed 100 ms backoff (below) makes
- * them fail fast while the server is down (→ 503) and succeed as soon as it is back.
+ * queries issued just after an outage waited up to 19 s; a fixed 100 ms backoff (connection.ts)
+ * makes them fail fast while the server is down (→ 503) and succeed as soon as it is back.
  */
-import postgres from "postgres";
+import type postgres from "postgres";
 import { drizzle } from "drizzle-orm/postgres-js";
 
-import type { StoreOptions } from "../index.ts";
+import type { StoreOptions } from "../options.ts";
 import { StoreUnavailableError } from "../errors.ts";
 import type { Store } from "../types.ts";
 import { runDrizzleMigrations } from "../embedded-migrations.ts";
 import { embeddedMigrations } from "./migrations.ts";
 import { classifyPostgresError, PostgresStore } from "./store.ts";
+import { connect } from "./connection.ts";
+
+export { connect, type Sql } from "./connection.ts";
 
 /** Key of the advisory lock held while migrating (any constant; "ogsmith" in ASCII). */
 const MIGRATION_LOCK = 0x6f67736d697468;
-
-export type Sql = postgres.Sql<{ bigint: number }>;
-
-export function connect(url: string, options: { max?: number; idleTimeout?: number } = {}): Sql {
-  return postgres(url, {
-    max: options.max ?? 20,
-    connect_timeout: 3,
-    // Fixed, short reconnect backoff: the default grows to ~20 s after an outage.
-    backoff: () => 0.1,
-    idle_timeout: options.idleTimeout ?? 60,
-    onnotice: () => {},
-    // Epoch-ms columns are bigint: numbers, not strings (they stay far below 2^53).
-    types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
-  }) as unknown as Sql;
-}
 
 /**
  * Applies the embedded migrations under an advisory lock; safe when several instances start at

@@ -49,7 +49,7 @@ import {
   type WebhookChanges,
   type WebhookRecord,
 } from "../types.ts";
-import type { Sql } from "./index.ts";
+import type { Sql } from "./connection.ts";
 import { PostgresTemplateStore } from "./templates.ts";
 
 const JOBS_CHANNEL = "ogsmith_jobs";

@@ -6,7 +6,7 @@
  * gives concurrent updates distinct versions.
  */
 import type { NewTemplateVersion, StoredTemplate, TemplateListing, TemplateStore, TemplateVersionInfo } from "../templates.ts";
-import type { Sql } from "./index.ts";
+import type { Sql } from "./connection.ts";
 
 export interface PostgresPlumbing {
   run<T>(body: (sql: Sql) => Promise<T>): Promise<T>;

@@ -12,7 +12,7 @@
  * with StoreUnavailableError. Disk full, I/O errors and an unopenable file are reported the
  * same way at once. A failed call has rolled back completely, so retrying it is safe.
  */
-import type { StoreOptions } from "../index.ts";
+import type { StoreOptions } from "../options.ts";
 import { StoreUnavailableError } from "../errors.ts";
 import type { Store } from "../types.ts";
 import { openDatabase } from "./database.ts";
