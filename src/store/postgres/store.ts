@@ -19,35 +19,32 @@
  * - nothing is cached: keys, subscriptions and webhooks are read on every request.
  */
 import { newId } from "../../ids.ts";
+import { fanOut, type PlannedAlert, planAlert, type Subscription } from "../../events/fan-out.ts";
 import { driverErrorCode, StoreUnavailableError } from "../errors.ts";
-import {
-  EMAIL_JOB,
-  EMAIL_LANE,
-  WEBHOOK_DELIVERY_JOB,
-  type AccountChanges,
-  type AccountRecord,
-  type AlertDraft,
-  type ApiKeyRecord,
-  type ClaimRequest,
-  type ClaimResult,
-  type DeliveryAttemptRecord,
-  type EmailAlertRecord,
-  type EventDraft,
-  type EventRecord,
-  type JobRecord,
-  type JobSettlement,
-  type JobStatus,
-  type KeyOwner,
-  type NewJob,
-  type SessionRecord,
-  type SettleResult,
-  type SigningKeyOwner,
-  type SigningKeyRecord,
-  type Store,
-  type UsageCounters,
-  type UsageDecision,
-  type WebhookChanges,
-  type WebhookRecord,
+import type {
+  AccountChanges,
+  AccountRecord,
+  ApiKeyRecord,
+  ClaimRequest,
+  ClaimResult,
+  DeliveryAttemptRecord,
+  EmailAlertRecord,
+  EventDraft,
+  EventRecord,
+  JobRecord,
+  JobSettlement,
+  JobStatus,
+  KeyOwner,
+  NewJob,
+  SessionRecord,
+  SettleResult,
+  SigningKeyOwner,
+  SigningKeyRecord,
+  Store,
+  UsageCounters,
+  UsageDecision,
+  WebhookChanges,
+  WebhookRecord,
 } from "../types.ts";
 import type { Sql } from "./connection.ts";
 import { PostgresTemplateStore } from "./templates.ts";
@@ -611,33 +608,32 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** Inside the caller's transaction: reads what the fan-out needs and writes the rows it plans (src/events/fan-out.ts). */
   private async recordEvent(tx: Tx, accountId: string, draft: EventDraft, now: number): Promise<EventRecord> {
-    const event: EventRecord = { id: newId("evt"), accountId, type: draft.type, data: draft.data, createdAt: now };
-    const targets = (await tx`select id, events from webhooks where account_id = ${accountId} and status = 'enabled' order by created_at, seq`).filter((target) =>
-      (JSON.parse(target.events) as string[]).includes(event.type),
-    );
-    // Written only when a webhook takes it (see Store.recordEvents).
-    let queued = false;
-    if (targets.length > 0) {
+    const subscriptions = (await tx`select id, events, created_at as "createdAt", seq from webhooks where account_id = ${accountId} and status = 'enabled'`) as unknown as Subscription[];
+    const plan = fanOut(accountId, draft, subscriptions, draft.alert ? await this.ownerEmail(tx, accountId) : null, now);
+    if (plan.storeEvent) {
+      const { event } = plan;
       await tx`insert into events (id, account_id, type, data, created_at) values (${event.id}, ${accountId}, ${event.type}, ${event.data}, ${now})`;
-      for (const target of targets) await this.insertJob(tx, { kind: WEBHOOK_DELIVERY_JOB, lane: target.id, accountId, webhookId: target.id, eventId: event.id, runAt: now, now });
-      queued = true;
     }
-    if (draft.alert) queued = (await this.raiseAlert(tx, accountId, draft.alert, now)) || queued;
-    if (queued) await this.notifyJobs(tx);
-    return event;
+    for (const job of plan.deliveries) await this.insertJob(tx, job);
+    const alerted = plan.alert !== undefined && (await this.insertAlert(tx, plan.alert));
+    if (plan.deliveries.length > 0 || alerted) await this.notifyJobs(tx);
+    return plan.event;
   }
 
-  private async raiseAlert(tx: Tx, accountId: string, a: AlertDraft, now: number): Promise<boolean> {
+  private async ownerEmail(tx: Tx, accountId: string): Promise<string | null> {
     const [owner] = await tx`select email from accounts where id = ${accountId}`;
-    if (!owner) return false;
-    const id = newId("eml");
+    return owner ? (owner.email as string) : null;
+  }
+
+  /** True when the alert was new and its email job queued. */
+  private async insertAlert(tx: Tx, { row: a, job }: PlannedAlert): Promise<boolean> {
     const inserted = await tx`insert into email_alerts (id, account_id, kind, recipient, subject, facts, dedupe_key, created_at, updated_at)
-      values (${id}, ${accountId}, ${a.kind}, ${owner.email}, ${a.subject}, ${JSON.stringify(a.facts)}, ${a.dedupeKey}, ${now}, ${now})
+      values (${a.id}, ${a.accountId}, ${a.kind}, ${a.recipient}, ${a.subject}, ${JSON.stringify(a.facts)}, ${a.dedupeKey}, ${a.createdAt}, ${a.createdAt})
       on conflict do nothing returning id`;
     if (inserted.length === 0) return false; // raised already (same dedupe key)
-    const jobId = await this.insertJob(tx, { kind: EMAIL_JOB, lane: EMAIL_LANE, accountId, payload: { alert_id: id }, runAt: now, now });
-    await tx`update email_alerts set job_id = ${jobId} where id = ${id}`;
+    await tx`update email_alerts set job_id = ${await this.insertJob(tx, job)} where id = ${a.id}`;
     return true;
   }
 
@@ -730,7 +726,8 @@ export class PostgresStore implements Store {
         if (wh?.status === "enabled") {
           await tx`update webhooks set status = 'disabled', disabled_reason = ${s.disableWebhook.reason}, updated_at = ${s.now} where id = ${s.disableWebhook.webhookId}`;
           await this.cancelPendingJobs(tx, s.disableWebhook.webhookId, s.now);
-          if (s.disableWebhook.alert && (await this.raiseAlert(tx, wh.account_id, s.disableWebhook.alert, s.now))) await this.notifyJobs(tx);
+          const alert = s.disableWebhook.alert && planAlert(wh.account_id, s.disableWebhook.alert, await this.ownerEmail(tx, wh.account_id), s.now);
+          if (alert && (await this.insertAlert(tx, alert))) await this.notifyJobs(tx);
         }
       }
       if (s.emailAlert && wasPending) {

@@ -1,35 +1,32 @@
 /** The SQLite implementation of the Store interface (see ./index.ts for the locking rules). */
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, sql } from "drizzle-orm";
 import { newId } from "../../ids.ts";
+import { fanOut, type PlannedAlert, planAlert, type Subscription } from "../../events/fan-out.ts";
 import { StoreUnavailableError } from "../errors.ts";
-import {
-  EMAIL_JOB,
-  EMAIL_LANE,
-  WEBHOOK_DELIVERY_JOB,
-  type AccountChanges,
-  type AccountRecord,
-  type AlertDraft,
-  type ApiKeyRecord,
-  type ClaimRequest,
-  type ClaimResult,
-  type DeliveryAttemptRecord,
-  type EmailAlertRecord,
-  type EventDraft,
-  type EventRecord,
-  type JobRecord,
-  type JobSettlement,
-  type JobStatus,
-  type KeyOwner,
-  type NewJob,
-  type SessionRecord,
-  type SettleResult,
-  type SigningKeyOwner,
-  type SigningKeyRecord,
-  type Store,
-  type UsageCounters,
-  type UsageDecision,
-  type WebhookChanges,
-  type WebhookRecord,
+import type {
+  AccountChanges,
+  AccountRecord,
+  ApiKeyRecord,
+  ClaimRequest,
+  ClaimResult,
+  DeliveryAttemptRecord,
+  EmailAlertRecord,
+  EventDraft,
+  EventRecord,
+  JobRecord,
+  JobSettlement,
+  JobStatus,
+  KeyOwner,
+  NewJob,
+  SessionRecord,
+  SettleResult,
+  SigningKeyOwner,
+  SigningKeyRecord,
+  Store,
+  UsageCounters,
+  UsageDecision,
+  WebhookChanges,
+  WebhookRecord,
 } from "../types.ts";
 import type { Db } from "./database.ts";
 import { CommitWatch } from "./commit-watch.ts";
@@ -55,13 +52,6 @@ const LEAVES_KEYS: WriteOptions = { leavesKeys: true };
 
 /** Owners remembered at most, of each kind: a bound for a server with very many active keys. */
 const REMEMBERED_PER_KIND = 10_000;
-
-interface WebhookTarget {
-  id: string;
-  events: string;
-  created_at: number;
-  n: number;
-}
 
 /** The columns of a usage_periods row, in the order `toUsageCounters` reads them. */
 const USAGE_COLUMNS = "account_id, period, used, reserved, warned_80_at, warned_90_at, warned_95_at, limit_reached_at, reset_emitted_at";
@@ -529,38 +519,32 @@ export class SqliteStore implements Store {
     return this.write(() => drafts.map((draft) => this.recordEvent(accountId, draft, now)), LEAVES_KEYS);
   }
 
-  /**
-   * Inside the caller's transaction: the event, its delivery jobs and its alert (see EventDraft).
-   * The event row is written only when a webhook takes it (see Store.recordEvents).
-   */
+  /** Inside the caller's transaction: reads what the fan-out needs and writes the rows it plans (src/events/fan-out.ts). */
   private recordEvent(accountId: string, draft: EventDraft, now: number): EventRecord {
-    const event: EventRecord = { id: newId("evt"), accountId, type: draft.type, data: draft.data, createdAt: now };
-    // Sorted here, not by ORDER BY: SQLite builds a temporary b-tree for that on every event,
-    // even for an account with no webhooks (most of them), and that was most of this read.
-    const targets = (this.sql("SELECT id, events, created_at, rowid AS n FROM webhooks WHERE account_id = ? AND status = 'enabled'").all(accountId) as WebhookTarget[])
-      .filter((target) => (JSON.parse(target.events) as string[]).includes(event.type))
-      .sort((a, b) => a.created_at - b.created_at || a.n - b.n);
-    if (targets.length > 0) {
+    const subscriptions = this.sql("SELECT id, events, created_at AS createdAt, rowid AS seq FROM webhooks WHERE account_id = ? AND status = 'enabled'").all(accountId) as Subscription[];
+    const plan = fanOut(accountId, draft, subscriptions, draft.alert ? this.ownerEmail(accountId) : null, now);
+    if (plan.storeEvent) {
+      const { event } = plan;
       this.sql("INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)").run(event.id, accountId, event.type, event.data, now);
-      for (const target of targets) this.insertJob({ kind: WEBHOOK_DELIVERY_JOB, lane: target.id, accountId, webhookId: target.id, eventId: event.id, runAt: now, now });
     }
-    if (draft.alert) this.raiseAlert(accountId, draft.alert, now);
-    return event;
+    for (const job of plan.deliveries) this.insertJob(job);
+    if (plan.alert) this.insertAlert(plan.alert);
+    return plan.event;
   }
 
-  private raiseAlert(accountId: string, alert: AlertDraft, now: number): void {
-    const account = this.sql("SELECT email FROM accounts WHERE id = ?").get(accountId) as { email: string } | null;
-    if (!account) return;
-    const id = newId("eml");
+  private ownerEmail(accountId: string): string | null {
+    return (this.sql("SELECT email FROM accounts WHERE id = ?").get(accountId) as { email: string } | null)?.email ?? null;
+  }
+
+  private insertAlert({ row, job }: PlannedAlert): void {
     const inserted = this.db
       .insert(emailAlerts)
-      .values({ id, accountId, kind: alert.kind, recipient: account.email, subject: alert.subject, facts: alert.facts, dedupeKey: alert.dedupeKey, createdAt: now, updatedAt: now })
+      .values({ ...row, updatedAt: row.createdAt })
       .onConflictDoNothing()
       .returning({ id: emailAlerts.id })
       .get();
     if (!inserted) return; // raised already (same dedupe key)
-    const jobId = this.insertJob({ kind: EMAIL_JOB, lane: EMAIL_LANE, accountId, payload: { alert_id: id }, runAt: now, now });
-    this.db.update(emailAlerts).set({ jobId }).where(eq(emailAlerts.id, id)).run();
+    this.db.update(emailAlerts).set({ jobId: this.insertJob(job) }).where(eq(emailAlerts.id, row.id)).run();
   }
 
   getEvent(id: string): Promise<EventRecord | undefined> {
@@ -675,7 +659,8 @@ export class SqliteStore implements Store {
         if (webhook?.status === "enabled") {
           this.db.update(webhooks).set({ status: "disabled", disabledReason: s.disableWebhook.reason, updatedAt: s.now }).where(eq(webhooks.id, s.disableWebhook.webhookId)).run();
           this.cancelPendingJobs(s.disableWebhook.webhookId, s.now);
-          if (s.disableWebhook.alert) this.raiseAlert(webhook.accountId, s.disableWebhook.alert, s.now);
+          const alert = s.disableWebhook.alert && planAlert(webhook.accountId, s.disableWebhook.alert, this.ownerEmail(webhook.accountId), s.now);
+          if (alert) this.insertAlert(alert);
         }
       }
       if (s.emailAlert && wasPending) {
