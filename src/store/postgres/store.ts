@@ -19,7 +19,8 @@
  * - nothing is cached: keys, subscriptions and webhooks are read on every request.
  */
 import { newId } from "../../ids.ts";
-import { fanOut, type PlannedAlert, planAlert, type Subscription } from "../../events/fan-out.ts";
+import { fanOut, type PlannedAlert, type Subscription } from "../../events/fan-out.ts";
+import { planSettlement, webhookToRead } from "../../events/settlement.ts";
 import { driverErrorCode, StoreUnavailableError } from "../errors.ts";
 import type {
   AccountChanges,
@@ -715,27 +716,29 @@ export class PostgresStore implements Store {
   settleJob(s: JobSettlement): Promise<SettleResult> {
     return this.write(async (tx): Promise<SettleResult> => {
       const [current] = await tx`select status from jobs where id = ${s.jobId} for update`;
-      const wasPending = current?.status === "pending";
-      if (wasPending) {
-        await tx`update jobs set status = ${s.status}, run_at = ${s.runAt}, claimed_until = null, claimed_by = null, last_error = ${s.lastError},
-          updated_at = ${s.now}, finished_at = ${s.status === "pending" ? null : s.now} where id = ${s.jobId}`;
+      const status = (current?.status as JobStatus | undefined) ?? null;
+      const webhookId = webhookToRead(s, status);
+      const [wh] = webhookId ? await tx`select account_id, status from webhooks where id = ${webhookId} for update` : [];
+      const webhook = wh ? { accountId: wh.account_id as string, status: wh.status as string, ownerEmail: s.disableWebhook?.alert ? await this.ownerEmail(tx, wh.account_id) : null } : null;
+      const plan = planSettlement(s, status, webhook);
+      if (plan.job) {
+        const j = plan.job;
+        await tx`update jobs set status = ${j.status}, run_at = ${j.runAt}, claimed_until = null, claimed_by = null, last_error = ${j.lastError},
+          updated_at = ${j.updatedAt}, finished_at = ${j.finishedAt} where id = ${j.id}`;
       }
-      if (s.deliveryAttempt) await this.insertAttempt(tx, s.deliveryAttempt);
-      if (s.disableWebhook && wasPending) {
-        const [wh] = await tx`select account_id, status from webhooks where id = ${s.disableWebhook.webhookId} for update`;
-        if (wh?.status === "enabled") {
-          await tx`update webhooks set status = 'disabled', disabled_reason = ${s.disableWebhook.reason}, updated_at = ${s.now} where id = ${s.disableWebhook.webhookId}`;
-          await this.cancelPendingJobs(tx, s.disableWebhook.webhookId, s.now);
-          const alert = s.disableWebhook.alert && planAlert(wh.account_id, s.disableWebhook.alert, await this.ownerEmail(tx, wh.account_id), s.now);
-          if (alert && (await this.insertAlert(tx, alert))) await this.notifyJobs(tx);
-        }
+      if (plan.deliveryAttempt) await this.insertAttempt(tx, plan.deliveryAttempt);
+      if (plan.disableWebhook) {
+        const d = plan.disableWebhook;
+        await tx`update webhooks set status = 'disabled', disabled_reason = ${d.reason}, updated_at = ${d.updatedAt} where id = ${d.webhookId}`;
+        await this.cancelPendingJobs(tx, d.webhookId, d.updatedAt);
       }
-      if (s.emailAlert && wasPending) {
-        const e = s.emailAlert;
+      if (plan.alert && (await this.insertAlert(tx, plan.alert))) await this.notifyJobs(tx);
+      if (plan.emailAlert) {
+        const e = plan.emailAlert;
         await tx`update email_alerts set state = ${e.state}, attempts = ${e.attempts}, last_error = ${e.lastError}, next_attempt_at = ${e.nextAttemptAt},
-          sent_at = ${e.sentAt}, updated_at = ${s.now} where id = ${e.alertId}`;
+          sent_at = ${e.sentAt}, updated_at = ${e.updatedAt} where id = ${e.alertId}`;
       }
-      return { wasPending, status: wasPending ? s.status : ((current?.status as JobStatus | undefined) ?? "canceled") };
+      return plan.result;
     });
   }
 

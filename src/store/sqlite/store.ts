@@ -1,7 +1,8 @@
 /** The SQLite implementation of the Store interface (see ./index.ts for the locking rules). */
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, sql } from "drizzle-orm";
 import { newId } from "../../ids.ts";
-import { fanOut, type PlannedAlert, planAlert, type Subscription } from "../../events/fan-out.ts";
+import { fanOut, type PlannedAlert, type Subscription } from "../../events/fan-out.ts";
+import { planSettlement, webhookToRead } from "../../events/settlement.ts";
 import { StoreUnavailableError } from "../errors.ts";
 import type {
   AccountChanges,
@@ -642,32 +643,25 @@ export class SqliteStore implements Store {
   settleJob(s: JobSettlement): Promise<SettleResult> {
     return this.write((): SettleResult => {
       const current = this.sql("SELECT status FROM jobs WHERE id = ?").get(s.jobId) as { status: JobStatus } | null;
-      const wasPending = current?.status === "pending";
-      if (wasPending) {
-        this.sql("UPDATE jobs SET status = ?, run_at = ?, claimed_until = NULL, last_error = ?, updated_at = ?, finished_at = ? WHERE id = ?").run(
-          s.status,
-          s.runAt,
-          s.lastError,
-          s.now,
-          s.status === "pending" ? null : s.now,
-          s.jobId,
-        );
+      const webhookId = webhookToRead(s, current?.status ?? null);
+      const webhook = webhookId ? (this.sql("SELECT account_id AS accountId, status FROM webhooks WHERE id = ?").get(webhookId) as { accountId: string; status: string } | null) : null;
+      const plan = planSettlement(s, current?.status ?? null, webhook && { ...webhook, ownerEmail: s.disableWebhook?.alert ? this.ownerEmail(webhook.accountId) : null });
+      if (plan.job) {
+        const j = plan.job;
+        this.sql("UPDATE jobs SET status = ?, run_at = ?, claimed_until = NULL, last_error = ?, updated_at = ?, finished_at = ? WHERE id = ?").run(j.status, j.runAt, j.lastError, j.updatedAt, j.finishedAt, j.id);
       }
-      if (s.deliveryAttempt) this.insertAttempt(s.deliveryAttempt);
-      if (s.disableWebhook && wasPending) {
-        const webhook = this.sql("SELECT account_id AS accountId, status FROM webhooks WHERE id = ?").get(s.disableWebhook.webhookId) as { accountId: string; status: string } | null;
-        if (webhook?.status === "enabled") {
-          this.db.update(webhooks).set({ status: "disabled", disabledReason: s.disableWebhook.reason, updatedAt: s.now }).where(eq(webhooks.id, s.disableWebhook.webhookId)).run();
-          this.cancelPendingJobs(s.disableWebhook.webhookId, s.now);
-          const alert = s.disableWebhook.alert && planAlert(webhook.accountId, s.disableWebhook.alert, this.ownerEmail(webhook.accountId), s.now);
-          if (alert) this.insertAlert(alert);
-        }
+      if (plan.deliveryAttempt) this.insertAttempt(plan.deliveryAttempt);
+      if (plan.disableWebhook) {
+        const { webhookId: id, reason, updatedAt } = plan.disableWebhook;
+        this.db.update(webhooks).set({ status: "disabled", disabledReason: reason, updatedAt }).where(eq(webhooks.id, id)).run();
+        this.cancelPendingJobs(id, updatedAt);
       }
-      if (s.emailAlert && wasPending) {
-        const { alertId, ...changes } = s.emailAlert;
-        this.db.update(emailAlerts).set({ ...changes, updatedAt: s.now }).where(eq(emailAlerts.id, alertId)).run();
+      if (plan.alert) this.insertAlert(plan.alert);
+      if (plan.emailAlert) {
+        const { alertId, ...changes } = plan.emailAlert;
+        this.db.update(emailAlerts).set(changes).where(eq(emailAlerts.id, alertId)).run();
       }
-      return { wasPending, status: wasPending ? s.status : (current?.status ?? "canceled") };
+      return plan.result;
     }, LEAVES_KEYS);
   }
 
