@@ -20,6 +20,7 @@
  */
 import { newId } from "../../ids.ts";
 import { fanOut, type PlannedAlert, type Subscription } from "../../events/fan-out.ts";
+import { type ClaimCandidate, LaneClaim } from "../../events/lane-claim.ts";
 import { planSettlement, webhookToRead } from "../../events/settlement.ts";
 import { driverErrorCode, StoreUnavailableError } from "../errors.ts";
 import type {
@@ -671,7 +672,6 @@ export class PostgresStore implements Store {
   claimJobs(request: ClaimRequest): Promise<ClaimResult> {
     const { kinds, limit, laneRoom } = request;
     if (limit <= 0 || kinds.length === 0) return Promise.resolve({ jobs: [], searchedEmpty: false });
-    const window = limit * 2 + 16;
     const checkLiveness = request.realNow - this.lastLivenessCheck >= LIVENESS_CHECK_MS;
     if (checkLiveness) this.lastLivenessCheck = request.realNow;
     return this.write(async (tx): Promise<ClaimResult> => {
@@ -679,31 +679,18 @@ export class PostgresStore implements Store {
         await this.holdLiveness().catch(() => {}); // our own lock, again if our connection was replaced
         await this.releaseDeadLeases(tx);
       }
-      const taken = new Map<string, number>();
-      const chosen: string[] = [];
-      const take = (candidates: Row[]) => {
-        for (const c of candidates) {
-          if (chosen.length >= limit) break;
-          const already = taken.get(c.lane) ?? 0;
-          if (already >= laneRoom(c.lane)) continue;
-          taken.set(c.lane, already + 1);
-          chosen.push(c.id);
-        }
-      };
+      const lanes = new LaneClaim(limit, laneRoom);
       const due = (excludeLanes: string[]) => tx`
         select id, lane from jobs
         where status = 'pending' and run_at <= ${request.now} and (claimed_until is null or claimed_until < ${request.realNow})
           and kind = any(${kinds}::text[]) ${excludeLanes.length > 0 ? tx`and lane <> all(${excludeLanes}::text[])` : tx``}
-        order by run_at, seq limit ${window} for update skip locked`;
-      const first = await due([]);
-      take(first);
+        order by run_at, seq limit ${lanes.window} for update skip locked`;
+      const first = (await due([])) as unknown as ClaimCandidate[];
+      lanes.offer(first);
       let searchedEmpty = false;
-      if (chosen.length < limit && first.length === window && request.searchPastFullLanes) {
-        const full = [...new Set(first.map((c) => c.lane as string))].filter((lane) => (taken.get(lane) ?? 0) >= laneRoom(lane));
-        const before = chosen.length;
-        take(await due(full));
-        searchedEmpty = chosen.length === before;
-      }
+      const full = lanes.searchPast(first, request.searchPastFullLanes);
+      if (full) searchedEmpty = lanes.offer((await due(full)) as unknown as ClaimCandidate[]) === 0;
+      const chosen = lanes.chosen;
       if (chosen.length === 0) return { jobs: [], searchedEmpty };
       const rows = await tx.unsafe(
         `update jobs set claimed_until = $1, claimed_by = $3, attempts = attempts + 1 where id = any($2::text[]) returning ${JOB_COLS}`,

@@ -2,6 +2,7 @@
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, sql } from "drizzle-orm";
 import { newId } from "../../ids.ts";
 import { fanOut, type PlannedAlert, type Subscription } from "../../events/fan-out.ts";
+import { type ClaimCandidate, LaneClaim } from "../../events/lane-claim.ts";
 import { planSettlement, webhookToRead } from "../../events/settlement.ts";
 import { StoreUnavailableError } from "../errors.ts";
 import type {
@@ -606,36 +607,24 @@ export class SqliteStore implements Store {
     if (limit <= 0 || kinds.length === 0) return Promise.resolve({ jobs: [], searchedEmpty: false });
     const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
     const due = `status = 'pending' AND run_at <= ? AND (claimed_until IS NULL OR claimed_until < ?) AND kind IN (${marks(kinds.length)})`;
-    const window = limit * 2 + 16;
     return this.write((): ClaimResult => {
-      const taken = new Map<string, number>();
-      const claimed: JobRecord[] = [];
-      const claim = this.sql("UPDATE jobs SET claimed_until = ?, attempts = attempts + 1 WHERE id = ? RETURNING *");
-      const take = (candidates: { id: string; lane: string }[]) => {
-        for (const candidate of candidates) {
-          if (claimed.length >= limit) break;
-          const already = taken.get(candidate.lane) ?? 0;
-          if (already >= laneRoom(candidate.lane)) continue;
-          taken.set(candidate.lane, already + 1);
-          claimed.push(toJobRecord(claim.get(request.realNow + request.leaseMs, candidate.id) as RawJob));
-        }
-      };
-      const first = this.sql(`SELECT id, lane FROM jobs WHERE ${due} ORDER BY run_at, rowid LIMIT ?`).all(request.now, request.realNow, ...kinds, window) as { id: string; lane: string }[];
-      take(first);
+      const lanes = new LaneClaim(limit, laneRoom);
+      const first = this.sql(`SELECT id, lane FROM jobs WHERE ${due} ORDER BY run_at, rowid LIMIT ?`).all(request.now, request.realNow, ...kinds, lanes.window) as ClaimCandidate[];
+      lanes.offer(first);
       let searchedEmpty = false;
-      if (claimed.length < limit && first.length === window && request.searchPastFullLanes) {
-        const full = [...new Set(first.map((c) => c.lane))].filter((lane) => (taken.get(lane) ?? 0) >= laneRoom(lane));
+      const full = lanes.searchPast(first, request.searchPastFullLanes);
+      if (full) {
         const beyond = this.sql(`SELECT id, lane FROM jobs WHERE ${due}${full.length > 0 ? ` AND lane NOT IN (${marks(full.length)})` : ""} ORDER BY run_at, rowid LIMIT ?`).all(
           request.now,
           request.realNow,
           ...kinds,
           ...full,
-          window,
-        ) as { id: string; lane: string }[];
-        const before = claimed.length;
-        take(beyond);
-        searchedEmpty = claimed.length === before;
+          lanes.window,
+        ) as ClaimCandidate[];
+        searchedEmpty = lanes.offer(beyond) === 0;
       }
+      const claim = this.sql("UPDATE jobs SET claimed_until = ?, attempts = attempts + 1 WHERE id = ? RETURNING *");
+      const claimed = lanes.chosen.map((id) => toJobRecord(claim.get(request.realNow + request.leaseMs, id) as RawJob));
       return { jobs: claimed, searchedEmpty };
     }, LEAVES_KEYS);
   }
