@@ -7,13 +7,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveHttp, type HttpFixture } from "../support/loopback.ts";
 import { solidPngDataUri } from "../support/png.ts";
 import { startTestService, TEST_STORE, type TestService } from "../support/harness.ts";
 import { waitFor } from "../support/wait.ts";
+import { fillDisk, mountTmpfs } from "../support/disk.ts";
 
 const PNG = Buffer.from(solidPngDataUri(8, 8, [200, 30, 30]).split(",")[1]!, "base64");
 
@@ -48,31 +49,6 @@ async function useUp(s: TestService, key: string, attempts: number): Promise<num
   return ok;
 }
 
-function mountTmpfs(dir: string, size: string): boolean {
-  if (process.getuid?.() !== 0) {
-    console.log("reservation-reclaim: skipping the disk-full test (needs root to mount a tmpfs)");
-    return false;
-  }
-  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { encoding: "utf8" });
-  if (mounted.status !== 0) {
-    console.log(`reservation-reclaim: skipping the disk-full test (mount failed: ${(mounted.stderr || mounted.error?.message || "").trim()})`);
-    return false;
-  }
-  return true;
-}
-
-function fill(path: string): void {
-  const fd = openSync(path, "w");
-  const chunk = Buffer.alloc(16 * 1024);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOSPC") throw error;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 const sqliteOnly = TEST_STORE === "sqlite" ? describe : describe.skip;
 
 sqliteOnly("SQLite: the disk fills while renders are in flight", () => {
@@ -80,7 +56,7 @@ sqliteOnly("SQLite: the disk fills while renders are in flight", () => {
     const base = mkdtempSync(join(tmpdir(), "ogsmith-reclaim-"));
     const mountDir = join(base, "mnt");
     mkdirSync(mountDir);
-    if (!mountTmpfs(mountDir, "4m")) {
+    if (!mountTmpfs(mountDir, "4m", "reservation-reclaim")) {
       rmSync(base, { recursive: true, force: true });
       return;
     }
@@ -101,7 +77,7 @@ sqliteOnly("SQLite: the disk fills while renders are in flight", () => {
       other.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       other.close();
       const filler = join(mountDir, "filler");
-      fill(filler);
+      fillDisk(filler, 16 * 1024);
       images.open();
       for (const res of await Promise.all(answers)) {
         expect(res.status).toBe(503);

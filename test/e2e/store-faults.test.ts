@@ -7,12 +7,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SqliteStore } from "../../src/store/sqlite/store.ts";
 import { eventBody, startTestService, TEST_STORE, type TestService } from "../support/harness.ts";
 import { waitFor } from "../support/wait.ts";
+import { fillDisk, mountTmpfs } from "../support/disk.ts";
 
 const sqliteOnly = TEST_STORE === "sqlite" ? describe : describe.skip;
 
@@ -98,39 +99,12 @@ sqliteOnly("another connection holds the write lock", () => {
   }, 30_000);
 });
 
-/** Mounts a small tmpfs (root only); undefined with one printed line when that is not possible. */
-function mountTmpfs(dir: string, size: string): boolean {
-  if (process.getuid?.() !== 0) {
-    console.log("store-faults: skipping the disk-full test (needs root to mount a tmpfs)");
-    return false;
-  }
-  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { encoding: "utf8" });
-  if (mounted.status !== 0) {
-    console.log(`store-faults: skipping the disk-full test (mount failed: ${(mounted.stderr || mounted.error?.message || "").trim()})`);
-    return false;
-  }
-  return true;
-}
-
-/** Writes zeros until the file system is full. */
-function fill(path: string): void {
-  const fd = openSync(path, "w");
-  const chunk = Buffer.alloc(64 * 1024);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOSPC") throw error;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 sqliteOnly("the disk is full", () => {
   test("generate answers 503 and counts nothing, /readyz 503; after space returns both recover and the quota is exact", async () => {
     const base = mkdtempSync(join(tmpdir(), "ogsmith-full-"));
     const mountDir = join(base, "mnt");
     mkdirSync(mountDir);
-    if (!mountTmpfs(mountDir, "4m")) {
+    if (!mountTmpfs(mountDir, "4m", "store-faults")) {
       rmSync(base, { recursive: true, force: true });
       return;
     }
@@ -148,7 +122,7 @@ sqliteOnly("the disk is full", () => {
       other.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       other.close();
       const filler = join(mountDir, "filler");
-      fill(filler);
+      fillDisk(filler);
 
       await expectUnavailable(await s.api("/api/generate", { key: apiKey, json: eventBody({ title: "no space" }) }));
       expect((await s.api("/readyz")).status).toBe(503);
