@@ -19,7 +19,9 @@
  * - nothing is cached: keys, subscriptions and webhooks are read on every request.
  */
 import { newId } from "../../ids.ts";
-import { fanOut, type PlannedAlert, planAlert, type Subscription } from "../../events/fan-out.ts";
+import { fanOut, type PlannedAlert, type Subscription } from "../../events/fan-out.ts";
+import { type ClaimCandidate, LaneClaim } from "../../events/lane-claim.ts";
+import { planSettlement, webhookToRead } from "../../events/settlement.ts";
 import { driverErrorCode, StoreUnavailableError } from "../errors.ts";
 import type {
   AccountChanges,
@@ -670,7 +672,6 @@ export class PostgresStore implements Store {
   claimJobs(request: ClaimRequest): Promise<ClaimResult> {
     const { kinds, limit, laneRoom } = request;
     if (limit <= 0 || kinds.length === 0) return Promise.resolve({ jobs: [], searchedEmpty: false });
-    const window = limit * 2 + 16;
     const checkLiveness = request.realNow - this.lastLivenessCheck >= LIVENESS_CHECK_MS;
     if (checkLiveness) this.lastLivenessCheck = request.realNow;
     return this.write(async (tx): Promise<ClaimResult> => {
@@ -678,31 +679,18 @@ export class PostgresStore implements Store {
         await this.holdLiveness().catch(() => {}); // our own lock, again if our connection was replaced
         await this.releaseDeadLeases(tx);
       }
-      const taken = new Map<string, number>();
-      const chosen: string[] = [];
-      const take = (candidates: Row[]) => {
-        for (const c of candidates) {
-          if (chosen.length >= limit) break;
-          const already = taken.get(c.lane) ?? 0;
-          if (already >= laneRoom(c.lane)) continue;
-          taken.set(c.lane, already + 1);
-          chosen.push(c.id);
-        }
-      };
+      const lanes = new LaneClaim(limit, laneRoom);
       const due = (excludeLanes: string[]) => tx`
         select id, lane from jobs
         where status = 'pending' and run_at <= ${request.now} and (claimed_until is null or claimed_until < ${request.realNow})
           and kind = any(${kinds}::text[]) ${excludeLanes.length > 0 ? tx`and lane <> all(${excludeLanes}::text[])` : tx``}
-        order by run_at, seq limit ${window} for update skip locked`;
-      const first = await due([]);
-      take(first);
+        order by run_at, seq limit ${lanes.window} for update skip locked`;
+      const first = (await due([])) as unknown as ClaimCandidate[];
+      lanes.offer(first);
       let searchedEmpty = false;
-      if (chosen.length < limit && first.length === window && request.searchPastFullLanes) {
-        const full = [...new Set(first.map((c) => c.lane as string))].filter((lane) => (taken.get(lane) ?? 0) >= laneRoom(lane));
-        const before = chosen.length;
-        take(await due(full));
-        searchedEmpty = chosen.length === before;
-      }
+      const full = lanes.searchPast(first, request.searchPastFullLanes);
+      if (full) searchedEmpty = lanes.offer((await due(full)) as unknown as ClaimCandidate[]) === 0;
+      const chosen = lanes.chosen;
       if (chosen.length === 0) return { jobs: [], searchedEmpty };
       const rows = await tx.unsafe(
         `update jobs set claimed_until = $1, claimed_by = $3, attempts = attempts + 1 where id = any($2::text[]) returning ${JOB_COLS}`,
@@ -715,27 +703,29 @@ export class PostgresStore implements Store {
   settleJob(s: JobSettlement): Promise<SettleResult> {
     return this.write(async (tx): Promise<SettleResult> => {
       const [current] = await tx`select status from jobs where id = ${s.jobId} for update`;
-      const wasPending = current?.status === "pending";
-      if (wasPending) {
-        await tx`update jobs set status = ${s.status}, run_at = ${s.runAt}, claimed_until = null, claimed_by = null, last_error = ${s.lastError},
-          updated_at = ${s.now}, finished_at = ${s.status === "pending" ? null : s.now} where id = ${s.jobId}`;
+      const status = (current?.status as JobStatus | undefined) ?? null;
+      const webhookId = webhookToRead(s, status);
+      const [wh] = webhookId ? await tx`select account_id, status from webhooks where id = ${webhookId} for update` : [];
+      const webhook = wh ? { accountId: wh.account_id as string, status: wh.status as string, ownerEmail: s.disableWebhook?.alert ? await this.ownerEmail(tx, wh.account_id) : null } : null;
+      const plan = planSettlement(s, status, webhook);
+      if (plan.job) {
+        const j = plan.job;
+        await tx`update jobs set status = ${j.status}, run_at = ${j.runAt}, claimed_until = null, claimed_by = null, last_error = ${j.lastError},
+          updated_at = ${j.updatedAt}, finished_at = ${j.finishedAt} where id = ${j.id}`;
       }
-      if (s.deliveryAttempt) await this.insertAttempt(tx, s.deliveryAttempt);
-      if (s.disableWebhook && wasPending) {
-        const [wh] = await tx`select account_id, status from webhooks where id = ${s.disableWebhook.webhookId} for update`;
-        if (wh?.status === "enabled") {
-          await tx`update webhooks set status = 'disabled', disabled_reason = ${s.disableWebhook.reason}, updated_at = ${s.now} where id = ${s.disableWebhook.webhookId}`;
-          await this.cancelPendingJobs(tx, s.disableWebhook.webhookId, s.now);
-          const alert = s.disableWebhook.alert && planAlert(wh.account_id, s.disableWebhook.alert, await this.ownerEmail(tx, wh.account_id), s.now);
-          if (alert && (await this.insertAlert(tx, alert))) await this.notifyJobs(tx);
-        }
+      if (plan.deliveryAttempt) await this.insertAttempt(tx, plan.deliveryAttempt);
+      if (plan.disableWebhook) {
+        const d = plan.disableWebhook;
+        await tx`update webhooks set status = 'disabled', disabled_reason = ${d.reason}, updated_at = ${d.updatedAt} where id = ${d.webhookId}`;
+        await this.cancelPendingJobs(tx, d.webhookId, d.updatedAt);
       }
-      if (s.emailAlert && wasPending) {
-        const e = s.emailAlert;
+      if (plan.alert && (await this.insertAlert(tx, plan.alert))) await this.notifyJobs(tx);
+      if (plan.emailAlert) {
+        const e = plan.emailAlert;
         await tx`update email_alerts set state = ${e.state}, attempts = ${e.attempts}, last_error = ${e.lastError}, next_attempt_at = ${e.nextAttemptAt},
-          sent_at = ${e.sentAt}, updated_at = ${s.now} where id = ${e.alertId}`;
+          sent_at = ${e.sentAt}, updated_at = ${e.updatedAt} where id = ${e.alertId}`;
       }
-      return { wasPending, status: wasPending ? s.status : ((current?.status as JobStatus | undefined) ?? "canceled") };
+      return plan.result;
     });
   }
 

@@ -1,7 +1,9 @@
 /** The SQLite implementation of the Store interface (see ./index.ts for the locking rules). */
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, sql } from "drizzle-orm";
 import { newId } from "../../ids.ts";
-import { fanOut, type PlannedAlert, planAlert, type Subscription } from "../../events/fan-out.ts";
+import { fanOut, type PlannedAlert, type Subscription } from "../../events/fan-out.ts";
+import { type ClaimCandidate, LaneClaim } from "../../events/lane-claim.ts";
+import { planSettlement, webhookToRead } from "../../events/settlement.ts";
 import { StoreUnavailableError } from "../errors.ts";
 import type {
   AccountChanges,
@@ -605,36 +607,24 @@ export class SqliteStore implements Store {
     if (limit <= 0 || kinds.length === 0) return Promise.resolve({ jobs: [], searchedEmpty: false });
     const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
     const due = `status = 'pending' AND run_at <= ? AND (claimed_until IS NULL OR claimed_until < ?) AND kind IN (${marks(kinds.length)})`;
-    const window = limit * 2 + 16;
     return this.write((): ClaimResult => {
-      const taken = new Map<string, number>();
-      const claimed: JobRecord[] = [];
-      const claim = this.sql("UPDATE jobs SET claimed_until = ?, attempts = attempts + 1 WHERE id = ? RETURNING *");
-      const take = (candidates: { id: string; lane: string }[]) => {
-        for (const candidate of candidates) {
-          if (claimed.length >= limit) break;
-          const already = taken.get(candidate.lane) ?? 0;
-          if (already >= laneRoom(candidate.lane)) continue;
-          taken.set(candidate.lane, already + 1);
-          claimed.push(toJobRecord(claim.get(request.realNow + request.leaseMs, candidate.id) as RawJob));
-        }
-      };
-      const first = this.sql(`SELECT id, lane FROM jobs WHERE ${due} ORDER BY run_at, rowid LIMIT ?`).all(request.now, request.realNow, ...kinds, window) as { id: string; lane: string }[];
-      take(first);
+      const lanes = new LaneClaim(limit, laneRoom);
+      const first = this.sql(`SELECT id, lane FROM jobs WHERE ${due} ORDER BY run_at, rowid LIMIT ?`).all(request.now, request.realNow, ...kinds, lanes.window) as ClaimCandidate[];
+      lanes.offer(first);
       let searchedEmpty = false;
-      if (claimed.length < limit && first.length === window && request.searchPastFullLanes) {
-        const full = [...new Set(first.map((c) => c.lane))].filter((lane) => (taken.get(lane) ?? 0) >= laneRoom(lane));
+      const full = lanes.searchPast(first, request.searchPastFullLanes);
+      if (full) {
         const beyond = this.sql(`SELECT id, lane FROM jobs WHERE ${due}${full.length > 0 ? ` AND lane NOT IN (${marks(full.length)})` : ""} ORDER BY run_at, rowid LIMIT ?`).all(
           request.now,
           request.realNow,
           ...kinds,
           ...full,
-          window,
-        ) as { id: string; lane: string }[];
-        const before = claimed.length;
-        take(beyond);
-        searchedEmpty = claimed.length === before;
+          lanes.window,
+        ) as ClaimCandidate[];
+        searchedEmpty = lanes.offer(beyond) === 0;
       }
+      const claim = this.sql("UPDATE jobs SET claimed_until = ?, attempts = attempts + 1 WHERE id = ? RETURNING *");
+      const claimed = lanes.chosen.map((id) => toJobRecord(claim.get(request.realNow + request.leaseMs, id) as RawJob));
       return { jobs: claimed, searchedEmpty };
     }, LEAVES_KEYS);
   }
@@ -642,32 +632,25 @@ export class SqliteStore implements Store {
   settleJob(s: JobSettlement): Promise<SettleResult> {
     return this.write((): SettleResult => {
       const current = this.sql("SELECT status FROM jobs WHERE id = ?").get(s.jobId) as { status: JobStatus } | null;
-      const wasPending = current?.status === "pending";
-      if (wasPending) {
-        this.sql("UPDATE jobs SET status = ?, run_at = ?, claimed_until = NULL, last_error = ?, updated_at = ?, finished_at = ? WHERE id = ?").run(
-          s.status,
-          s.runAt,
-          s.lastError,
-          s.now,
-          s.status === "pending" ? null : s.now,
-          s.jobId,
-        );
+      const webhookId = webhookToRead(s, current?.status ?? null);
+      const webhook = webhookId ? (this.sql("SELECT account_id AS accountId, status FROM webhooks WHERE id = ?").get(webhookId) as { accountId: string; status: string } | null) : null;
+      const plan = planSettlement(s, current?.status ?? null, webhook && { ...webhook, ownerEmail: s.disableWebhook?.alert ? this.ownerEmail(webhook.accountId) : null });
+      if (plan.job) {
+        const j = plan.job;
+        this.sql("UPDATE jobs SET status = ?, run_at = ?, claimed_until = NULL, last_error = ?, updated_at = ?, finished_at = ? WHERE id = ?").run(j.status, j.runAt, j.lastError, j.updatedAt, j.finishedAt, j.id);
       }
-      if (s.deliveryAttempt) this.insertAttempt(s.deliveryAttempt);
-      if (s.disableWebhook && wasPending) {
-        const webhook = this.sql("SELECT account_id AS accountId, status FROM webhooks WHERE id = ?").get(s.disableWebhook.webhookId) as { accountId: string; status: string } | null;
-        if (webhook?.status === "enabled") {
-          this.db.update(webhooks).set({ status: "disabled", disabledReason: s.disableWebhook.reason, updatedAt: s.now }).where(eq(webhooks.id, s.disableWebhook.webhookId)).run();
-          this.cancelPendingJobs(s.disableWebhook.webhookId, s.now);
-          const alert = s.disableWebhook.alert && planAlert(webhook.accountId, s.disableWebhook.alert, this.ownerEmail(webhook.accountId), s.now);
-          if (alert) this.insertAlert(alert);
-        }
+      if (plan.deliveryAttempt) this.insertAttempt(plan.deliveryAttempt);
+      if (plan.disableWebhook) {
+        const { webhookId: id, reason, updatedAt } = plan.disableWebhook;
+        this.db.update(webhooks).set({ status: "disabled", disabledReason: reason, updatedAt }).where(eq(webhooks.id, id)).run();
+        this.cancelPendingJobs(id, updatedAt);
       }
-      if (s.emailAlert && wasPending) {
-        const { alertId, ...changes } = s.emailAlert;
-        this.db.update(emailAlerts).set({ ...changes, updatedAt: s.now }).where(eq(emailAlerts.id, alertId)).run();
+      if (plan.alert) this.insertAlert(plan.alert);
+      if (plan.emailAlert) {
+        const { alertId, ...changes } = plan.emailAlert;
+        this.db.update(emailAlerts).set(changes).where(eq(emailAlerts.id, alertId)).run();
       }
-      return { wasPending, status: wasPending ? s.status : (current?.status ?? "canceled") };
+      return plan.result;
     }, LEAVES_KEYS);
   }
 
