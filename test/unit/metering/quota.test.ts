@@ -29,45 +29,30 @@ async function setup(quota = 10, wrap: (store: Store) => Store = (s) => s) {
   return { store: inner, clock, outbox, metering, account, counters };
 }
 
-/** A store whose named methods do their work and then fail (a connection lost after the commit) the next `times` calls. */
-function failingAfterCommit(methods: (keyof Store)[], times: { n: number }) {
+/**
+ * A store whose named methods fail the next `times` calls: before doing their work (an
+ * unavailable database) or, with `afterCommit`, after it (a connection lost after the commit).
+ */
+function failing(methods: (keyof Store)[], times: { n: number }, afterCommit = false) {
+  const fault = () => new StoreUnavailableError(afterCommit ? "injected fault after commit" : "injected fault", afterCommit ? "unreachable" : "disk_full");
   return (store: Store): Store =>
     new Proxy(store, {
       get(target, name, receiver) {
         const value = Reflect.get(target, name, receiver);
         if (typeof value !== "function") return value;
-        if (methods.includes(name as keyof Store)) {
-          return async (...args: unknown[]) => {
-            const result = await value.apply(target, args);
-            if (times.n > 0) {
-              times.n--;
-              throw new StoreUnavailableError("injected fault after commit", "unreachable");
-            }
-            return result;
-          };
-        }
-        return value.bind(target);
-      },
-    });
-}
-
-/** A store whose named methods fail (as an unavailable database would) the next `times` calls. */
-function failing(methods: (keyof Store)[], times: { n: number }) {
-  return (store: Store): Store =>
-    new Proxy(store, {
-      get(target, name, receiver) {
-        const value = Reflect.get(target, name, receiver);
-        if (typeof value !== "function") return value;
-        if (methods.includes(name as keyof Store)) {
-          return (...args: unknown[]) => {
-            if (times.n > 0) {
-              times.n--;
-              return Promise.reject(new StoreUnavailableError("injected fault", "disk_full"));
-            }
-            return value.apply(target, args);
-          };
-        }
-        return value.bind(target);
+        if (!methods.includes(name as keyof Store)) return value.bind(target);
+        return async (...args: unknown[]) => {
+          if (!afterCommit && times.n > 0) {
+            times.n--;
+            throw fault();
+          }
+          const result = await value.apply(target, args);
+          if (afterCommit && times.n > 0) {
+            times.n--;
+            throw fault();
+          }
+          return result;
+        };
       },
     });
 }
@@ -210,7 +195,7 @@ describe("withUnit: no unit lost or double-counted whatever fails", () => {
 
   test("a reservation that committed but reported a failure is reclaimed (no request holds it)", async () => {
     const times = { n: 3 };
-    const { metering, account, counters } = await setup(3, failingAfterCommit(["reserveUnit"], times));
+    const { metering, account, counters } = await setup(3, failing(["reserveUnit"], times, true));
     for (let i = 0; i < 3; i++) expect(await metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e)).toBeInstanceOf(StoreUnavailableError);
     // Before reclaiming, the whole quota is reserved by nobody: the account cannot generate.
     expect(await counters()).toMatchObject({ used: 0, reserved: 3 });
