@@ -1,11 +1,13 @@
 /**
- * What recording an event writes, decided once for both stores: whether the event row is kept,
- * one delivery job per webhook that subscribes to it, and the email alert it raises. Pure and
- * synchronous, so a store calls it inside its own transaction (SQLite's stay synchronous) after
- * reading the subscriptions and the owner's address, then writes exactly the rows planned here.
+ * Recording an event, decided and written once for both stores: whether the event row is kept,
+ * one delivery job per webhook that subscribes to it, and the email alert it raises. `fanOut`
+ * is the pure decision; `recordEvent` runs it inside the store's transaction (see
+ * ../store/tx-steps.ts), so the event exists if and only if the change that causes it committed.
  */
-import type { AlertDraft, EmailAlertKind } from "../store/ports/email-alerts.ts";
-import { EMAIL_JOB, EMAIL_LANE, type EventDraft, type EventRecord, type NewJob, WEBHOOK_DELIVERY_JOB } from "../store/ports/jobs.ts";
+import type { EventDraft, EventRecord, NewJob } from "../store/ports/jobs.ts";
+import { WEBHOOK_DELIVERY_JOB } from "../store/ports/jobs.ts";
+import { type Step, step, type TxRoutine } from "../store/tx-steps.ts";
+import { type AlertTx, type PlannedAlert, planAlert, raiseAlert } from "../email/raise.ts";
 import { newId } from "../ids.ts";
 
 /** An enabled webhook of the account, as its row stores it. */
@@ -18,13 +20,6 @@ export interface Subscription {
   seq: number;
 }
 
-/** The alert row to insert unless its dedupe key exists already, and the job that sends it if inserted. */
-export interface PlannedAlert {
-  row: { id: string; accountId: string; kind: EmailAlertKind; recipient: string; subject: string; facts: Record<string, unknown>; dedupeKey: string | null; createdAt: number };
-  /** Queued only when the row was inserted; its id then goes into the row's `job_id`. */
-  job: NewJob;
-}
-
 export interface FanOut {
   event: EventRecord;
   /** False when no webhook takes the event: nobody will ever read it, so it is not stored. */
@@ -32,6 +27,15 @@ export interface FanOut {
   /** One delivery job per subscribed webhook, in the webhooks' creation order. */
   deliveries: NewJob[];
   alert?: PlannedAlert;
+}
+
+/** What recording an event reads and writes, inside the store's transaction. */
+export interface OutboxTx extends AlertTx {
+  /** The account's enabled webhooks, in any order. */
+  enabledSubscriptions(accountId: string): Step<Subscription[]>;
+  insertEvent(event: EventRecord): Step<void>;
+  /** Tells the job worker, once the transaction commits, that jobs may be due. */
+  jobsQueued(): Step<void>;
 }
 
 /**
@@ -50,12 +54,21 @@ export function fanOut(accountId: string, draft: EventDraft, subscriptions: read
   return alert ? { event, storeEvent: deliveries.length > 0, deliveries, alert } : { event, storeEvent: deliveries.length > 0, deliveries };
 }
 
-/** An alert to the account's owner (an event's, or a webhook's disabling); none when the account is gone. */
-export function planAlert(accountId: string, alert: AlertDraft, ownerEmail: string | null, now: number): PlannedAlert | undefined {
-  if (ownerEmail === null) return undefined;
-  const id = newId("eml");
-  return {
-    row: { id, accountId, kind: alert.kind, recipient: ownerEmail, subject: alert.subject, facts: alert.facts, dedupeKey: alert.dedupeKey, createdAt: now },
-    job: { kind: EMAIL_JOB, lane: EMAIL_LANE, accountId, payload: { alert_id: id }, runAt: now, now },
-  };
+/** Records one event with its fan-out; returns the event (with its id even when not stored). */
+export function* recordEvent(tx: OutboxTx, accountId: string, draft: EventDraft, now: number): TxRoutine<EventRecord> {
+  const subscriptions = yield* step(tx.enabledSubscriptions(accountId));
+  const ownerEmail = draft.alert ? yield* step(tx.ownerEmail(accountId)) : null;
+  const plan = fanOut(accountId, draft, subscriptions, ownerEmail, now);
+  if (plan.storeEvent) yield* step(tx.insertEvent(plan.event));
+  for (const job of plan.deliveries) yield* step(tx.insertJob(job));
+  const alerted = plan.alert !== undefined && (yield* raiseAlert(tx, plan.alert));
+  if (plan.deliveries.length > 0 || alerted) yield* step(tx.jobsQueued());
+  return plan.event;
+}
+
+/** Records several events in order. */
+export function* recordEvents(tx: OutboxTx, accountId: string, drafts: readonly EventDraft[], now: number): TxRoutine<EventRecord[]> {
+  const recorded: EventRecord[] = [];
+  for (const draft of drafts) recorded.push(yield* recordEvent(tx, accountId, draft, now));
+  return recorded;
 }

@@ -1,9 +1,13 @@
 /**
  * Which due jobs one claim takes, decided once for both stores: oldest first, at most
- * `laneRoom(lane)` per lane (one busy endpoint cannot starve the others), up to `limit`. Pure and
- * synchronous: a store reads the oldest due candidates in a window of `window` rows, offers them
- * here, reads past the lanes `searchPast` names when it names any, and stamps the chosen ids.
+ * `laneRoom(lane)` per lane (one busy endpoint cannot starve the others), up to `limit`.
+ * Fairness without a scan per claim: the oldest due jobs are read in a small window; only when
+ * that window is all full lanes (one busy endpoint with a backlog) is the table searched past
+ * them. `LaneClaim` is the pure decision; `claimJobs` runs it inside the store's transaction
+ * (see ../store/tx-steps.ts).
  */
+import type { ClaimRequest, ClaimResult, JobRecord } from "../store/ports/jobs.ts";
+import { type Step, step, type TxRoutine } from "../store/tx-steps.ts";
 
 /** A due job as the claim query reads it, in run order (run time, then insertion order). */
 export interface ClaimCandidate {
@@ -47,4 +51,27 @@ export class LaneClaim {
     if (this.chosen.length >= this.limit || first.length < this.window || !searchPastFullLanes) return undefined;
     return [...new Set(first.map((c) => c.lane))].filter((lane) => (this.taken.get(lane) ?? 0) >= this.laneRoom(lane));
   }
+}
+
+/** What a claim reads and writes, inside the store's transaction. */
+export interface ClaimTx {
+  /**
+   * Due jobs of the request's kinds outside `skipLanes`, oldest `runAt` first (then insertion
+   * order), at most `window` (PostgreSQL locks them, skipping rows another claim holds).
+   */
+  dueJobs(request: ClaimRequest, skipLanes: readonly string[], window: number): Step<ClaimCandidate[]>;
+  /** Leases the chosen jobs (attempts + 1) and returns them as they are now, in the order given. */
+  leaseJobs(ids: readonly string[], claimedUntil: number): Step<JobRecord[]>;
+}
+
+/** See JobsPort.claimJobs. */
+export function* claimJobs(tx: ClaimTx, request: ClaimRequest): TxRoutine<ClaimResult> {
+  const lanes = new LaneClaim(request.limit, request.laneRoom);
+  const first = yield* step(tx.dueJobs(request, [], lanes.window));
+  lanes.offer(first);
+  let searchedEmpty = false;
+  const full = lanes.searchPast(first, request.searchPastFullLanes);
+  if (full) searchedEmpty = lanes.offer(yield* step(tx.dueJobs(request, full, lanes.window))) === 0;
+  if (lanes.chosen.length === 0) return { jobs: [], searchedEmpty };
+  return { jobs: yield* step(tx.leaseJobs(lanes.chosen, request.realNow + request.leaseMs)), searchedEmpty };
 }

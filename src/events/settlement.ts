@@ -1,15 +1,17 @@
 /**
  * What settling one attempt of a job writes, decided once for both stores: the job's new state,
  * the delivery log row, and — when a webhook's final attempt failed while it was still enabled —
- * its disabling, the cancelling of its queued deliveries and the alert to its owner. Pure and
- * synchronous, so a store calls it inside its own transaction (SQLite's stay synchronous) after
- * reading the job's status and, when `webhookToRead` names one, that webhook, then writes exactly
- * what is planned here, in the order of the fields below.
+ * its disabling, the cancelling of its queued deliveries and the alert to its owner.
+ * `planSettlement` is the pure decision; `settleJob` reads what it needs and writes exactly what
+ * it plans, in the order of the plan's fields, inside the store's transaction (see
+ * ../store/tx-steps.ts).
  */
 import type { EmailAlertState } from "../store/ports/email-alerts.ts";
 import type { JobSettlement, JobStatus, SettleResult } from "../store/ports/jobs.ts";
 import type { DeliveryAttemptRecord } from "../store/ports/webhooks.ts";
-import { type PlannedAlert, planAlert } from "./fan-out.ts";
+import { type Step, step, type TxRoutine } from "../store/tx-steps.ts";
+import { type AlertTx, type PlannedAlert, planAlert, raiseAlert } from "../email/raise.ts";
+import type { DeliveryLog, DeliveryLogTx } from "../webhooks/delivery-log.ts";
 
 /** The webhook a failed delivery gives up on, as read in the settling transaction. */
 export interface WebhookState {
@@ -54,4 +56,37 @@ export function planSettlement(s: JobSettlement, currentStatus: JobStatus | null
   }
   if (s.emailAlert && wasPending) plan.emailAlert = { ...s.emailAlert, updatedAt: s.now };
   return plan;
+}
+
+/** What settling reads and writes, inside the store's transaction. */
+export interface SettleTx extends AlertTx, DeliveryLogTx {
+  /** The job's status, null when it is gone (PostgreSQL locks the row). */
+  jobStatus(jobId: string): Step<JobStatus | null>;
+  /** The webhook's account and status, null when it is gone (PostgreSQL locks the row). */
+  webhookState(webhookId: string): Step<{ accountId: string; status: string } | null>;
+  updateJob(job: NonNullable<SettlementPlan["job"]>): Step<void>;
+  disableWebhook(change: NonNullable<SettlementPlan["disableWebhook"]>): Step<void>;
+  /** Cancels the webhook's pending jobs (`last_error = 'dropped'`). */
+  cancelPendingJobs(webhookId: string, now: number): Step<void>;
+  updateEmailAlert(change: NonNullable<SettlementPlan["emailAlert"]>): Step<void>;
+  /** Tells the job worker, once the transaction commits, that jobs may be due. */
+  jobsQueued(): Step<void>;
+}
+
+/** Settles one attempt (see JobSettlement). */
+export function* settleJob(tx: SettleTx, log: DeliveryLog, s: JobSettlement): TxRoutine<SettleResult> {
+  const status = yield* step(tx.jobStatus(s.jobId));
+  const webhookId = webhookToRead(s, status);
+  const found = webhookId ? yield* step(tx.webhookState(webhookId)) : null;
+  const webhook = found && { ...found, ownerEmail: s.disableWebhook?.alert ? yield* step(tx.ownerEmail(found.accountId)) : null };
+  const plan = planSettlement(s, status, webhook);
+  if (plan.job) yield* step(tx.updateJob(plan.job));
+  if (plan.deliveryAttempt) yield* log.write(tx, plan.deliveryAttempt);
+  if (plan.disableWebhook) {
+    yield* step(tx.disableWebhook(plan.disableWebhook));
+    yield* step(tx.cancelPendingJobs(plan.disableWebhook.webhookId, plan.disableWebhook.updatedAt));
+  }
+  if (plan.alert && (yield* raiseAlert(tx, plan.alert))) yield* step(tx.jobsQueued());
+  if (plan.emailAlert) yield* step(tx.updateEmailAlert(plan.emailAlert));
+  return plan.result;
 }

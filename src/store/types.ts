@@ -3,7 +3,7 @@
  * table, webhooks and their delivery log, email alerts, dashboard sessions, the monthly reset)
  * goes through this one asynchronous interface of domain methods. It is composed of one small
  * port per aggregate, each in its own file under `ports/` with its records (templates have their
- * own, `templates.ts`, reached as `store.templates`). Two implementations: `sqlite/` (embedded,
+ * own, `ports/templates.ts`, reached as `store.templates`). Two implementations: `sqlite/` (embedded,
  * the default) and `postgres/` (several instances on one database).
  *
  * Rules every implementation keeps:
@@ -21,7 +21,7 @@
  *
  * Every record, input and port is re-exported here, so callers import them from this file.
  */
-import type { TemplateStore } from "./templates.ts";
+import type { TemplateStore } from "./ports/templates.ts";
 import type { AccountsPort } from "./ports/accounts.ts";
 import type { EmailAlertsPort } from "./ports/email-alerts.ts";
 import type { JobsPort } from "./ports/jobs.ts";
@@ -37,10 +37,11 @@ export type { ClaimRequest, ClaimResult, EventDraft, EventRecord, JobRecord, Job
 export type { SessionRecord, SessionsPort } from "./ports/sessions.ts";
 export type { SigningKeyOwner, SigningKeyRecord, SigningKeysPort } from "./ports/signing-keys.ts";
 export type { UsageCounters, UsageDecision, UsageMark, UsagePort } from "./ports/usage.ts";
+export type { NewTemplateVersion, StoredTemplate, TemplateListing, TemplateStore, TemplateVersionInfo } from "./ports/templates.ts";
 export type { DeliveryAttemptRecord, WebhookChanges, WebhookRecord, WebhookStatus, WebhooksPort } from "./ports/webhooks.ts";
 
 export interface Store extends AccountsPort, UsagePort, JobsPort, WebhooksPort, SigningKeysPort, EmailAlertsPort, SessionsPort {
-  /** Account templates and their versions: an interface of its own (./templates.ts). */
+  /** Account templates and their versions: an interface of its own (./ports/templates.ts). */
   readonly templates: TemplateStore;
   readonly kind: "sqlite" | "postgres";
 

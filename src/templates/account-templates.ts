@@ -10,7 +10,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { ApiError, validationError } from "../errors.ts";
-import type { StoredTemplate, TemplateStore } from "../store/templates.ts";
+import type { StoredTemplate, TemplateStore } from "../store/types.ts";
 import { type AccountTemplateSpec, parseAccountTemplate } from "./account/index.ts";
 import { BUILT_IN_TEMPLATES } from "./registry.ts";
 import type { TemplateDefinition } from "./types.ts";

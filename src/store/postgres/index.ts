@@ -17,8 +17,8 @@ import { StoreUnavailableError } from "../errors.ts";
 import type { Store } from "../types.ts";
 import { runDrizzleMigrations } from "../embedded-migrations.ts";
 import { embeddedMigrations } from "./migrations.ts";
-import { classifyPostgresError, PostgresStore } from "./store.ts";
-import { connect } from "./connection.ts";
+import { postgresStore } from "./store.ts";
+import { classifyPostgresError, connect } from "./connection.ts";
 
 export { connect, type Sql } from "./connection.ts";
 
@@ -52,10 +52,10 @@ export async function openPostgresStore(url: string, _options: StoreOptions = {}
     throw error;
   }
   const sql = connect(url);
-  const store = new PostgresStore(sql, connect(url, { max: 1, idleTimeout: 0 }));
+  const store = postgresStore(sql, connect(url, { max: 1, idleTimeout: 0 }));
   try {
-    await store.holdLiveness();
-    await store.startListening();
+    await store.connection.holdLiveness();
+    await store.connection.startListening();
   } catch (error) {
     await store.close().catch(() => {});
     const fault = classifyPostgresError(error);

@@ -17,7 +17,7 @@ import { StoreUnavailableError } from "../errors.ts";
 import type { Store } from "../types.ts";
 import { openDatabase } from "./database.ts";
 import { classifySqliteError } from "./faults.ts";
-import { SqliteStore } from "./store.ts";
+import { sqliteStore } from "./store.ts";
 import { BACKSTOP_PAGES, CommitSignal } from "./checkpointer.ts";
 
 const DEFAULT_LOCK_WAIT_MS = 3_000;
@@ -33,7 +33,7 @@ export async function openSqliteStore(path: string, options: StoreOptions = {}):
   }
   // The server's checkpoint thread does the checkpoints; this connection only as a backstop.
   if (options.commits) db.$client.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES};`);
-  return new SqliteStore(db, {
+  return sqliteStore(db, {
     lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
     path,
     commits: options.commits && new CommitSignal(options.commits),

@@ -1,6 +1,7 @@
 /** The fan-out of an event, decided without a store: which rows recording it writes. */
 import { describe, expect, test } from "bun:test";
-import { fanOut, planAlert, type Subscription } from "../../../src/events/fan-out.ts";
+import { fanOut, type Subscription } from "../../../src/events/fan-out.ts";
+import { planAlert } from "../../../src/email/raise.ts";
 import { EMAIL_JOB, EMAIL_LANE, WEBHOOK_DELIVERY_JOB, type AlertDraft } from "../../../src/store/types.ts";
 
 const NOW = 1_780_000_000_000;

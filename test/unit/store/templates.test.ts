@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AccountService } from "../../../src/accounts/accounts.ts";
 import { TestClock } from "../../../src/clock.ts";
-import type { NewTemplateVersion } from "../../../src/store/templates.ts";
+import type { NewTemplateVersion } from "../../../src/store/types.ts";
 import type { Store } from "../../../src/store/types.ts";
 import { openTestStore } from "../../support/stores.ts";
 

@@ -1,7 +1,7 @@
 /**
  * Account templates and their versions: the store's first interface of its own (one small
  * interface per aggregate), reached as `store.templates`. Two adapters, shaped alike:
- * `sqlite/templates.ts` and `postgres/templates.ts`.
+ * `../sqlite/templates.ts` and `../postgres/templates.ts`.
  *
  * Every method is scoped to one account: a template id means something only within the account
  * that created it (two accounts may both have `promo`), and no method reaches another account's

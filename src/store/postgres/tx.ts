@@ -1,0 +1,155 @@
+/**
+ * The PostgreSQL transaction handle: the reads and writes the domain logic above the store runs
+ * inside one of its transactions (the same logic as SQLite's: see ../sqlite/tx.ts for where each
+ * piece lives). SQL and row mapping only; one handle per transaction. Rows that a decision
+ * depends on are locked (`for update`), so concurrent instances decide one after the other.
+ */
+import type { SettleTx } from "../../events/settlement.ts";
+import type { ClaimCandidate, ClaimTx } from "../../events/lane-claim.ts";
+import type { Subscription } from "../../events/fan-out.ts";
+import type { PlannedAlert } from "../../email/raise.ts";
+import type { CountTx, ResetTx } from "../../metering/counting.ts";
+import { newId } from "../../ids.ts";
+import type { ClaimRequest, EventRecord, JobRecord, JobStatus, NewJob } from "../ports/jobs.ts";
+import type { UsageMark } from "../ports/usage.ts";
+import type { DeliveryAttemptRecord } from "../ports/webhooks.ts";
+import { columns, JOB, toJob, USAGE } from "../records.ts";
+import type { PostgresConnection, Tx } from "./connection.ts";
+
+const JOB_COLUMNS = columns(JOB);
+const MARK_COLUMNS: Record<UsageMark, string> = { warned80At: USAGE.warned80At, warned90At: USAGE.warned90At, warned95At: USAGE.warned95At, limitReachedAt: USAGE.limitReachedAt };
+
+type SettlementWrite<K extends "updateJob" | "disableWebhook" | "updateEmailAlert"> = Parameters<SettleTx[K]>[0];
+
+export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx {
+  constructor(
+    private readonly c: PostgresConnection,
+    readonly tx: Tx,
+  ) {}
+
+  /* ───────────── events, jobs and alerts ───────────── */
+
+  async enabledSubscriptions(accountId: string): Promise<Subscription[]> {
+    return (await this.tx`select id, events, created_at as "createdAt", seq from webhooks where account_id = ${accountId} and status = 'enabled'`) as unknown as Subscription[];
+  }
+
+  async ownerEmail(accountId: string): Promise<string | null> {
+    const [owner] = await this.tx`select email from accounts where id = ${accountId}`;
+    return owner ? (owner.email as string) : null;
+  }
+
+  async insertEvent(e: EventRecord): Promise<void> {
+    await this.tx`insert into events (id, account_id, type, data, created_at) values (${e.id}, ${e.accountId}, ${e.type}, ${e.data}, ${e.createdAt})`;
+  }
+
+  async insertJob(j: NewJob): Promise<string> {
+    const id = newId("job");
+    await this.tx`insert into jobs (id, kind, lane, account_id, webhook_id, event_id, payload, status, run_at, attempts, created_at, updated_at)
+      values (${id}, ${j.kind}, ${j.lane}, ${j.accountId ?? null}, ${j.webhookId ?? null}, ${j.eventId ?? null},
+              ${j.payload === undefined ? null : JSON.stringify(j.payload)}, 'pending', ${j.runAt}, 0, ${j.now}, ${j.now})`;
+    return id;
+  }
+
+  jobsQueued(): Promise<void> {
+    return this.c.notifyJobs(this.tx);
+  }
+
+  async insertAlert(a: PlannedAlert["row"]): Promise<boolean> {
+    const inserted = await this.tx`insert into email_alerts (id, account_id, kind, recipient, subject, facts, dedupe_key, created_at, updated_at)
+      values (${a.id}, ${a.accountId}, ${a.kind}, ${a.recipient}, ${a.subject}, ${JSON.stringify(a.facts)}, ${a.dedupeKey}, ${a.createdAt}, ${a.createdAt})
+      on conflict do nothing returning id`;
+    return inserted.length > 0;
+  }
+
+  async setAlertJob(alertId: string, jobId: string): Promise<void> {
+    await this.tx`update email_alerts set job_id = ${jobId} where id = ${alertId}`;
+  }
+
+  /* ───────────── settling ───────────── */
+
+  async jobStatus(jobId: string): Promise<JobStatus | null> {
+    const [row] = await this.tx`select status from jobs where id = ${jobId} for update`;
+    return (row?.status as JobStatus | undefined) ?? null;
+  }
+
+  async webhookState(webhookId: string): Promise<{ accountId: string; status: string } | null> {
+    const [row] = await this.tx`select account_id as "accountId", status from webhooks where id = ${webhookId} for update`;
+    return (row as { accountId: string; status: string } | undefined) ?? null;
+  }
+
+  async updateJob(j: SettlementWrite<"updateJob">): Promise<void> {
+    await this.tx`update jobs set status = ${j.status}, run_at = ${j.runAt}, claimed_until = null, claimed_by = null, last_error = ${j.lastError},
+      updated_at = ${j.updatedAt}, finished_at = ${j.finishedAt} where id = ${j.id}`;
+  }
+
+  async disableWebhook(d: SettlementWrite<"disableWebhook">): Promise<void> {
+    await this.tx`update webhooks set status = 'disabled', disabled_reason = ${d.reason}, updated_at = ${d.updatedAt} where id = ${d.webhookId}`;
+  }
+
+  async cancelPendingJobs(webhookId: string, now: number): Promise<void> {
+    await this.tx`update jobs set status = 'canceled', finished_at = ${now}, updated_at = ${now}, last_error = 'dropped' where webhook_id = ${webhookId} and status = 'pending'`;
+  }
+
+  async updateEmailAlert(e: SettlementWrite<"updateEmailAlert">): Promise<void> {
+    await this.tx`update email_alerts set state = ${e.state}, attempts = ${e.attempts}, last_error = ${e.lastError}, next_attempt_at = ${e.nextAttemptAt},
+      sent_at = ${e.sentAt}, updated_at = ${e.updatedAt} where id = ${e.alertId}`;
+  }
+
+  async insertAttempt(a: DeliveryAttemptRecord): Promise<boolean> {
+    const inserted = await this.tx`
+      insert into delivery_attempts (id, webhook_id, account_id, job_id, event_id, event_type, attempt, status_code, error, delivered, duration_ms, next_attempt_at, created_at)
+      select ${a.id}, ${a.webhookId}, ${a.accountId}, ${a.jobId}, ${a.eventId}, ${a.eventType}, ${a.attempt}, ${a.statusCode}, ${a.error}, ${a.delivered},
+             ${Math.round(a.durationMs)}, ${a.nextAttemptAt}, ${a.createdAt}
+      where exists (select 1 from webhooks where id = ${a.webhookId})
+      returning id`;
+    return inserted.length > 0;
+  }
+
+  async trimAttempts(webhookId: string, keep: number): Promise<void> {
+    await this.tx`delete from delivery_attempts where webhook_id = ${webhookId} and seq not in
+      (select seq from delivery_attempts where webhook_id = ${webhookId} order by created_at desc, seq desc limit ${keep})`;
+  }
+
+  /* ───────────── claiming ───────────── */
+
+  async dueJobs(request: ClaimRequest, skipLanes: readonly string[], window: number): Promise<ClaimCandidate[]> {
+    // SKIP LOCKED: another instance claiming at the same moment takes different rows. A lease
+    // that expired (its instance died) makes the job due again here.
+    return (await this.tx`
+      select id, lane from jobs
+      where status = 'pending' and run_at <= ${request.now} and (claimed_until is null or claimed_until < ${request.realNow})
+        and kind = any(${request.kinds}::text[]) ${skipLanes.length > 0 ? this.tx`and lane <> all(${skipLanes as string[]}::text[])` : this.tx``}
+      order by run_at, seq limit ${window} for update skip locked`) as unknown as ClaimCandidate[];
+  }
+
+  async leaseJobs(ids: readonly string[], claimedUntil: number): Promise<JobRecord[]> {
+    const rows = await this.tx`update jobs set claimed_until = ${claimedUntil}, claimed_by = ${this.c.instanceKey}, attempts = attempts + 1
+      where id = any(${ids as string[]}::text[]) returning ${this.tx.unsafe(JOB_COLUMNS)}`;
+    const byId = new Map(rows.map((row) => [row.id as string, toJob(row)]));
+    return ids.map((id) => byId.get(id)!);
+  }
+
+  /* ───────────── counting and the monthly reset ───────────── */
+
+  async countDay(accountId: string, day: string): Promise<void> {
+    await this.tx`insert into usage_days (account_id, day, count) values (${accountId}, ${day}, 1)
+      on conflict (account_id, day) do update set count = usage_days.count + 1`;
+  }
+
+  async setMarks(accountId: string, period: string, set: readonly UsageMark[], now: number): Promise<void> {
+    const marks = Object.fromEntries(set.map((mark) => [MARK_COLUMNS[mark], now]));
+    await this.tx`update usage_periods set ${this.tx(marks)} where account_id = ${accountId} and period = ${period}`;
+  }
+
+  async claimReset(accountId: string, period: string, now: number): Promise<boolean> {
+    await this.tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
+    const claimed = await this.tx`update usage_periods set reset_emitted_at = ${now}
+      where account_id = ${accountId} and period = ${period} and reset_emitted_at is null returning period`;
+    return claimed.length > 0;
+  }
+
+  async usedIn(accountId: string, period: string): Promise<number> {
+    const [row] = await this.tx`select used from usage_periods where account_id = ${accountId} and period = ${period}`;
+    return (row?.used as number | undefined) ?? 0;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The SQLite transaction handle: the reads and writes the domain logic above the store runs
+ * inside one of its transactions (fan-out and alerts in src/events/fan-out.ts and
+ * src/email/raise.ts, settling in src/events/settlement.ts, the claim in src/events/lane-claim.ts,
+ * the delivery log in src/webhooks/delivery-log.ts, counting in src/metering/counting.ts). SQL and
+ * row mapping only. Every call answers at once; it is valid only inside a write body of the
+ * connection (one connection: one handle serves every transaction).
+ */
+import type { SettleTx } from "../../events/settlement.ts";
+import type { ClaimCandidate, ClaimTx } from "../../events/lane-claim.ts";
+import type { Subscription } from "../../events/fan-out.ts";
+import type { PlannedAlert } from "../../email/raise.ts";
+import type { CountTx, ResetTx } from "../../metering/counting.ts";
+import { newId } from "../../ids.ts";
+import type { ClaimRequest, EventRecord, JobRecord, JobStatus, NewJob } from "../ports/jobs.ts";
+import type { UsageMark } from "../ports/usage.ts";
+import type { DeliveryAttemptRecord } from "../ports/webhooks.ts";
+import { columns, JOB, toJob, USAGE } from "../records.ts";
+import type { SqliteConnection } from "./connection.ts";
+
+const JOB_COLUMNS = columns(JOB);
+const MARK_COLUMNS: Record<UsageMark, string> = { warned80At: USAGE.warned80At, warned90At: USAGE.warned90At, warned95At: USAGE.warned95At, limitReachedAt: USAGE.limitReachedAt };
+const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+
+type SettlementWrite<K extends "updateJob" | "disableWebhook" | "updateEmailAlert"> = Parameters<SettleTx[K]>[0];
+
+export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx {
+  constructor(private readonly c: SqliteConnection) {}
+
+  /* ───────────── events, jobs and alerts ───────────── */
+
+  enabledSubscriptions(accountId: string): Subscription[] {
+    return this.c.sql("SELECT id, events, created_at AS createdAt, rowid AS seq FROM webhooks WHERE account_id = ? AND status = 'enabled'").all(accountId) as Subscription[];
+  }
+
+  ownerEmail(accountId: string): string | null {
+    return (this.c.sql("SELECT email FROM accounts WHERE id = ?").get(accountId) as { email: string } | null)?.email ?? null;
+  }
+
+  insertEvent(event: EventRecord): void {
+    this.c.sql("INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)").run(event.id, event.accountId, event.type, event.data, event.createdAt);
+  }
+
+  insertJob(job: NewJob): string {
+    const id = newId("job");
+    this.c
+      .sql(
+        `INSERT INTO jobs (id, kind, lane, account_id, webhook_id, event_id, payload, status, run_at, attempts, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, 0, ?, ?)`,
+      )
+      .run(id, job.kind, job.lane, job.accountId ?? null, job.webhookId ?? null, job.eventId ?? null, job.payload === undefined ? null : JSON.stringify(job.payload), job.runAt, job.now, job.now);
+    return id;
+  }
+
+  jobsQueued(): void {
+    this.c.jobsQueued();
+  }
+
+  insertAlert(a: PlannedAlert["row"]): boolean {
+    return (
+      this.c
+        .sql(
+          `INSERT INTO email_alerts (id, account_id, kind, recipient, subject, facts, state, attempts, dedupe_key, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        )
+        .run(a.id, a.accountId, a.kind, a.recipient, a.subject, JSON.stringify(a.facts), a.dedupeKey, a.createdAt, a.createdAt).changes > 0
+    );
+  }
+
+  setAlertJob(alertId: string, jobId: string): void {
+    this.c.sql("UPDATE email_alerts SET job_id = ? WHERE id = ?").run(jobId, alertId);
+  }
+
+  /* ───────────── settling ───────────── */
+
+  jobStatus(jobId: string): JobStatus | null {
+    return (this.c.sql("SELECT status FROM jobs WHERE id = ?").get(jobId) as { status: JobStatus } | null)?.status ?? null;
+  }
+
+  webhookState(webhookId: string): { accountId: string; status: string } | null {
+    return this.c.sql("SELECT account_id AS accountId, status FROM webhooks WHERE id = ?").get(webhookId) as { accountId: string; status: string } | null;
+  }
+
+  updateJob(j: SettlementWrite<"updateJob">): void {
+    this.c.sql("UPDATE jobs SET status = ?, run_at = ?, claimed_until = NULL, last_error = ?, updated_at = ?, finished_at = ? WHERE id = ?").run(j.status, j.runAt, j.lastError, j.updatedAt, j.finishedAt, j.id);
+  }
+
+  disableWebhook(d: SettlementWrite<"disableWebhook">): void {
+    this.c.sql("UPDATE webhooks SET status = 'disabled', disabled_reason = ?, updated_at = ? WHERE id = ?").run(d.reason, d.updatedAt, d.webhookId);
+  }
+
+  cancelPendingJobs(webhookId: string, now: number): void {
+    this.c.sql("UPDATE jobs SET status = 'canceled', finished_at = ?, updated_at = ?, last_error = 'dropped' WHERE webhook_id = ? AND status = 'pending'").run(now, now, webhookId);
+  }
+
+  updateEmailAlert(e: SettlementWrite<"updateEmailAlert">): void {
+    this.c
+      .sql("UPDATE email_alerts SET state = ?, attempts = ?, last_error = ?, next_attempt_at = ?, sent_at = ?, updated_at = ? WHERE id = ?")
+      .run(e.state, e.attempts, e.lastError, e.nextAttemptAt, e.sentAt, e.updatedAt, e.alertId);
+  }
+
+  insertAttempt(a: DeliveryAttemptRecord): boolean {
+    return (
+      this.c
+        .sql(
+          `INSERT INTO delivery_attempts (id, webhook_id, account_id, job_id, event_id, event_type, attempt, status_code, error, delivered, duration_ms, next_attempt_at, created_at)
+           SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)`,
+        )
+        .run(a.id, a.webhookId, a.accountId, a.jobId, a.eventId, a.eventType, a.attempt, a.statusCode, a.error, a.delivered ? 1 : 0, a.durationMs, a.nextAttemptAt, a.createdAt, a.webhookId)
+        .changes > 0
+    );
+  }
+
+  trimAttempts(webhookId: string, keep: number): void {
+    this.c
+      .sql("DELETE FROM delivery_attempts WHERE webhook_id = ? AND rowid NOT IN (SELECT rowid FROM delivery_attempts WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?)")
+      .run(webhookId, webhookId, keep);
+  }
+
+  /* ───────────── claiming ───────────── */
+
+  dueJobs(request: ClaimRequest, skipLanes: readonly string[], window: number): ClaimCandidate[] {
+    const skip = skipLanes.length > 0 ? ` AND lane NOT IN (${marks(skipLanes.length)})` : "";
+    return this.c
+      .sql(
+        `SELECT id, lane FROM jobs WHERE status = 'pending' AND run_at <= ? AND (claimed_until IS NULL OR claimed_until < ?)
+         AND kind IN (${marks(request.kinds.length)})${skip} ORDER BY run_at, rowid LIMIT ?`,
+      )
+      .all(request.now, request.realNow, ...request.kinds, ...skipLanes, window) as ClaimCandidate[];
+  }
+
+  leaseJobs(ids: readonly string[], claimedUntil: number): JobRecord[] {
+    const lease = this.c.sql(`UPDATE jobs SET claimed_until = ?, attempts = attempts + 1 WHERE id = ? RETURNING ${JOB_COLUMNS}`);
+    return ids.map((id) => toJob(lease.get(claimedUntil, id) as Record<string, unknown>));
+  }
+
+  /* ───────────── counting and the monthly reset ───────────── */
+
+  countDay(accountId: string, day: string): void {
+    this.c.sql("INSERT INTO usage_days (account_id, day, count) VALUES (?, ?, 1) ON CONFLICT (account_id, day) DO UPDATE SET count = count + 1").run(accountId, day);
+  }
+
+  setMarks(accountId: string, period: string, set: readonly UsageMark[], now: number): void {
+    // A handful of texts at most (the marks set together), each compiled once.
+    this.c.sql(`UPDATE usage_periods SET ${set.map((mark) => `${MARK_COLUMNS[mark]} = ?1`).join(", ")} WHERE account_id = ?2 AND period = ?3`).run(now, accountId, period);
+  }
+
+  claimReset(accountId: string, period: string, now: number): boolean {
+    this.c.sql("INSERT INTO usage_periods (account_id, period) VALUES (?, ?) ON CONFLICT DO NOTHING").run(accountId, period);
+    return this.c.sql("UPDATE usage_periods SET reset_emitted_at = ? WHERE account_id = ? AND period = ? AND reset_emitted_at IS NULL").run(now, accountId, period).changes > 0;
+  }
+
+  usedIn(accountId: string, period: string): number {
+    return (this.c.sql("SELECT used FROM usage_periods WHERE account_id = ? AND period = ?").get(accountId, period) as { used: number } | null)?.used ?? 0;
+  }
+}
