@@ -44,9 +44,12 @@ test("with a checkpoint thread, the writers leave checkpoints to it and it catch
   const signal = CommitSignal.create();
   const checkpointer = await startCheckpointer(path, signal, logger);
   const store = await commit(path, signal, 600);
-  // 600 commits wake it twice (every 256).
-  await waitFor(() => checkpointer.checkpoints >= 2, () => `checkpoints: ${checkpointer.checkpoints}`);
-  expect(framesBehind(path)).toBeLessThan(1_000);
+  // 600 commits wake it twice (every 256); a thread slow to wake (a loaded machine) may copy
+  // them all back in one checkpoint, after the writers are done. Either way it catches up.
+  await waitFor(
+    () => checkpointer.checkpoints >= 1 && framesBehind(path) < 1_000,
+    () => `checkpoints: ${checkpointer.checkpoints}, frames behind: ${framesBehind(path)}`,
+  );
   await checkpointer.stop();
   // Stopping ran a last one: nothing is left in the log.
   expect(framesBehind(path)).toBe(0);
