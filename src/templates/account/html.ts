@@ -59,6 +59,8 @@ interface Context {
 
 export interface ParsedHtml {
   root: TemplateNode[];
+  /** 1-based line and column of a character offset in the HTML. */
+  positionOf(offset: number): { line: number; column: number };
 }
 
 export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">, problems: FieldProblem[]): ParsedHtml {
@@ -66,7 +68,7 @@ export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fiel
   const bytes = Buffer.byteLength(html, "utf8");
   if (bytes > HTML_BOUNDS.bytes) {
     problems.push({ field: "html", message: `is ${Math.ceil(bytes / 1024)} KiB; at most ${HTML_BOUNDS.bytes / 1024} KiB`, line: 1, column: 1 });
-    return { root: [] };
+    return { root: [], positionOf: () => ({ line: 1, column: 1 }) };
   }
   const { dark, light } = themeVariables(spec.themes);
   const ctx: Context = {
@@ -84,7 +86,7 @@ export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fiel
   const root = children(fragment.childNodes, ctx, 0, spec.width, undefined);
   if (ctx.tooManyElements) report(ctx, 0, `has ${ctx.elements} elements or more; at most ${HTML_BOUNDS.elements}`);
   if (root.length === 0 && problems.length === 0) report(ctx, 0, "has no elements: write the card as HTML, e.g. <div style=\"display: flex\">…</div>");
-  return { root };
+  return { root, positionOf: (offset) => position(ctx, offset) };
 }
 
 /**
@@ -253,7 +255,7 @@ function convertElement(node: P5Element, ctx: Context, depth: number, width: num
   }
   if (tag === "svg") return convertSvg(node, ctx, depth);
 
-  const element: ElementNode = { kind: "element", tag, attributes: {}, fieldAttributes: {}, style: [], children: [], svg: false };
+  const element: ElementNode = { kind: "element", tag, attributes: {}, fieldAttributes: {}, style: [], children: [], svg: false, at };
   for (const attribute of node.attrs) {
     const name = attribute.prefix ? `${attribute.prefix}:${attribute.name}` : attribute.name;
     const offset = attributeOffset(node, attribute.name);

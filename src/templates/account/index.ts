@@ -9,6 +9,7 @@ import type { RenderContext, SatoriNode, TemplateDefinition, TemplateField } fro
 import { renderTree } from "./compile.ts";
 import { checkDefinitionShape } from "./definition.ts";
 import { parseTemplateHtml, themeVariables } from "./html.ts";
+import { checkPaintBudget } from "./paint-cost.ts";
 import type { TemplateNode } from "./tree.ts";
 
 export interface AccountFieldSpec {
@@ -43,7 +44,9 @@ export function parseAccountTemplate(body: unknown): AccountTemplateSpec {
   const shape = checkDefinitionShape(body, problems);
   if (typeof shape.html === "string") {
     const spec = { ...shape, html: shape.html };
-    parseTemplateHtml(spec, problems);
+    const parsed = parseTemplateHtml(spec, problems);
+    // Only here, not when a stored version is parsed again to render it (treeOf).
+    if (problems.length === 0) checkPaintBudget(spec, parsed, problems);
     if (problems.length === 0) return spec;
   }
   throw validationError(problems);

@@ -37,6 +37,8 @@ export interface ElementNode {
   fit?: TextFit;
   /** Inside an inline <svg> (drawn as SVG, not laid out as boxes). */
   svg: boolean;
+  /** Where the element starts in the template's HTML (a character offset), for messages. */
+  at?: number;
 }
 
 export interface TextNode {
