@@ -14,19 +14,26 @@ const SHADOW = "0 0 99px 99px red";
 const shadows4 = (blur: number) => `0 0 ${blur}px 0 red,0 0 ${blur}px 0 red,inset 0 0 ${blur}px 0 red,0 0 ${blur}px 0 red`;
 
 export const EXPENSIVE_TEMPLATES: Record<string, Record<string, unknown>> = {
-  /** Three nested 750 px boxes, each with four 6 px blurs (a filter inside a filter inside a filter). */
+  /** A 6 px blur around two nested colour filters (a filter inside a filter inside a filter). */
   "nested-blurs": {
     id: "nested-blurs",
     width: 2400,
     height: 2400,
-    html: n(3, () => `<div style="display:flex;width:750px;height:750px;filter:blur(6px) blur(6px) blur(6px) blur(6px);background:#f0f">`) + "</div>".repeat(3),
+    html: `<div style="display:flex;width:750px;height:750px;filter:blur(6px);background:#f0f">${["brightness(0.9)", "sepia(0.5)"].map((f) => `<div style="display:flex;width:750px;height:750px;filter:${f};background:#0f0">`).join("")}</div></div></div>`,
   },
-  /** Seven full-canvas layers of four repeating radial gradients, 16 stops each, tiled every 2 px (the smallest tile). */
+  /** Seven nested colour filters. */
+  "nested-filters": {
+    id: "nested-filters",
+    width: 2400,
+    height: 2400,
+    html: ["brightness(0.9)", "sepia(0.5)", "contrast(1.1)", "saturate(1.2)", "invert(0.1)", "grayscale(0.2)", "hue-rotate(10deg)"].map((f) => `<div style="display:flex;width:750px;height:750px;filter:${f};background:#0f0">`).join("") + "</div>".repeat(7),
+  },
+  /** One full-canvas layer of four repeating radial gradients, 16 stops each, tiled every 2 px (the smallest tile). */
   "gradient-tiles": {
     id: "gradient-tiles",
     width: 2400,
     height: 2400,
-    html: `<div style="display:flex;width:100%;height:100%;background:#fff">${n(7, () => `<div style="position:absolute;width:2400px;height:2400px;background-image:${GRADIENTS4};background-size:2px 2px"></div>`)}</div>`,
+    html: `<div style="display:flex;width:100%;height:100%;background:#fff">${n(1, () => `<div style="position:absolute;width:2400px;height:2400px;background-image:${GRADIENTS4};background-size:2px 2px"></div>`)}</div>`,
   },
   /** One 500 px box with four 42 px shadows (a shadow's filter reaches blur²/4 = 441 px around the box). */
   "shadow-stack": {

@@ -24,9 +24,11 @@ export const PAINT_BUDGET = {
   megapixels: 500,
 } as const;
 
-const GRADIENT_WEIGHT = 3;
+const GRADIENT_WEIGHT = 20;
 const EFFECT_WEIGHT = 60;
 const EFFECT_OUTSIDE_WEIGHT = 15;
+/** A colour function (brightness(), sepia()…) is a cheap pass next to a blur. */
+const COLOUR_FILTER_WEIGHT = EFFECT_WEIGHT / 5;
 /** resvg draws a filtered layer at most this many canvases wide (from 2 before it to 3 after). */
 const LAYER_CANVASES = 5;
 /** satori widens a text shadow's filter region by a tenth. */
@@ -85,8 +87,7 @@ function flatten(nodes: TemplateNode[]): TemplateNode[] {
   return nodes.flatMap((n) => (n.kind === "section" ? flatten(n.children) : [n]));
 }
 
-/** Visits an element; returns how far its effects and its descendants' spill outside its box. */
-function visit(element: ElementNode, parent: Box, walk: Walk): number {
+function visit(element: ElementNode, parent: Box, walk: Walk): void {
   const style = lastValues(element.style, walk.variables);
   const fontPx = lengthPx(style.fontSize, parent.fontPx, parent.fontPx, walk.canvas) ?? parent.fontPx;
   const scale = parent.scale * transformScale(style.transform);
@@ -98,11 +99,12 @@ function visit(element: ElementNode, parent: Box, walk: Walk): number {
   width = Math.max(width, lengthPx(style.minWidth, parent.width, fontPx, walk.canvas) ?? 0);
   height = Math.max(height, lengthPx(style.minHeight, parent.height, fontPx, walk.canvas) ?? 0);
   const textShadows = style.textShadow === undefined ? parent.textShadows : shadows(style.textShadow);
-  const box: Box = { width, height, scale, fontPx, textShadows };
+  // Children lay out inside the padding and border (widths include them here: border-box).
+  const [padX, padY] = padding(style, parent.width, fontPx, walk.canvas);
+  const box: Box = { width: Math.max(0, width - padX), height: Math.max(0, height - padY), scale, fontPx, textShadows };
 
-  let spill = 0;
   const children = flatten(element.children);
-  for (const child of children) if (child.kind === "element" && !child.svg) spill = Math.max(spill, visit(child, box, walk));
+  for (const child of children) if (child.kind === "element" && !child.svg) visit(child, box, walk);
 
   const w = width * scale;
   const h = height * scale;
@@ -114,10 +116,8 @@ function visit(element: ElementNode, parent: Box, walk: Walk): number {
   const gradients = gradientLayers(style.backgroundImage) + gradientLayers(style.background) + gradientLayers(style.maskImage) + gradientLayers(style.WebkitMaskImage);
   if (gradients) parts.push([visible * gradients * GRADIENT_WEIGHT, `${gradients} gradient layer${gradients > 1 ? "s" : ""}`]);
 
-  let ownMargin = 0;
   for (const shadow of shadows(style.boxShadow)) {
     const margin = shadow.blur ** 2 / 4 + Math.abs(shadow.spread) + shadow.offset;
-    ownMargin = Math.max(ownMargin, margin);
     parts.push([effectPass(w + 2 * margin * scale, h + 2 * margin * scale, canvas), "box-shadow"]);
   }
   const texts = children.filter((c) => c.kind === "text").length;
@@ -126,14 +126,15 @@ function visit(element: ElementNode, parent: Box, walk: Walk): number {
       const margin = shadow.blur ** 2 / 4 + shadow.offset;
       const pass = effectPass(TEXT_SHADOW_SLACK * (w + 2 * margin * scale), TEXT_SHADOW_SLACK * (h + 2 * margin * scale), canvas);
       parts.push([pass * texts, "text-shadow"]);
-      ownMargin = Math.max(ownMargin, margin);
     }
   }
-  for (const margin of filterMargins(style.filter)) {
-    // A filter draws the element with everything inside it, spilling descendants included.
-    const grown = margin + spill;
-    parts.push([effectPass(w + 2 * grown * scale, h + 2 * grown * scale, canvas), "filter"]);
-    ownMargin = Math.max(ownMargin, grown);
+  const filters = filterFunctions(style.filter);
+  if (filters.length) {
+    // satori gives a filter the whole canvas as its region, grown by how far its functions reach,
+    // whatever the element's size: every function is a pass over all of it.
+    const margin = filters.reduce((sum, f) => sum + f.margin, 0);
+    const side = (canvas + 2 * margin) * scale;
+    for (const f of filters) parts.push([effectPass(side, side, canvas) * (f.colour ? COLOUR_FILTER_WEIGHT / EFFECT_WEIGHT : 1), "filter"]);
   }
 
   let cost = 0;
@@ -147,7 +148,6 @@ function visit(element: ElementNode, parent: Box, walk: Walk): number {
     const label = [...what].sort((a, b) => b[1] - a[1])[0]![0];
     walk.cost.worst = { element, cost, what: label };
   }
-  return Math.max(spill, ownMargin);
 }
 
 /**
@@ -303,18 +303,18 @@ function shadows(value: string | undefined): Shadow[] {
   return out;
 }
 
-/** One margin per filter function: how far it draws outside the box (blur spreads 3σ). */
-function filterMargins(value: string | undefined): number[] {
+/** Each filter function: how far it draws outside what it filters (a blur spreads 3σ), and whether it only recolours. */
+function filterFunctions(value: string | undefined): Array<{ margin: number; colour: boolean }> {
   if (!value || /^none$/i.test(value)) return [];
-  const out: number[] = [];
+  const out: Array<{ margin: number; colour: boolean }> = [];
   for (const node of valueParser(value).nodes) {
     if (node.type !== "function") continue;
     const name = node.value.toLowerCase();
-    if (name === "blur") out.push(3 * (firstPx(node.nodes) ?? 0));
+    if (name === "blur") out.push({ margin: 3 * (firstPx(node.nodes) ?? 0), colour: false });
     else if (name === "drop-shadow") {
       const [shadow] = shadows(valueParser.stringify(node.nodes));
-      out.push(shadow ? 3 * shadow.blur + shadow.offset : 0);
-    } else out.push(0);
+      out.push({ margin: shadow ? 3 * shadow.blur + shadow.offset : 0, colour: false });
+    } else out.push({ margin: 0, colour: true });
   }
   return out;
 }
@@ -345,7 +345,7 @@ export function checkPaintBudget(spec: Pick<AccountTemplateSpec, "width" | "heig
       `drawing this template would take about ${Math.round(cost.total)} units of work at ${MAX_SIZE}×${MAX_SIZE}; at most ${PAINT_BUDGET.megapixels} ` +
       `(a unit is one megapixel painted once; a shadow or filter costs ${EFFECT_WEIGHT} per megapixel it blurs). ` +
       `This <${worst.element.tag}> costs the most (${Math.round(worst.cost)}, mostly its ${worst.what}): ` +
-      "a shadow's blur reaches blur²/4 px beyond its box, a filter blurs everything inside it, and each layer paints its whole box — use smaller blurs, smaller boxes or fewer layers",
+      "a shadow's blur reaches blur²/4 px beyond its box, a filter is drawn over the whole canvas, and each layer paints its whole box — use smaller blurs, smaller boxes or fewer layers",
     ...parsed.positionOf(worst.element.at ?? 0),
   });
 }
