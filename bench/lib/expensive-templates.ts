@@ -35,12 +35,12 @@ export const EXPENSIVE_TEMPLATES: Record<string, Record<string, unknown>> = {
     height: 2400,
     html: `<div style="display:flex;width:100%;height:100%;background:#fff">${n(1, () => `<div style="position:absolute;width:2400px;height:2400px;background-image:${GRADIENTS4};background-size:2px 2px"></div>`)}</div>`,
   },
-  /** One 500 px box with four 42 px shadows (a shadow's filter reaches blur²/4 = 441 px around the box). */
+  /** One 500 px box with four 43 px shadows (a shadow's filter reaches blur²/4 = 462 px around the box). */
   "shadow-stack": {
     id: "shadow-stack",
     width: 2400,
     height: 2400,
-    html: `<div style="display:flex;width:100%;height:100%;background:#fff"><div style="position:absolute;width:500px;height:500px;box-shadow:${shadows4(42)}"></div></div>`,
+    html: `<div style="display:flex;width:100%;height:100%;background:#fff"><div style="position:absolute;width:500px;height:500px;box-shadow:${shadows4(43)}"></div></div>`,
   },
 };
 

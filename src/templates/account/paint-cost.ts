@@ -1,16 +1,19 @@
 /**
- * What drawing a template costs the rasterizer (resvg), estimated from the checked tree before it
- * is ever drawn, so a definition whose drawing would take seconds is refused when it is created,
- * updated or previewed rather than stopped mid-render (a stopped resvg keeps its core busy until
- * it ends). The model and the measurements behind its weights are in docs/render-bounds.md.
+ * What drawing a template costs the rasterizer, estimated from the checked tree before it is ever
+ * drawn, so a definition whose drawing would take seconds is refused when it is created, updated
+ * or previewed instead of being stopped mid-render (a stopped resvg keeps its core busy until it
+ * ends). docs/render-bounds.md has the measurements behind the weights.
  *
- * The unit is one megapixel painted once at the largest output (2400×2400). Every painted box
- * costs its area clipped to the canvas: ×1 for a fill, border or image, ×GRADIENT_WEIGHT per
- * gradient layer. Every shadow and filter function is one filter pass over its *region*: the
- * box grown by the margin satori gives the filter (for a shadow, blur²/4 + spread + offset) and by
- * whatever its descendants' effects spill out of it, ×EFFECT_WEIGHT for the part resvg draws (it
- * clips a filter layer to 5× the canvas each way) and ×EFFECT_OUTSIDE_WEIGHT for the rest. Sizes
- * a layout decides (auto, flex) are taken at their largest: the parent's box.
+ * The unit is one megapixel painted once at the largest output (2400×2400, where a canvas lays
+ * out as a max(width, height) square). Each box costs its area clipped to the canvas: ×1 for a
+ * fill, a border or an image, ×LAYER_WEIGHT when it is drawn apart (clip-path, or opacity around
+ * children), ×GRADIENT_WEIGHT per gradient layer (background or mask). Each shadow and each filter
+ * function is a filter pass ×EFFECT_WEIGHT over its region as satori writes it: a box shadow's
+ * box grown by blur²/4 + spread + offset, a text shadow's text box likewise (once per run of
+ * text), a `filter`'s whole canvas grown by 3σ per blur — the part of the region past 5 canvases
+ * (which resvg does not draw) counts ×EFFECT_OUTSIDE_WEIGHT. A size the layout decides (auto,
+ * flex) is taken at its largest: the parent's box, or for text whose values all have a
+ * max_length, one font size per character.
  */
 import valueParser, { type Node as ValueNode } from "postcss-value-parser";
 import { MAX_SIZE } from "../../render/request.ts";
@@ -25,6 +28,8 @@ export const PAINT_BUDGET = {
 } as const;
 
 const GRADIENT_WEIGHT = 20;
+/** A box drawn apart and then composited: clipped by clip-path, or made translucent around its children. */
+const LAYER_WEIGHT = 4;
 const EFFECT_WEIGHT = 60;
 const EFFECT_OUTSIDE_WEIGHT = 15;
 /** A colour function (brightness(), sepia()…) is a cheap pass next to a blur. */
@@ -113,6 +118,9 @@ function visit(element: ElementNode, parent: Box, walk: Walk): void {
   const parts: Array<[cost: number, what: string]> = [];
   const fills = paints(element, style);
   if (fills) parts.push([visible * fills, "fill"]);
+  const translucent = style.opacity !== undefined && !/^(1|1\.0*|100%)$/.test(style.opacity) && children.some((c) => c.kind === "element");
+  const clipped = style.clipPath !== undefined && !/^none$/i.test(style.clipPath);
+  if (translucent || clipped) parts.push([visible * LAYER_WEIGHT, clipped ? "clip-path" : "opacity"]);
   const gradients = gradientLayers(style.backgroundImage) + gradientLayers(style.background) + gradientLayers(style.maskImage) + gradientLayers(style.WebkitMaskImage);
   if (gradients) parts.push([visible * gradients * GRADIENT_WEIGHT, `${gradients} gradient layer${gradients > 1 ? "s" : ""}`]);
 
