@@ -119,4 +119,11 @@ describe("paint budget", () => {
     const tree = accountTemplateDefinition(stored).render({}, { width: 2400, height: 2400, theme: "dark", images: {} });
     expect(tree.type).toBe("div");
   });
+
+  test("docs/templates.md and docs/render-bounds.md give the budget's number", async () => {
+    for (const doc of ["templates.md", "render-bounds.md"]) {
+      const text = await Bun.file(new URL(`../../../../docs/${doc}`, import.meta.url)).text();
+      expect(text).toContain(`${PAINT_BUDGET.megapixels} units`);
+    }
+  });
 });
