@@ -11,7 +11,9 @@
  * function is a filter pass ×EFFECT_WEIGHT over its region as satori writes it: a box shadow's
  * box grown by blur²/4 + spread + offset, a text shadow's text box likewise (once per run of
  * text), a `filter`'s whole canvas grown by 3σ per blur — the part of the region past 5 canvases
- * (which resvg does not draw) counts ×EFFECT_OUTSIDE_WEIGHT. A size the layout decides (auto,
+ * (which resvg does not draw) counts ×EFFECT_OUTSIDE_WEIGHT. SVG filters, inline or in a data:
+ * SVG image, are a pass per primitive for every element using one, over the element's reach (the
+ * numbers of its geometry) grown by the filter's region. A size the layout decides (auto,
  * flex) is taken at its largest: the parent's box, or for text whose values all have a
  * max_length, one font size per character.
  */
@@ -109,7 +111,11 @@ function visit(element: ElementNode, parent: Box, walk: Walk): void {
   const box: Box = { width: Math.max(0, width - padX), height: Math.max(0, height - padY), scale, fontPx, textShadows };
 
   const children = flatten(element.children);
-  for (const child of children) if (child.kind === "element" && !child.svg) visit(child, box, walk);
+  for (const child of children) {
+    if (child.kind !== "element") continue;
+    if (!child.svg) visit(child, box, walk);
+    else if (child.tag === "svg") visitSvg(child, box, walk);
+  }
 
   const w = width * scale;
   const h = height * scale;
@@ -118,6 +124,7 @@ function visit(element: ElementNode, parent: Box, walk: Walk): void {
   const parts: Array<[cost: number, what: string]> = [];
   const fills = paints(element, style);
   if (fills) parts.push([visible * fills, "fill"]);
+  for (const uri of svgImages(element, style)) parts.push([svgImagePasses(uri, w, h, canvas), "SVG image's filters"]);
   const translucent = style.opacity !== undefined && !/^(1|1\.0*|100%)$/.test(style.opacity) && children.some((c) => c.kind === "element");
   const clipped = style.clipPath !== undefined && !/^none$/i.test(style.clipPath);
   if (translucent || clipped) parts.push([visible * LAYER_WEIGHT, clipped ? "clip-path" : "opacity"]);
@@ -217,6 +224,109 @@ function padding(style: Record<string, string | undefined>, parentWidth: number,
     (style.paddingLeft !== undefined ? px(style.paddingLeft) : left) + (style.paddingRight !== undefined ? px(style.paddingRight) : right) + border,
     (style.paddingTop !== undefined ? px(style.paddingTop) : top) + (style.paddingBottom !== undefined ? px(style.paddingBottom) : bottom) + border,
   ];
+}
+
+/**
+ * An inline <svg>: satori draws it as an SVG image of its box, and resvg draws each element that
+ * uses a <filter> through every primitive of it, over the filter's region (by default the
+ * element's bounding box and a tenth more each way). The bounding box is taken from the numbers
+ * in the element's geometry (and its descendants'), scaled by viewBox and transforms.
+ */
+function visitSvg(root: ElementNode, parent: Box, walk: Walk): void {
+  const width = Number(root.attributes.width) || lengthPx(lastValues(root.style, walk.variables).width, parent.width, parent.fontPx, walk.canvas) || parent.width;
+  const height = Number(root.attributes.height) || lengthPx(lastValues(root.style, walk.variables).height, parent.height, parent.fontPx, walk.canvas) || parent.height;
+  const viewBox = (root.attributes.viewBox ?? "").trim().split(/[\s,]+/).map(Number);
+  const units = viewBox.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0 ? Math.max(width / viewBox[2]!, height / viewBox[3]!) : 1;
+  const filters = new Map<string, ElementNode>();
+  const each = (node: ElementNode, f: (n: ElementNode, scale: number) => void, scale: number) => {
+    const own = scale * svgTransformScale(node.attributes.transform);
+    f(node, own);
+    for (const child of flatten(node.children)) if (child.kind === "element") each(child, f, own);
+  };
+  each(root, (node) => {
+    if (node.tag === "filter" && node.attributes.id) filters.set(node.attributes.id, node);
+  }, 1);
+  let cost = 0;
+  each(root, (node, scale) => {
+    const id = /url\(\s*#([^)\s]+)\s*\)/.exec(node.attributes.filter ?? "")?.[1];
+    const filter = id === undefined ? undefined : filters.get(id);
+    if (!filter) return;
+    const passes = flatten(filter.children).filter((c) => c.kind === "element" && /^fe/.test(c.tag) && c.tag !== "feMergeNode").length;
+    const side = 2 * geometryExtent(node) * scale * units;
+    const region = (attribute: "width" | "height") => {
+      const value = filter.attributes[attribute];
+      if (filter.attributes.filterUnits === "userSpaceOnUse") return value === undefined ? 1.2 * Math.max(width, height) : Math.abs(Number.parseFloat(value) || 0) * scale * units;
+      const factor = value === undefined ? 1.2 : value.trim().endsWith("%") ? Number.parseFloat(value) / 100 : Number(value);
+      return side * (Number.isFinite(factor) ? Math.abs(factor) : 1.2);
+    };
+    cost += passes * effectPass(region("width") * parent.scale, region("height") * parent.scale, walk.canvas);
+  }, 1);
+  if (cost === 0) return;
+  walk.cost.total += cost * walk.toMegapixels;
+  if (cost * walk.toMegapixels > (walk.cost.worst?.cost ?? 0)) walk.cost.worst = { element: root, cost: cost * walk.toMegapixels, what: "SVG filters" };
+}
+
+/** How far an SVG element's geometry reaches from the origin, in its user units (a bound, not its box). */
+function geometryExtent(node: ElementNode): number {
+  let extent = 0;
+  for (const [name, value] of Object.entries(node.attributes)) {
+    if (!/^(x|y|x1|y1|x2|y2|cx|cy|r|rx|ry|width|height|d|points)$/.test(name)) continue;
+    const numbers = (value.match(/-?\d*\.?\d+(?:e[-+]?\d+)?/gi) ?? []).map((n) => Math.abs(Number(n)));
+    // Relative path commands add up: their sum bounds how far the path gets.
+    const reach = name === "d" && /[a-z]/.test(value.replace(/e[-+]?\d/gi, "")) ? numbers.reduce((a, b) => a + b, 0) : Math.max(0, ...numbers);
+    extent = Math.max(extent, name === "width" || name === "height" || name === "r" ? reach * 2 : reach);
+  }
+  for (const child of flatten(node.children)) if (child.kind === "element") extent = Math.max(extent, geometryExtent(child) * svgTransformScale(child.attributes.transform));
+  return extent;
+}
+
+function svgTransformScale(value: string | undefined): number {
+  if (!value) return 1;
+  let factor = 1;
+  for (const m of value.matchAll(/(scale|matrix)\(([^)]*)\)/gi)) {
+    const numbers = m[2]!.split(/[\s,]+/).filter(Boolean).map((n) => Math.abs(Number(n)));
+    const linear = m[1]!.toLowerCase() === "matrix" ? numbers.slice(0, 4) : numbers;
+    factor *= Math.max(1, ...linear.filter(Number.isFinite));
+  }
+  return factor;
+}
+
+/** The data: SVG images an element draws (its src, url() in its styles). */
+function svgImages(element: ElementNode, style: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  const src = element.attributes.src;
+  if (src && /^data:image\/svg\+xml/i.test(src.trim())) out.push(src.trim());
+  for (const value of Object.values(style)) {
+    for (const m of (value ?? "").matchAll(/url\(\s*(["']?)(data:image\/svg\+xml[^)]*?)\1\s*\)/gi)) out.push(m[2]!);
+  }
+  return out;
+}
+
+/**
+ * A data: SVG image's filters, read from its text: every element using a filter is a pass per
+ * primitive in the image, over the image's box grown as far as the numbers in it reach past its
+ * viewBox (and a tenth more, the default filter region).
+ */
+function svgImagePasses(uri: string, w: number, h: number, canvas: number): number {
+  const comma = uri.indexOf(",");
+  let text: string;
+  try {
+    text = /;base64,/i.test(uri.slice(0, comma + 1)) ? Buffer.from(uri.slice(comma + 1), "base64").toString("utf8") : decodeURIComponent(uri.slice(comma + 1));
+  } catch {
+    return 0;
+  }
+  const uses = (text.match(/filter\s*[=:]\s*["']?\s*url\(/gi) ?? []).length;
+  if (uses === 0) return 0;
+  const primitives = (text.match(/<(\w+:)?fe(?!MergeNode|Func)[A-Za-z]+/g) ?? []).length || 1;
+  const viewBox = /viewBox\s*=\s*["']([^"']*)["']/i.exec(text)?.[1]?.trim().split(/[\s,]+/).map(Number) ?? [];
+  const size = viewBox.length === 4 ? Math.max(viewBox[2]!, viewBox[3]!) : Math.max(...[/\swidth\s*=\s*["']?([\d.]+)/i, /\sheight\s*=\s*["']?([\d.]+)/i].map((re) => Number(re.exec(text)?.[1] ?? 0)));
+  let reach = 0;
+  for (const m of text.matchAll(/\s(x|y|x1|y1|x2|y2|cx|cy|r|rx|ry|width|height|d|points|transform)\s*=\s*(["'])(.*?)\2/gis)) {
+    const numbers = (m[3]!.match(/-?\d*\.?\d+(?:e[-+]?\d+)?/gi) ?? []).map((n) => Math.abs(Number(n))).filter(Number.isFinite);
+    reach = Math.max(reach, m[1] === "d" ? numbers.reduce((a, b) => a + b, 0) : Math.max(0, ...numbers));
+  }
+  const grow = 1.2 * Math.max(1, size > 0 ? (2 * reach) / size : 1);
+  return uses * primitives * effectPass(w * grow, h * grow, canvas);
 }
 
 /** One filter pass over a region of w×h logical px (unweighted area × weights). */

@@ -126,4 +126,18 @@ describe("paint budget", () => {
       expect(text).toContain(`${PAINT_BUDGET.megapixels} units`);
     }
   });
+
+  test("SVG filters count, inline and in data: SVG images: an icon's shadow fits, canvas-wide or repeated filters do not", () => {
+    const page = (inner: string) => ({ id: "t", width: 2400, height: 2400, html: `<div style="display: flex; width: 100%; height: 100%; background: #fff">${inner}</div>` });
+    const icon = '<svg width="96" height="96" viewBox="0 0 24 24"><defs><filter id="s" x="-50%" y="-50%" width="200%" height="200%"><feGaussianBlur stdDeviation="1"/><feOffset dy="1"/></filter></defs><circle cx="12" cy="12" r="10" fill="red" filter="url(#s)"/></svg>';
+    expect(() => parseAccountTemplate(page(icon))).not.toThrow();
+    // Four blurred canvas-wide rectangles drew in 21 s before the budget.
+    const blurred = `<svg width="2400" height="2400" viewBox="0 0 2400 2400"><defs><filter id="f">${'<feGaussianBlur stdDeviation="64"/>'.repeat(4)}</filter></defs>${'<rect width="2400" height="2400" fill="red" filter="url(#f)"/>'.repeat(4)}</svg>`;
+    expect(refusal(page(blurred)).message).toMatch(/This <svg> costs the most \(\d+, mostly its SVG filters\)/);
+    const image = (rects: number) =>
+      `<img width="300" height="300" src="data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><filter id="f"><feGaussianBlur stdDeviation="8"/></filter>${'<rect width="100" height="100" filter="url(#f)"/>'.repeat(rects)}</svg>`)}">`;
+    expect(() => parseAccountTemplate(page(image(1)))).not.toThrow();
+    // 300 filtered rectangles in one image took over two minutes.
+    expect(refusal(page(image(300))).message).toMatch(/This <img> costs the most \(\d+, mostly its SVG image's filters\)/);
+  });
 });
