@@ -61,7 +61,33 @@ export interface ParsedHtml {
   root: TemplateNode[];
 }
 
-export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">, problems: FieldProblem[]): ParsedHtml {
+/** A card's orientation as Tailwind's `portrait:` and `landscape:` see it: a square card is portrait. */
+export type Orientation = "portrait" | "landscape";
+export const orientationOf = (size: { width: number; height: number }): Orientation => (size.height >= size.width ? "portrait" : "landscape");
+
+/** Whether the template has classes whose meaning depends on the orientation of the card drawn. */
+export const usesOrientation = (html: string): boolean => /(?:^|[\s"':])(?:portrait|landscape):/.test(html);
+
+/**
+ * The canvas Tailwind classes are expanded against for a card of one orientation: the design
+ * canvas when it has that orientation, else one of the design width with the other orientation.
+ * Width breakpoints (`sm:` … `2xl:`) so stay those of the design width, while `portrait:` and
+ * `landscape:` follow the card being drawn, as a media query follows the viewport.
+ */
+function variantCanvas(spec: { width: number; height: number }, orientation: Orientation): { width: number; height: number } {
+  if (orientationOf(spec) === orientation) return { width: spec.width, height: spec.height };
+  return { width: spec.width, height: orientation === "portrait" ? spec.width : spec.width - 1 };
+}
+
+/**
+ * Parses and checks a template for cards of one orientation (by default the design canvas's).
+ * A template without `portrait:` or `landscape:` classes parses to the same tree for both.
+ */
+export function parseTemplateHtml(
+  spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">,
+  problems: FieldProblem[],
+  orientation: Orientation = orientationOf(spec),
+): ParsedHtml {
   const html = spec.html;
   const bytes = Buffer.byteLength(html, "utf8");
   if (bytes > HTML_BOUNDS.bytes) {
@@ -74,7 +100,7 @@ export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fiel
     lineStarts: lineStarts(html),
     fields: new Map(spec.fields.map((f) => [f.name, f])),
     themes: { dark, light },
-    canvas: { width: spec.width, height: spec.height },
+    canvas: variantCanvas(spec, orientation),
     problems,
     elements: 0,
     tooManyElements: false,

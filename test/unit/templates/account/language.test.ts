@@ -103,6 +103,8 @@ describe("refused with the position of the problem", () => {
     ["transform beyond its bound", '<div style="transform: scale(50)"></div>', /scale/, 1, 13],
     ["unsupported Tailwind class", '<div class="flex grid-cols-3"></div>', /grid-cols-3/, 1, 18],
     ["Tailwind hover variant", '<div class="hover:bg-red-500"></div>', /hover/, 1, 13],
+    // Checked for square and tall cards too, though the design canvas (1200×630) is landscape.
+    ["a portrait: class beyond a bound", '<div class="text-[40px] portrait:text-[2000px]"></div>', /400px/, 1, 13],
     ["foreignObject in inline SVG", '<svg width="9" height="9"><foreignObject></foreignObject></svg>', /foreignObject/, 1, 27],
     ["external use in inline SVG", '<svg width="9" height="9"><use href="other.svg#a"/></svg>', /#fragments/, 1, 32],
     ["nested data: SVG with an external image", `<img src="data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg"><image href="/etc/passwd"/></svg>')}">`, /nested SVG/, 1, 11],
