@@ -55,6 +55,8 @@ interface Context {
   elements: number;
   tooManyElements: boolean;
   effects: number;
+  /** The orientation of card this tree is for (orientation classes and fit values follow it). */
+  orientation: Orientation;
 }
 
 export interface ParsedHtml {
@@ -105,6 +107,7 @@ export function parseTemplateHtml(
     elements: 0,
     tooManyElements: false,
     effects: 0,
+    orientation,
   };
   const fragment = parseFragment(html, { sourceCodeLocationInfo: true });
   const root = children(fragment.childNodes, ctx, 0, spec.width, undefined);
@@ -488,14 +491,36 @@ function paddingShorthand(style: Array<[string, StyleValue]>): number | undefine
 // ---------------------------------------------------------------------------------------------
 // Text fitting.
 
+/**
+ * A fit attribute's value for one orientation of card: `"2"`, or `"2 portrait:3"` (the bare
+ * number, and another for portrait or landscape cards, as with Tailwind's variants). Anything
+ * else comes back as is, for the caller to refuse.
+ */
+function orientedValue(value: string, orientation: Orientation): string {
+  const tokens = value.trim().split(/\s+/);
+  let bare: string | undefined;
+  let oriented: string | undefined;
+  for (const token of tokens) {
+    const match = /^(portrait|landscape):(.*)$/.exec(token);
+    if (!match) {
+      if (bare !== undefined) return value;
+      bare = token;
+    } else if (match[1] === orientation) {
+      if (oriented !== undefined) return value;
+      oriented = match[2]!;
+    }
+  }
+  return oriented ?? bare ?? value;
+}
+
 function readFit(node: P5Element, ctx: Context, element: ElementNode, width: number, fontSize: number | undefined): void {
   const linesAttr = node.attrs.find((a) => a.name === "data-fit-lines");
   const minAttr = node.attrs.find((a) => a.name === "data-min-font-size");
   if (!linesAttr && !minAttr) return;
   const at = attributeOffset(node, linesAttr ? "data-fit-lines" : "data-min-font-size");
-  const lines = Number(linesAttr?.value ?? "1");
+  const lines = Number(orientedValue(linesAttr?.value ?? "1", ctx.orientation));
   if (!Number.isInteger(lines) || lines < 1 || lines > HTML_BOUNDS.fitLines) {
-    report(ctx, at, `data-fit-lines takes a whole number from 1 to ${HTML_BOUNDS.fitLines}`);
+    report(ctx, at, `data-fit-lines takes a whole number from 1 to ${HTML_BOUNDS.fitLines}, and may add one for portrait or landscape cards ("2 portrait:3")`);
     return;
   }
   const own = pxOf(element.style, "fontSize");
@@ -503,9 +528,9 @@ function readFit(node: P5Element, ctx: Context, element: ElementNode, width: num
     report(ctx, at, "data-fit-lines needs a font-size in px on the same element (the largest size the text may take)");
     return;
   }
-  const min = Number(minAttr?.value ?? String(Math.max(HTML_BOUNDS.minFontSize, Math.round(own / 2))));
+  const min = Number(minAttr ? orientedValue(minAttr.value, ctx.orientation) : String(Math.max(HTML_BOUNDS.minFontSize, Math.round(own / 2))));
   if (!Number.isInteger(min) || min < HTML_BOUNDS.minFontSize || min > own) {
-    report(ctx, at, `data-min-font-size takes a whole number of px from ${HTML_BOUNDS.minFontSize} to the element's font-size (${own})`);
+    report(ctx, at, `data-min-font-size takes a whole number of px from ${HTML_BOUNDS.minFontSize} to the element's font-size (${own} on ${ctx.orientation} cards), and may add one for portrait or landscape cards ("32 portrait:44")`);
     return;
   }
   if (element.children.some((c) => c.kind === "element")) {

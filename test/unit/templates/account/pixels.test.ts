@@ -126,6 +126,20 @@ describe("pixels", () => {
     expect(countInk(long, 50, 50 + 132, 1100, 1200 - 100 - 132, WHITE)).toBe(0);
   });
 
+  test('data-fit-lines="1 portrait:3" gives a fitted text three lines on a square card, one on a wide one', async () => {
+    const definition = {
+      id: "t",
+      fields: [{ name: "title", type: "text" }],
+      html: '<div style="display: flex; width: 100%; height: 100%; background-color: white; padding: 50px"><h1 style="font-size: 100px; line-height: 1.1; color: black; margin: 0; width: 1100px" data-fit-lines="1 portrait:3" data-min-font-size="20 portrait:80">{{title}}</h1></div>',
+    };
+    const title = { title: "A title that needs three lines at one hundred px on this card" };
+    const wide = await draw(definition, title);
+    const square = await draw(definition, title, "dark", {}, { width: 1200, height: 1200 });
+    // One line of shrunk text on the wide card; on the square one the third line (from 50 + 2 × 110 px) has ink.
+    expect(countInk(wide, 50, 50 + 110, 1100, 630 - 100 - 110, WHITE)).toBe(0);
+    expect(countInk(square, 50, 50 + 2 * 110, 1100, 110, WHITE)).toBeGreaterThan(500);
+  });
+
   test("the documented examples draw (ink on the card, not a blank)", async () => {
     for (const example of Object.values(EXAMPLES)) {
       const png = await draw(example, example.sample as Record<string, string>, "dark");
