@@ -35,7 +35,7 @@ const INLINE_TAGS = new Set(["span", "b", "strong", "i", "em", "u", "s", "small"
 
 export function renderTree(root: TemplateNode[], values: Record<string, string | undefined>, ctx: RenderContext, variables: Record<string, string>): SatoriNode {
   const state: RenderState = { values, ctx, variables, images: 0, pixels: 0, characters: 0, inline: new WeakSet() };
-  const nodes = renderChildren(root, state, ROOT_DIRECTION, false);
+  const nodes = renderChildren(root, state, ROOT_DIRECTION, undefined);
   const only = nodes.length === 1 && typeof nodes[0] === "object" ? (nodes[0] as SatoriNode) : undefined;
   if (state.images > RENDER_BOUNDS.images) {
     throw new ApiError("VALIDATION_ERROR", `The template draws ${state.images} images; at most ${RENDER_BOUNDS.images} per render.`, [
@@ -57,8 +57,8 @@ export function renderTree(root: TemplateNode[], values: Record<string, string |
   return { type: "div", props: { style: { display: "flex", width: "100%", height: "100%" }, children: nodes } };
 }
 
-/** `inFlow`: the nodes are the children of an element with inline flow (tree.ts `flow`). */
-function renderChildren(nodes: TemplateNode[], state: RenderState, direction: DirectionContext, inFlow: boolean): Array<SatoriNode | string> {
+/** `flow`: the flow of the element whose children these are, if it has one (tree.ts `flow`). */
+function renderChildren(nodes: TemplateNode[], state: RenderState, direction: DirectionContext, flow: ElementNode["flow"]): Array<SatoriNode | string> {
   const out: Array<SatoriNode | string> = [];
   for (const node of nodes) {
     if (node.kind === "text") {
@@ -66,9 +66,9 @@ function renderChildren(nodes: TemplateNode[], state: RenderState, direction: Di
       if (text) out.push(text);
     } else if (node.kind === "section") {
       const has = present(state.values[node.field]);
-      if (has !== node.inverted) out.push(...renderChildren(node.children, state, direction, inFlow));
+      if (has !== node.inverted) out.push(...renderChildren(node.children, state, direction, flow));
     } else {
-      const element = renderElement(node, state, direction, inFlow);
+      const element = renderElement(node, state, direction, flow);
       if (element) out.push(element);
     }
   }
@@ -82,7 +82,7 @@ function textOf(pieces: TextPiece[], state: RenderState): string {
   return text;
 }
 
-function renderElement(node: ElementNode, state: RenderState, direction: DirectionContext, inFlow: boolean): SatoriNode | undefined {
+function renderElement(node: ElementNode, state: RenderState, direction: DirectionContext, parentFlow: ElementNode["flow"]): SatoriNode | undefined {
   const props: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(node.attributes)) {
     // dir becomes the direction style below; satori reads no attribute for it.
@@ -113,12 +113,13 @@ function renderElement(node: ElementNode, state: RenderState, direction: Directi
     Object.assign(style, clampStyle(node.fit.lines, size, node.fit.lineHeight));
   }
   const inherited = node.svg ? direction : applyDirection(style, node.children, state.values, node.attributes.dir as Dir | undefined, direction);
-  let children = renderChildren(node.children, state, inherited, node.flow !== undefined);
+  let children = renderChildren(node.children, state, inherited, node.flow);
   // An inline element in a flow has its whitespace settled with the flow's; any other element
   // with a flow settles its own (and its inline elements').
-  const inline = inFlow && node.flow === "row" && INLINE_TAGS.has(node.tag);
+  const inline = parentFlow !== undefined && node.flow === "row" && INLINE_TAGS.has(node.tag);
   if (node.flow && !inline) children = settleWhitespace(children, state.inline, node.flow === "row" ? NO_BREAK_SPACE : " ");
-  if (!node.svg && node.tag !== "img" && node.tag !== "br" && style.display === undefined && children.length > 1) {
+  // An inline element in a display: block flow stays inline, so its words flow with the text around it.
+  if (!node.svg && node.tag !== "img" && node.tag !== "br" && style.display === undefined && children.length > 1 && !(inline && parentFlow === "block")) {
     // satori lays out every box as flex and insists that a box with several children says so.
     style.display = "flex";
   }

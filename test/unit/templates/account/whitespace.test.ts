@@ -82,6 +82,10 @@ describe("whitespace: the tree the renderer gets", () => {
 
   test("display: block flows the text itself: the space stays an ordinary one, where lines may break", () => {
     expect(row('<p style="display: block"><b>Bold</b> <i>italic</i> text </p>')).toEqual([{ b: ["Bold"] }, " ", { i: ["italic"] }, " text"]);
+    // An inline element there stays inline (not a flex box, which would break the line), so its words flow with the rest.
+    const [bold] = drawnChildren('<p style="display: block">Hi <b>{{name}} <i>x</i></b></p>', { name: "Ann" }).slice(1) as SatoriNode[];
+    expect(shape(bold)).toEqual({ b: ["Ann ", { i: ["x"] }] });
+    expect((bold!.props.style as Record<string, unknown> | undefined)?.display).toBeUndefined();
   });
 
   test("white-space: pre-wrap (here or inherited) leaves whitespace as it always was", () => {
