@@ -3,7 +3,8 @@
  * real service on port 0: create a template from a starter, type in the code editor and see the
  * preview change, make an error and see it at its line, save (version 2), restore version 1
  * (version 3 with version 1's content), copy the signed URL and fetch it; duplicate and delete
- * from the list; the editor at 375 px with no horizontal scroll. Screenshots go to the temp dir
+ * from the list; the editor at 375 px with no horizontal scroll; leaving the editor (a link, Back,
+ * Sign out) or restoring a version over unsaved edits asks first. Screenshots go to the temp dir
  * test/support/browser.ts prints.
  */
 import { beforeEach, describe, expect, test } from "bun:test";
