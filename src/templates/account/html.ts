@@ -55,13 +55,41 @@ interface Context {
   elements: number;
   tooManyElements: boolean;
   effects: number;
+  /** The orientation of card this tree is for (orientation classes and fit values follow it). */
+  orientation: Orientation;
 }
 
 export interface ParsedHtml {
   root: TemplateNode[];
 }
 
-export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">, problems: FieldProblem[]): ParsedHtml {
+/** A card's orientation as Tailwind's `portrait:` and `landscape:` see it: a square card is portrait. */
+export type Orientation = "portrait" | "landscape";
+export const orientationOf = (size: { width: number; height: number }): Orientation => (size.height >= size.width ? "portrait" : "landscape");
+
+/** Whether the template has classes whose meaning depends on the orientation of the card drawn. */
+export const usesOrientation = (html: string): boolean => /(?:^|[\s"':])(?:portrait|landscape):/.test(html);
+
+/**
+ * The canvas Tailwind classes are expanded against for a card of one orientation: the design
+ * canvas when it has that orientation, else one of the design width with the other orientation.
+ * Width breakpoints (`sm:` … `2xl:`) so stay those of the design width, while `portrait:` and
+ * `landscape:` follow the card being drawn, as a media query follows the viewport.
+ */
+function variantCanvas(spec: { width: number; height: number }, orientation: Orientation): { width: number; height: number } {
+  if (orientationOf(spec) === orientation) return { width: spec.width, height: spec.height };
+  return { width: spec.width, height: orientation === "portrait" ? spec.width : spec.width - 1 };
+}
+
+/**
+ * Parses and checks a template for cards of one orientation (by default the design canvas's).
+ * A template without `portrait:` or `landscape:` classes parses to the same tree for both.
+ */
+export function parseTemplateHtml(
+  spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">,
+  problems: FieldProblem[],
+  orientation: Orientation = orientationOf(spec),
+): ParsedHtml {
   const html = spec.html;
   const bytes = Buffer.byteLength(html, "utf8");
   if (bytes > HTML_BOUNDS.bytes) {
@@ -74,11 +102,12 @@ export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fiel
     lineStarts: lineStarts(html),
     fields: new Map(spec.fields.map((f) => [f.name, f])),
     themes: { dark, light },
-    canvas: { width: spec.width, height: spec.height },
+    canvas: variantCanvas(spec, orientation),
     problems,
     elements: 0,
     tooManyElements: false,
     effects: 0,
+    orientation,
   };
   const fragment = parseFragment(html, { sourceCodeLocationInfo: true });
   const root = children(fragment.childNodes, ctx, 0, spec.width, undefined, false, false);
@@ -501,14 +530,36 @@ function paddingShorthand(style: Array<[string, StyleValue]>): number | undefine
 // ---------------------------------------------------------------------------------------------
 // Text fitting.
 
+/**
+ * A fit attribute's value for one orientation of card: `"2"`, or `"2 portrait:3"` (the bare
+ * number, and another for portrait or landscape cards, as with Tailwind's variants). Anything
+ * else comes back as is, for the caller to refuse.
+ */
+function orientedValue(value: string, orientation: Orientation): string {
+  const tokens = value.trim().split(/\s+/);
+  let bare: string | undefined;
+  let oriented: string | undefined;
+  for (const token of tokens) {
+    const match = /^(portrait|landscape):(.*)$/.exec(token);
+    if (!match) {
+      if (bare !== undefined) return value;
+      bare = token;
+    } else if (match[1] === orientation) {
+      if (oriented !== undefined) return value;
+      oriented = match[2]!;
+    }
+  }
+  return oriented ?? bare ?? value;
+}
+
 function readFit(node: P5Element, ctx: Context, element: ElementNode, width: number, fontSize: number | undefined): void {
   const linesAttr = node.attrs.find((a) => a.name === "data-fit-lines");
   const minAttr = node.attrs.find((a) => a.name === "data-min-font-size");
   if (!linesAttr && !minAttr) return;
   const at = attributeOffset(node, linesAttr ? "data-fit-lines" : "data-min-font-size");
-  const lines = Number(linesAttr?.value ?? "1");
+  const lines = Number(orientedValue(linesAttr?.value ?? "1", ctx.orientation));
   if (!Number.isInteger(lines) || lines < 1 || lines > HTML_BOUNDS.fitLines) {
-    report(ctx, at, `data-fit-lines takes a whole number from 1 to ${HTML_BOUNDS.fitLines}`);
+    report(ctx, at, `data-fit-lines takes a whole number from 1 to ${HTML_BOUNDS.fitLines}, and may add one for portrait or landscape cards ("2 portrait:3")`);
     return;
   }
   const own = pxOf(element.style, "fontSize");
@@ -516,9 +567,9 @@ function readFit(node: P5Element, ctx: Context, element: ElementNode, width: num
     report(ctx, at, "data-fit-lines needs a font-size in px on the same element (the largest size the text may take)");
     return;
   }
-  const min = Number(minAttr?.value ?? String(Math.max(HTML_BOUNDS.minFontSize, Math.round(own / 2))));
+  const min = Number(minAttr ? orientedValue(minAttr.value, ctx.orientation) : String(Math.max(HTML_BOUNDS.minFontSize, Math.round(own / 2))));
   if (!Number.isInteger(min) || min < HTML_BOUNDS.minFontSize || min > own) {
-    report(ctx, at, `data-min-font-size takes a whole number of px from ${HTML_BOUNDS.minFontSize} to the element's font-size (${own})`);
+    report(ctx, at, `data-min-font-size takes a whole number of px from ${HTML_BOUNDS.minFontSize} to the element's font-size (${own} on ${ctx.orientation} cards), and may add one for portrait or landscape cards ("32 portrait:44")`);
     return;
   }
   if (element.children.some((c) => c.kind === "element")) {
