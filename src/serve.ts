@@ -52,11 +52,13 @@ export async function startService(
     renderer?: Pick<ServiceRendererOptions, "pool" | "pngCacheBytes" | "fetch">;
     /** The webhook retry jitter's random source (see createServices); tests pin it. */
     retryRandom?: ServicesOptions["retryRandom"];
+    /** The store's lock wait (see createServices); tests widen it. */
+    lockWaitMs?: ServicesOptions["lockWaitMs"];
   } = {},
 ): Promise<RunningService> {
   // A SQLite file leaves its WAL checkpoints to a thread of their own, which counts the commits here.
   const sqliteCommits = !config.databaseUrl && config.dbPath !== ":memory:" ? CommitSignal.create() : undefined;
-  const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom, sqliteCommits });
+  const services = await createServices(config, { logger: options.logger, retryRandom: options.retryRandom, sqliteCommits, lockWaitMs: options.lockWaitMs });
   for (const line of config.retired) services.logger.warn(line);
   await services.metering.clearStaleReservations();
   // Units a request could not confirm or release (the store failed under it) come back while

@@ -63,11 +63,13 @@ export interface ServicesOptions {
    * store/sqlite/checkpointer.ts); absent outside the server.
    */
   sqliteCommits?: SharedArrayBuffer;
+  /** How long a store call retries a database locked by another connection (StoreOptions; default 3 s). Not configuration: tests widen it. */
+  lockWaitMs?: number;
 }
 
 export async function createServices(config: Config, options: ServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await createStore(config, { commits: options.sqliteCommits });
+  const store = await createStore(config, { commits: options.sqliteCommits, lockWaitMs: options.lockWaitMs });
   const testClock = config.testClock ? await openTestClock(store) : undefined;
   const clock: Clock = testClock ?? systemClock;
   const outbox = new Outbox();

@@ -58,7 +58,16 @@ export function renderCacheKey(request: RenderRequest, images: Record<string, Ui
  * stay valid), for takumi the address hashed with the engine's name. Counting a public URL's
  * image once a month goes by the content address alone, so switching engines counts nothing again.
  */
-export function engineCacheKey(contentAddress: string, engine: RenderEngine = "satori"): string {
-  if (engine === "satori") return contentAddress;
-  return new Bun.CryptoHasher("sha256").update(`${engine}:${contentAddress}`).digest("hex");
+export function engineCacheKey(contentAddress: string, engine: RenderEngine = "satori", accountTemplate = false): string {
+  if (engine === "satori" && !accountTemplate) return contentAddress;
+  const drawing = accountTemplate ? `account-drawing-${ACCOUNT_DRAWING_REVISION}:` : "";
+  return new Bun.CryptoHasher("sha256").update(`${engine}:${drawing}${contentAddress}`).digest("hex");
 }
+
+/**
+ * Raised when the account-template language starts drawing a stored template differently (2:
+ * whitespace between inline content is kept as a space). It is part of the cache key and so of
+ * the ETag of every account-template image, so images drawn the old way are neither served from
+ * a cache nor kept by a client's revalidation; counting is by content address and is unchanged.
+ */
+export const ACCOUNT_DRAWING_REVISION = 2;

@@ -100,7 +100,24 @@ export interface RenderPoolOptions {
   layout?: () => Promise<WebAssembly.Module>;
   /** What draws the cards (OG_RENDER_ENGINE). Default satori. */
   engine?: RenderEngine;
+  /** The timers the bounds above run on: real time; tests substitute timers they fire themselves. */
+  timers?: PoolTimers;
 }
+
+/**
+ * Where the pool's bounds (the job timeouts, the grace of a stopped render) get their timers.
+ * A test that fires them by hand proves what a bound does without racing real renders against it
+ * on a loaded machine.
+ */
+export interface PoolTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: PoolTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 export interface RenderPoolStats {
   workers: number;
@@ -133,7 +150,7 @@ interface Slot {
   ready: boolean;
   /** Set once the worker is gone (or being killed) so its late events are ignored. */
   dead: boolean;
-  current?: { id: number; pending: Pending; timer: ReturnType<typeof setTimeout>; started: number };
+  current?: { id: number; pending: Pending; timer: unknown; started: number };
 }
 
 /** The weight of the latest render in the moving average of render times. */
@@ -186,6 +203,7 @@ export class RenderPool {
    */
   private readonly accountRenderMs = new Map<string, number>();
   private readonly options: Required<Pick<RenderPoolOptions, "gcEvery" | "jobTimeoutMs" | "warmUp" | "maxQueuedBytes" | "accountTemplateTimeoutMs">> & RenderPoolOptions;
+  private readonly timers: PoolTimers;
   private nextId = 1;
   private rendered = 0;
   private replaced = 0;
@@ -202,6 +220,7 @@ export class RenderPool {
     this.perAccountLimit = options.perAccountLimit ?? Math.max(1, Math.floor(options.workers / 2));
     this.recentRenderMs = options.initialRenderMs ?? 100;
     this.options = { gcEvery: 32, jobTimeoutMs: 30_000, warmUp: true, maxQueuedBytes: 256 * 1024 * 1024, accountTemplateTimeoutMs: 5_000, ...options };
+    this.timers = options.timers ?? realTimers;
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(i));
   }
 
@@ -386,7 +405,7 @@ export class RenderPool {
     const { job, account } = pending;
     const tenant = job.accountTemplate !== undefined;
     const timeoutMs = tenant ? Math.min(this.options.accountTemplateTimeoutMs, this.options.jobTimeoutMs) : this.options.jobTimeoutMs;
-    const timer = setTimeout(() => {
+    const timer = this.timers.setTimeout(() => {
       if (tenant) {
         // Tenant data made the renderer spin: the account hears why, the operator sees which template.
         this.options.logger.warn("account template render took too long; stopped and its worker replaced", { worker: slot.index, timeout_ms: timeoutMs, template: job.template, account });
@@ -419,7 +438,7 @@ export class RenderPool {
     // A thread stopped in JavaScript ends within moments; one still there after a second is
     // stuck in native code, and its account's new renders are refused rather than left waiting.
     let lingering = false;
-    const linger = setTimeout(() => {
+    const linger = this.timers.setTimeout(() => {
       lingering = true;
       this.stopped.set(account, (this.stopped.get(account) ?? 0) + 1);
       if ((this.stopped.get(account) ?? 0) < this.perAccountLimit) return;
@@ -437,7 +456,7 @@ export class RenderPool {
       if (released) return;
       released = true;
       clearTimeout(fallback);
-      clearTimeout(linger);
+      this.timers.clearTimeout(linger);
       if (lingering) {
         const stoppedLeft = (this.stopped.get(account) ?? 1) - 1;
         if (stoppedLeft > 0) this.stopped.set(account, stoppedLeft);
@@ -458,7 +477,7 @@ export class RenderPool {
   private finish(slot: Slot): void {
     const current = slot.current;
     if (!current) return;
-    clearTimeout(current.timer);
+    this.timers.clearTimeout(current.timer);
     const account = current.pending.account;
     if (account === undefined) return;
     const left = (this.running.get(account) ?? 1) - 1;

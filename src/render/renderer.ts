@@ -191,7 +191,7 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
     const { width, height } = request;
     const images = await loadImages(request);
     const address = contentAddress(request, Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.bytes])));
-    const key = engineCacheKey(address, options.engine);
+    const key = engineCacheKey(address, options.engine, request.accountTemplate !== undefined);
     // A preview neither reads nor fills the image caches (its key only joins identical previews in flight).
     const cache = request.preview ? undefined : pngCache;
     // The first render() includes the image fetching above; a prepared request rendered again
@@ -260,7 +260,7 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
       if (!pngCache || request.preview) return undefined;
       const started = performance.now();
       if (request.definition.fields.some((f) => f.type === "image_url" && request.fields[f.name])) return undefined;
-      const key = engineCacheKey(renderCacheKey(request, {}), options.engine);
+      const key = engineCacheKey(renderCacheKey(request, {}), options.engine, request.accountTemplate !== undefined);
       const hit = pngCache.get(key);
       if (!hit) return undefined;
       backend.used(key);

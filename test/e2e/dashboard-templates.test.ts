@@ -3,7 +3,8 @@
  * real service on port 0: create a template from a starter, type in the code editor and see the
  * preview change, make an error and see it at its line, save (version 2), restore version 1
  * (version 3 with version 1's content), copy the signed URL and fetch it; duplicate and delete
- * from the list; the editor at 375 px with no horizontal scroll. Screenshots go to the temp dir
+ * from the list; the editor at 375 px with no horizontal scroll; leaving the editor (a link, Back,
+ * Sign out) or restoring a version over unsaved edits asks first. Screenshots go to the temp dir
  * test/support/browser.ts prints.
  */
 import { beforeEach, describe, expect, test } from "bun:test";
@@ -380,6 +381,143 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     expect(saved.fields.find((f: any) => f.name === "source")).toEqual({ name: "source", type: "text", required: false, max_length: 30 });
     expect(saved.sample.source).toBe("example.org");
     expect(saved.themes.dark.bg).toBe("#7F1D1D");
+    await page.close();
+  }, BROWSER_TEST_TIMEOUT);
+
+  /** A template from the quote starter, and the editor open on it with its first preview shown. */
+  async function editorOn(page: Page, apiKey: string, id: string) {
+    const quote = (await page.evaluate(async () => (await (await fetch("/dashboard/api/starters")).json()) as any)).data.find((s: any) => s.id === "quote");
+    expect((await api("/api/templates", apiKey, { method: "POST", json: { ...quote, id } })).status).toBe(201);
+    await page.goto(fx.s.url + `/dashboard#/templates/${id}`);
+    await nextPreview(page, 0);
+  }
+  const leaveDialog = (page: Page) => page.getByRole("dialog", { name: "Discard unsaved changes?" });
+  const hashOf = (page: Page) => page.evaluate(() => location.hash);
+
+  test("leaving the editor by a link with unsaved changes asks first: Keep editing stays with the edit, Leave without saving leaves; without edits or after saving, links leave at once", async () => {
+    const { apiKey } = await fx.s.createAccount({ plan: "custom", quota: 10_000, requests_per_second: 100 });
+    const page = await signIn(apiKey);
+    await editorOn(page, apiKey, "keep");
+    const nav = page.getByRole("navigation", { name: "Dashboard" });
+
+    // No edit: the nav link leaves at once.
+    await nav.getByRole("link", { name: "Usage" }).click();
+    await page.getByRole("heading", { name: "Usage", level: 1 }).waitFor();
+    expect(await page.getByRole("dialog").count()).toBe(0);
+
+    // An edit in the code pane, then the nav link: asked, in a modal dialog, focus on the safe answer.
+    await page.goto(fx.s.url + "/dashboard#/templates/keep");
+    await nextPreview(page, 0);
+    await clickAfter(page, "{{quote}}");
+    await page.keyboard.type(" not saved yet");
+    await nav.getByRole("link", { name: "Templates" }).click();
+    await leaveDialog(page).waitFor();
+    expect(await page.evaluate(() => document.querySelector("dialog")?.matches(":modal"))).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Keep editing");
+    // (Clipped to the viewport: a plain viewport screenshot can leave out the dialog's backdrop.)
+    await page.screenshot({ path: screenshotPath("template-editor-leave"), clip: { x: 0, y: 0, width: 1280, height: 900 } });
+
+    // Keep editing: still in the editor, the edit where it was, focus back on the link.
+    await leaveDialog(page).getByRole("button", { name: "Keep editing" }).click();
+    await leaveDialog(page).waitFor({ state: "detached" });
+    expect(await hashOf(page)).toBe("#/templates/keep");
+    expect(await page.locator(".cm-content").textContent()).toContain("{{quote}} not saved yet");
+    expect(await page.getByText("Unsaved changes", { exact: true }).isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Templates");
+
+    // Escape answers the same; the breadcrumb asks as the nav does.
+    await page.locator(".breadcrumb").getByRole("link", { name: "Templates" }).click();
+    await leaveDialog(page).waitFor();
+    await page.keyboard.press("Escape");
+    await leaveDialog(page).waitFor({ state: "detached" });
+    expect(await hashOf(page)).toBe("#/templates/keep");
+    expect(await page.locator(".cm-content").textContent()).toContain("{{quote}} not saved yet");
+
+    // Leave without saving: the Templates page, and the template as it was.
+    await nav.getByRole("link", { name: "Templates" }).click();
+    await leaveDialog(page).getByRole("button", { name: "Leave without saving" }).click();
+    await page.getByRole("heading", { name: "Templates", level: 1 }).waitFor();
+    expect(await hashOf(page)).toBe("#/templates");
+    expect((await api("/api/templates/keep", apiKey)).body.version).toBe(1);
+
+    // Edit, save: the nav link leaves at once.
+    await page.getByRole("link", { name: "Edit keep" }).click();
+    await nextPreview(page, 0);
+    await page.getByLabel("Template name").fill("Kept");
+    await page.getByRole("button", { name: "Save as new version" }).click();
+    await page.getByText("Saved as version 2.").waitFor();
+    await nav.getByRole("link", { name: "Usage" }).click();
+    await page.getByRole("heading", { name: "Usage", level: 1 }).waitFor();
+    expect(await page.getByRole("dialog").count()).toBe(0);
+    expect((await api("/api/templates/keep", apiKey)).body).toMatchObject({ version: 2, name: "Kept" });
+    await page.close();
+  }, BROWSER_TEST_TIMEOUT);
+
+  test("Back and Forward, signing out and restoring a version over unsaved changes ask first; the skip link leaves nothing", async () => {
+    const { apiKey } = await fx.s.createAccount({ plan: "custom", quota: 10_000, requests_per_second: 100 });
+    const page = await signIn(apiKey);
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Templates" }).click();
+    await page.getByRole("heading", { name: "Templates", level: 1 }).waitFor();
+    await editorOn(page, apiKey, "away");
+    const description = await page.getByLabel("Template description").inputValue();
+    await page.getByLabel("Template description").fill("An edit");
+
+    // The skip link moves focus within the page: no question, no new page, the edit stays.
+    await page.locator(".skip-link").focus();
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => location.hash === "#main");
+    expect(await page.getByRole("dialog").count()).toBe(0);
+    expect(await page.getByLabel("Template description").inputValue()).toBe("An edit");
+    await page.goBack();
+    await page.waitForFunction(() => location.hash === "#/templates/away");
+    expect(await page.getByRole("dialog").count()).toBe(0);
+    expect(await page.getByLabel("Template description").inputValue()).toBe("An edit");
+
+    // Back: asked, with the address on the editor again; Keep editing stays, with the edit.
+    await page.goBack();
+    await leaveDialog(page).waitFor();
+    expect(await hashOf(page)).toBe("#/templates/away");
+    await leaveDialog(page).getByRole("button", { name: "Keep editing" }).click();
+    await leaveDialog(page).waitFor({ state: "detached" });
+    expect(await hashOf(page)).toBe("#/templates/away");
+    expect(await page.getByLabel("Template description").inputValue()).toBe("An edit");
+    // Back again and leave: the Templates page the editor was opened from.
+    await page.goBack();
+    await leaveDialog(page).getByRole("button", { name: "Leave without saving" }).click();
+    await page.getByRole("heading", { name: "Templates", level: 1 }).waitFor();
+    expect(await hashOf(page)).toBe("#/templates");
+    // Forward: the editor again, as saved (nothing to ask on the way in).
+    await page.goForward();
+    await nextPreview(page, 0);
+    expect(await page.getByLabel("Template description").inputValue()).toBe(description);
+
+    // Restoring a version over unsaved changes asks; Keep editing keeps them and restores nothing.
+    await page.getByLabel("Template description").fill("Version two");
+    await page.getByRole("button", { name: "Save as new version" }).click();
+    await page.getByText("Saved as version 2.").waitFor();
+    await page.getByLabel("Template description").fill("Not saved");
+    await page.getByRole("button", { name: "Restore version 1" }).click();
+    const restoreDialog = page.getByRole("dialog", { name: "Restore version 1?" });
+    await restoreDialog.getByRole("button", { name: "Keep editing" }).click();
+    await restoreDialog.waitFor({ state: "detached" });
+    expect(await page.getByLabel("Template description").inputValue()).toBe("Not saved");
+    expect((await api("/api/templates/away", apiKey)).body.version).toBe(2);
+    await page.getByRole("button", { name: "Restore version 1" }).click();
+    await restoreDialog.getByRole("button", { name: "Discard changes and restore version 1" }).click();
+    await page.getByText("Restored version 1 as version 3. Your unsaved changes were discarded.").waitFor();
+    expect(await page.getByLabel("Template description").inputValue()).toBe(description);
+    expect(await page.getByText("Unsaved changes", { exact: true }).isVisible()).toBe(false);
+
+    // Signing out with unsaved changes asks too.
+    await page.getByLabel("Template description").fill("Last words");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await leaveDialog(page).getByRole("button", { name: "Keep editing" }).click();
+    await leaveDialog(page).waitFor({ state: "detached" });
+    expect(await page.getByLabel("Template description").inputValue()).toBe("Last words");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await leaveDialog(page).getByRole("button", { name: "Sign out without saving" }).click();
+    await page.getByText("You are signed out.").waitFor();
+    expect((await api("/api/templates/away", apiKey)).body).toMatchObject({ version: 3, description });
     await page.close();
   }, BROWSER_TEST_TIMEOUT);
 });

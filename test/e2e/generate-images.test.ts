@@ -39,8 +39,10 @@ describe("with OG_ALLOW_PRIVATE_NETWORKS=1 (loopback fixtures reachable)", () =>
     });
     silent = await listenTcp();
     net = loopbackOnly();
-    // A short fetch budget keeps the timeout case fast; the 5 s default is the net unit tests' business.
-    svc = await startRenderService({ OG_ALLOW_PRIVATE_NETWORKS: "1" }, { fetch: { transport: net.transport, timeoutMs: 700 } });
+    // A short fetch budget keeps the timeout case (a server that never answers) fast; the 5 s
+    // default is the net unit tests' business. Not too short: every fetch here races it, and a
+    // loaded machine can keep a loopback fetch of the logo waiting for a good part of a second.
+    svc = await startRenderService({ OG_ALLOW_PRIVATE_NETWORKS: "1" }, { fetch: { transport: net.transport, timeoutMs: 2_000 } });
   });
   afterAll(async () => {
     await svc.stop();

@@ -32,46 +32,54 @@ async function used(s: TestService, key: string): Promise<{ used: number; remain
 }
 
 sqliteOnly("another connection holds the write lock", () => {
+  // Two services: one with the product's 3 s lock wait, for what happens past it, and a patient
+  // one (a minute) for what happens meanwhile: with 3 s, a loaded machine could let the wait run
+  // out while that test is still checking what answers during it.
   let s: TestService;
   let holder: Database;
+  let patient: TestService;
+  let patientHolder: Database;
   beforeAll(async () => {
-    s = await startTestService();
+    [s, patient] = await Promise.all([startTestService(), startTestService({}, { lockWaitMs: 60_000 })]);
     holder = new Database(join(s.dir, "ogsmith.db"));
+    patientHolder = new Database(join(patient.dir, "ogsmith.db"));
   });
   afterAll(async () => {
-    if (holder.inTransaction) holder.exec("ROLLBACK");
-    holder.close();
-    await s.stop();
+    for (const h of [holder, patientHolder]) {
+      if (h.inTransaction) h.exec("ROLLBACK");
+      h.close();
+    }
+    await Promise.all([s.stop(), patient.stop()]);
   });
 
   test("the event loop keeps answering while generations wait for the lock; they succeed after release", async () => {
-    const { apiKey } = await s.createAccount({ plan: "custom", quota: 10, requests_per_second: 100 });
-    const store = s.service.services.store as SqliteStore;
+    const { apiKey } = await patient.createAccount({ plan: "custom", quota: 10, requests_per_second: 100 });
+    const store = patient.service.services.store as SqliteStore;
     const retriesBefore = store.lockRetries;
 
-    holder.exec("BEGIN IMMEDIATE");
+    patientHolder.exec("BEGIN IMMEDIATE");
     let generated = 0;
     const generations = Array.from({ length: 5 }, (_, i) =>
-      s.api("/api/generate", { key: apiKey, json: eventBody({ title: `waiting ${i}` }) }).then((res) => {
+      patient.api("/api/generate", { key: apiKey, json: eventBody({ title: `waiting ${i}` }) }).then((res) => {
         generated++;
         return res;
       }),
     );
     // The generations have reached the store and wait for the lock…
-    await waitFor(() => store.lockRetries > retriesBefore, "the generations to wait for the lock", { timeoutMs: 5_000 });
+    await waitFor(() => store.lockRetries > retriesBefore, "the generations to wait for the lock");
     // …and meanwhile the process answers: /healthz and a read resolve while the lock is still
     // held and no generation has been answered.
-    expect((await s.api("/healthz")).status).toBe(200);
-    expect(await used(s, apiKey)).toMatchObject({ used: 0 });
+    expect((await patient.api("/healthz")).status).toBe(200);
+    expect(await used(patient, apiKey)).toMatchObject({ used: 0 });
     expect(generated).toBe(0);
-    expect(holder.inTransaction).toBe(true);
+    expect(patientHolder.inTransaction).toBe(true);
 
-    holder.exec("COMMIT");
+    patientHolder.exec("COMMIT");
     for (const res of await Promise.all(generations)) {
       expect(res.status).toBe(200);
       await res.arrayBuffer();
     }
-    expect(await used(s, apiKey)).toMatchObject({ used: 5, remaining: 5 });
+    expect(await used(patient, apiKey)).toMatchObject({ used: 5, remaining: 5 });
   });
 
   test("held past the bound: 503 SERVICE_UNAVAILABLE, /readyz 503, nothing counted; both recover when released", async () => {

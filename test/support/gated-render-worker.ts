@@ -7,8 +7,9 @@
  *     worker does not interrupt, as resvg rasterizing is not: the thread ends only afterwards;
  *   - "hold" writes `<gate dir>/started-<title>` and blocks its thread until
  *     `<gate dir>/release-<title>` exists (or 20 s pass), then renders normally.
- * The gate directory is the template's `description` (a worker does not see environment changes
- * made after the process started). Any other job whose title is `hold:<path>` writes
+ * "slow" and "native" write `<gate dir>/started-<title>` first too, so that a test can fire the
+ * bound once the render is really stuck. The gate directory is the template's `description` (a
+ * worker does not see environment changes made after the process started). Any other job whose title is `hold:<path>` writes
  * `<path>.started` and blocks until `<path>.release` exists (or 20 s pass). Every other job goes
  * straight to the real worker.
  */
@@ -28,9 +29,14 @@ self.onmessage = (event: MessageEvent<WorkerRequest>) => {
     const id = message.job.accountTemplate.spec.id;
     const gate = message.job.accountTemplate.spec.description;
     const title = message.job.fields.title ?? "untitled";
+    const signalStart = () => {
+      if (gate.startsWith("/")) writeFileSync(join(gate, `started-${title}`), "");
+    };
     if (id.startsWith("native")) {
+      signalStart();
       Bun.sleepSync(8_000);
     } else if (id.startsWith("slow")) {
+      signalStart();
       const deadline = Date.now() + 60_000;
       while (Date.now() < deadline) Atomics.wait(pause, 0, 0, 5);
     } else if (id.startsWith("hold") && gate.startsWith("/")) {

@@ -117,6 +117,8 @@ export interface TestServiceOptions {
   renderer?: Pick<ServiceRendererOptions, "pool" | "pngCacheBytes" | "fetch">;
   /** Where the service logs (default: nowhere). */
   logger?: Logger;
+  /** How long a store call waits for a database locked by another connection (default: the product's 3 s). */
+  lockWaitMs?: number;
 }
 
 export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
@@ -133,7 +135,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     ...env,
     ...store,
   });
-  const service = await startService(config, { logger: options.logger ?? silentLogger, print: () => {}, retryRandom: options.retryRandom ?? (() => 0.5), renderer: options.renderer });
+  const service = await startService(config, { logger: options.logger ?? silentLogger, print: () => {}, retryRandom: options.retryRandom ?? (() => 0.5), renderer: options.renderer, lockWaitMs: options.lockWaitMs });
   const url = service.url;
 
   // With OG_BASE_URL the server answers only that Host: the requests say it, as a proxy in front would.

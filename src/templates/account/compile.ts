@@ -11,6 +11,7 @@ import { applyDirection, type Dir, type DirectionContext, ownText, ROOT_DIRECTIO
 import { resolveVariables } from "./html.ts";
 import { decodedPixels, PIXEL_BUDGET } from "./images.ts";
 import type { ElementNode, TemplateNode, TextPiece } from "./tree.ts";
+import { NO_BREAK_SPACE, settleWhitespace } from "./whitespace.ts";
 
 export const RENDER_BOUNDS = {
   images: 20,
@@ -25,11 +26,16 @@ interface RenderState {
   images: number;
   pixels: number;
   characters: number;
+  /** Elements drawn as inline content of the flow around them (whitespace.ts looks into them). */
+  inline: WeakSet<SatoriNode>;
 }
 
+/** Elements that are inline content in HTML's flow (when the template gives them no display). */
+const INLINE_TAGS = new Set(["span", "b", "strong", "i", "em", "u", "s", "small"]);
+
 export function renderTree(root: TemplateNode[], values: Record<string, string | undefined>, ctx: RenderContext, variables: Record<string, string>): SatoriNode {
-  const state: RenderState = { values, ctx, variables, images: 0, pixels: 0, characters: 0 };
-  const nodes = renderChildren(root, state, ROOT_DIRECTION);
+  const state: RenderState = { values, ctx, variables, images: 0, pixels: 0, characters: 0, inline: new WeakSet() };
+  const nodes = renderChildren(root, state, ROOT_DIRECTION, undefined);
   const only = nodes.length === 1 && typeof nodes[0] === "object" ? (nodes[0] as SatoriNode) : undefined;
   if (state.images > RENDER_BOUNDS.images) {
     throw new ApiError("VALIDATION_ERROR", `The template draws ${state.images} images; at most ${RENDER_BOUNDS.images} per render.`, [
@@ -51,7 +57,8 @@ export function renderTree(root: TemplateNode[], values: Record<string, string |
   return { type: "div", props: { style: { display: "flex", width: "100%", height: "100%" }, children: nodes } };
 }
 
-function renderChildren(nodes: TemplateNode[], state: RenderState, direction: DirectionContext): Array<SatoriNode | string> {
+/** `flow`: the flow of the element whose children these are, if it has one (tree.ts `flow`). */
+function renderChildren(nodes: TemplateNode[], state: RenderState, direction: DirectionContext, flow: ElementNode["flow"]): Array<SatoriNode | string> {
   const out: Array<SatoriNode | string> = [];
   for (const node of nodes) {
     if (node.kind === "text") {
@@ -59,9 +66,9 @@ function renderChildren(nodes: TemplateNode[], state: RenderState, direction: Di
       if (text) out.push(text);
     } else if (node.kind === "section") {
       const has = present(state.values[node.field]);
-      if (has !== node.inverted) out.push(...renderChildren(node.children, state, direction));
+      if (has !== node.inverted) out.push(...renderChildren(node.children, state, direction, flow));
     } else {
-      const element = renderElement(node, state, direction);
+      const element = renderElement(node, state, direction, flow);
       if (element) out.push(element);
     }
   }
@@ -75,7 +82,7 @@ function textOf(pieces: TextPiece[], state: RenderState): string {
   return text;
 }
 
-function renderElement(node: ElementNode, state: RenderState, direction: DirectionContext): SatoriNode | undefined {
+function renderElement(node: ElementNode, state: RenderState, direction: DirectionContext, parentFlow: ElementNode["flow"]): SatoriNode | undefined {
   const props: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(node.attributes)) {
     // dir becomes the direction style below; satori reads no attribute for it.
@@ -106,14 +113,21 @@ function renderElement(node: ElementNode, state: RenderState, direction: Directi
     Object.assign(style, clampStyle(node.fit.lines, size, node.fit.lineHeight));
   }
   const inherited = node.svg ? direction : applyDirection(style, node.children, state.values, node.attributes.dir as Dir | undefined, direction);
-  const children = renderChildren(node.children, state, inherited);
-  if (!node.svg && node.tag !== "img" && node.tag !== "br" && style.display === undefined && children.length > 1) {
+  let children = renderChildren(node.children, state, inherited, node.flow);
+  // An inline element in a flow has its whitespace settled with the flow's; any other element
+  // with a flow settles its own (and its inline elements').
+  const inline = parentFlow !== undefined && node.flow === "row" && INLINE_TAGS.has(node.tag);
+  if (node.flow && !inline) children = settleWhitespace(children, state.inline, node.flow === "row" ? NO_BREAK_SPACE : " ");
+  // An inline element in a display: block flow stays inline, so its words flow with the text around it.
+  if (!node.svg && node.tag !== "img" && node.tag !== "br" && style.display === undefined && children.length > 1 && !(inline && parentFlow === "block")) {
     // satori lays out every box as flex and insists that a box with several children says so.
     style.display = "flex";
   }
   if (Object.keys(style).length) props.style = style;
   if (children.length) props.children = children.length === 1 ? children[0] : children;
-  return { type: node.tag, props };
+  const drawn: SatoriNode = { type: node.tag, props };
+  if (inline) state.inline.add(drawn);
+  return drawn;
 }
 
 function imageOrColor(node: ElementNode, attribute: string, field: string, state: RenderState): string | undefined {

@@ -55,6 +55,8 @@ interface Context {
   elements: number;
   tooManyElements: boolean;
   effects: number;
+  /** The orientation of card this tree is for (orientation classes and fit values follow it). */
+  orientation: Orientation;
 }
 
 export interface ParsedHtml {
@@ -63,7 +65,33 @@ export interface ParsedHtml {
   positionOf(offset: number): { line: number; column: number };
 }
 
-export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">, problems: FieldProblem[]): ParsedHtml {
+/** A card's orientation as Tailwind's `portrait:` and `landscape:` see it: a square card is portrait. */
+export type Orientation = "portrait" | "landscape";
+export const orientationOf = (size: { width: number; height: number }): Orientation => (size.height >= size.width ? "portrait" : "landscape");
+
+/** Whether the template has classes whose meaning depends on the orientation of the card drawn. */
+export const usesOrientation = (html: string): boolean => /(?:^|[\s"':])(?:portrait|landscape):/.test(html);
+
+/**
+ * The canvas Tailwind classes are expanded against for a card of one orientation: the design
+ * canvas when it has that orientation, else one of the design width with the other orientation.
+ * Width breakpoints (`sm:` … `2xl:`) so stay those of the design width, while `portrait:` and
+ * `landscape:` follow the card being drawn, as a media query follows the viewport.
+ */
+function variantCanvas(spec: { width: number; height: number }, orientation: Orientation): { width: number; height: number } {
+  if (orientationOf(spec) === orientation) return { width: spec.width, height: spec.height };
+  return { width: spec.width, height: orientation === "portrait" ? spec.width : spec.width - 1 };
+}
+
+/**
+ * Parses and checks a template for cards of one orientation (by default the design canvas's).
+ * A template without `portrait:` or `landscape:` classes parses to the same tree for both.
+ */
+export function parseTemplateHtml(
+  spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">,
+  problems: FieldProblem[],
+  orientation: Orientation = orientationOf(spec),
+): ParsedHtml {
   const html = spec.html;
   const bytes = Buffer.byteLength(html, "utf8");
   if (bytes > HTML_BOUNDS.bytes) {
@@ -76,14 +104,15 @@ export function parseTemplateHtml(spec: Pick<AccountTemplateSpec, "html" | "fiel
     lineStarts: lineStarts(html),
     fields: new Map(spec.fields.map((f) => [f.name, f])),
     themes: { dark, light },
-    canvas: { width: spec.width, height: spec.height },
+    canvas: variantCanvas(spec, orientation),
     problems,
     elements: 0,
     tooManyElements: false,
     effects: 0,
+    orientation,
   };
   const fragment = parseFragment(html, { sourceCodeLocationInfo: true });
-  const root = children(fragment.childNodes, ctx, 0, spec.width, undefined);
+  const root = children(fragment.childNodes, ctx, 0, spec.width, undefined, false, false);
   if (ctx.tooManyElements) report(ctx, 0, `has ${ctx.elements} elements or more; at most ${HTML_BOUNDS.elements}`);
   if (root.length === 0 && problems.length === 0) report(ctx, 0, "has no elements: write the card as HTML, e.g. <div style=\"display: flex\">…</div>");
   return { root, positionOf: (offset) => position(ctx, offset) };
@@ -146,13 +175,16 @@ type Item = { kind: "node"; node: TemplateNode } | { kind: "tag"; tag: Exclude<P
 /**
  * The children of one element. Sections open and close among these children only, so a
  * section tag is found in the text between elements and the list is then folded by a stack.
+ * `flow`: the element lays its text out as HTML's inline flow (see flowOf), so whitespace
+ * between elements is kept for the renderer to judge (compile.ts keeps it between inline
+ * content). `preserves`: a white-space the element inherits keeps spaces as written.
  */
-function children(nodes: P5Node[], ctx: Context, depth: number, width: number, parentFont: number | undefined): TemplateNode[] {
+function children(nodes: P5Node[], ctx: Context, depth: number, width: number, parentFont: number | undefined, flow: boolean, preserves: boolean): TemplateNode[] {
   const items: Item[] = [];
   for (const node of nodes) {
     if (node.nodeName === "#comment") continue;
     if (node.nodeName === "#text") {
-      textItems(node as P5Text, ctx, items);
+      textItems(node as P5Text, ctx, items, flow);
       continue;
     }
     if (node.nodeName === "#documentType") {
@@ -160,24 +192,34 @@ function children(nodes: P5Node[], ctx: Context, depth: number, width: number, p
       continue;
     }
     if (!("tagName" in node)) continue;
-    const element = convertElement(node as P5Element, ctx, depth + 1, width, parentFont);
+    const element = convertElement(node as P5Element, ctx, depth + 1, width, parentFont, preserves);
     if (element) items.push({ kind: "node", node: element });
   }
   return foldSections(items, ctx);
 }
 
-function textItems(node: P5Text, ctx: Context, items: Item[]): void {
-  // Whitespace between elements is layout, not text (as in JSX); inside text it collapses.
-  if (!node.value.trim()) return;
+/** HTML's whitespace: no-break spaces (&nbsp;) are text, not layout. */
+const HTML_SPACE = /[ \t\n\f\r]+/g;
+const isBlank = (text: string): boolean => !/[^ \t\n\f\r]/.test(text);
+
+function textItems(node: P5Text, ctx: Context, items: Item[], flow: boolean): void {
+  // Inside text, runs of whitespace collapse to one space, as in HTML. Whitespace alone between
+  // elements is kept as one space in an element with inline flow (the renderer drops it again
+  // next to boxes and at the edges); elsewhere (a flex box) it is layout, as in a browser.
+  if (isBlank(node.value)) {
+    if (flow && node.value) items.push({ kind: "node", node: { kind: "text", pieces: [" "] } });
+    return;
+  }
   const base = startOf(node);
   const tagProblems: TagProblem[] = [];
   const pieces = splitPlaceholders(node.value, tagProblems);
   for (const p of tagProblems) report(ctx, base + p.offset, p.message);
   for (const piece of pieces) {
     if (typeof piece === "string") {
-      // Whitespace that only lays out the source (a line break around a section tag) is not text.
-      if (!piece.trim() && /\n/.test(piece)) continue;
-      items.push({ kind: "node", node: { kind: "text", pieces: [piece.replace(/\s+/g, " ")] } });
+      // Outside inline flow, whitespace that only lays out the source (a line break around a
+      // section tag) is not text.
+      if (!flow && isBlank(piece) && /\n/.test(piece)) continue;
+      items.push({ kind: "node", node: { kind: "text", pieces: [piece.replace(HTML_SPACE, " ")] } });
     } else if (piece.kind === "value") {
       if (checkField(ctx, piece.name, base + piece.offset)) items.push({ kind: "node", node: { kind: "text", pieces: [{ field: piece.name }] } });
     } else {
@@ -232,7 +274,7 @@ function foldSections(items: Item[], ctx: Context): TemplateNode[] {
 // ---------------------------------------------------------------------------------------------
 // Elements.
 
-function convertElement(node: P5Element, ctx: Context, depth: number, width: number, parentFont: number | undefined): ElementNode | undefined {
+function convertElement(node: P5Element, ctx: Context, depth: number, width: number, parentFont: number | undefined, parentPreserves: boolean): ElementNode | undefined {
   ctx.elements++;
   if (ctx.elements > HTML_BOUNDS.elements) {
     ctx.tooManyElements = true;
@@ -287,14 +329,40 @@ function convertElement(node: P5Element, ctx: Context, depth: number, width: num
   if (tag === "img" && !node.attrs.some((a) => a.name === "src")) report(ctx, at, "<img> needs a src (a data: URI or {{image_field}})");
 
   readStyles(node, ctx, element);
+  const whiteSpace = lastLiteral(element.style, "whiteSpace");
+  const preserves = whiteSpace === undefined ? parentPreserves : PRESERVED_WHITE_SPACE.test(whiteSpace);
+  const flow = flowOf(tag, element.style, preserves);
+  if (flow) element.flow = flow;
   const fontSize = pxOf(element.style, "fontSize") ?? parentFont;
   const ownWidth = pxOf(element.style, "width") ?? pxOf(element.style, "maxWidth") ?? width;
   const inner = Math.max(1, ownWidth - (pxOf(element.style, "paddingLeft") ?? 0) - (pxOf(element.style, "paddingRight") ?? 0) - (paddingShorthand(element.style) ?? 0));
   if (tag === "img" || tag === "br") {
     if (node.childNodes.length) report(ctx, at, `<${tag}> has no content`);
-  } else element.children = children(node.childNodes, ctx, depth, inner, fontSize);
+  } else element.children = children(node.childNodes, ctx, depth, inner, fontSize, flow !== undefined, preserves);
   readFit(node, ctx, element, inner, fontSize);
   return element;
+}
+
+/** white-space values that keep spaces as written: whitespace is then left as it always was. */
+const PRESERVED_WHITE_SPACE = /^\s*(pre|pre-wrap|pre-line|break-spaces)\b/i;
+
+/**
+ * Whether an element lays its text out as HTML's inline flow: one the template gives no
+ * display (the renderer makes it a row of its children) or `display: block`. A box given
+ * `display: flex` (or grid, contents, none) keeps a browser's flex rule instead: each child
+ * is an item and whitespace between items is not drawn.
+ */
+function flowOf(tag: string, style: Array<[string, StyleValue]>, preserves: boolean): ElementNode["flow"] {
+  if (preserves || tag === "img" || tag === "br") return undefined;
+  const display = lastLiteral(style, "display");
+  if (display === undefined) return "row";
+  return display.trim().toLowerCase() === "block" ? "block" : undefined;
+}
+
+function lastLiteral(style: Array<[string, StyleValue]>, property: string): string | undefined {
+  let found: string | undefined;
+  for (const [p, v] of style) if (p === property) found = typeof v === "string" ? v : undefined;
+  return found;
 }
 
 function refusedElementMessage(tag: string): string {
@@ -464,14 +532,36 @@ function paddingShorthand(style: Array<[string, StyleValue]>): number | undefine
 // ---------------------------------------------------------------------------------------------
 // Text fitting.
 
+/**
+ * A fit attribute's value for one orientation of card: `"2"`, or `"2 portrait:3"` (the bare
+ * number, and another for portrait or landscape cards, as with Tailwind's variants). Anything
+ * else comes back as is, for the caller to refuse.
+ */
+function orientedValue(value: string, orientation: Orientation): string {
+  const tokens = value.trim().split(/\s+/);
+  let bare: string | undefined;
+  let oriented: string | undefined;
+  for (const token of tokens) {
+    const match = /^(portrait|landscape):(.*)$/.exec(token);
+    if (!match) {
+      if (bare !== undefined) return value;
+      bare = token;
+    } else if (match[1] === orientation) {
+      if (oriented !== undefined) return value;
+      oriented = match[2]!;
+    }
+  }
+  return oriented ?? bare ?? value;
+}
+
 function readFit(node: P5Element, ctx: Context, element: ElementNode, width: number, fontSize: number | undefined): void {
   const linesAttr = node.attrs.find((a) => a.name === "data-fit-lines");
   const minAttr = node.attrs.find((a) => a.name === "data-min-font-size");
   if (!linesAttr && !minAttr) return;
   const at = attributeOffset(node, linesAttr ? "data-fit-lines" : "data-min-font-size");
-  const lines = Number(linesAttr?.value ?? "1");
+  const lines = Number(orientedValue(linesAttr?.value ?? "1", ctx.orientation));
   if (!Number.isInteger(lines) || lines < 1 || lines > HTML_BOUNDS.fitLines) {
-    report(ctx, at, `data-fit-lines takes a whole number from 1 to ${HTML_BOUNDS.fitLines}`);
+    report(ctx, at, `data-fit-lines takes a whole number from 1 to ${HTML_BOUNDS.fitLines}, and may add one for portrait or landscape cards ("2 portrait:3")`);
     return;
   }
   const own = pxOf(element.style, "fontSize");
@@ -479,9 +569,9 @@ function readFit(node: P5Element, ctx: Context, element: ElementNode, width: num
     report(ctx, at, "data-fit-lines needs a font-size in px on the same element (the largest size the text may take)");
     return;
   }
-  const min = Number(minAttr?.value ?? String(Math.max(HTML_BOUNDS.minFontSize, Math.round(own / 2))));
+  const min = Number(minAttr ? orientedValue(minAttr.value, ctx.orientation) : String(Math.max(HTML_BOUNDS.minFontSize, Math.round(own / 2))));
   if (!Number.isInteger(min) || min < HTML_BOUNDS.minFontSize || min > own) {
-    report(ctx, at, `data-min-font-size takes a whole number of px from ${HTML_BOUNDS.minFontSize} to the element's font-size (${own})`);
+    report(ctx, at, `data-min-font-size takes a whole number of px from ${HTML_BOUNDS.minFontSize} to the element's font-size (${own} on ${ctx.orientation} cards), and may add one for portrait or landscape cards ("32 portrait:44")`);
     return;
   }
   if (element.children.some((c) => c.kind === "element")) {

@@ -8,7 +8,7 @@ import { validationError, type FieldProblem } from "../../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, TemplateField } from "../types.ts";
 import { renderTree } from "./compile.ts";
 import { checkDefinitionShape } from "./definition.ts";
-import { parseTemplateHtml, themeVariables } from "./html.ts";
+import { HTML_BOUNDS, type Orientation, orientationOf, parseTemplateHtml, themeVariables, usesOrientation } from "./html.ts";
 import { checkPaintBudget } from "./paint-cost.ts";
 import type { TemplateNode } from "./tree.ts";
 
@@ -44,46 +44,57 @@ export function parseAccountTemplate(body: unknown): AccountTemplateSpec {
   const shape = checkDefinitionShape(body, problems);
   if (typeof shape.html === "string") {
     const spec = { ...shape, html: shape.html };
-    const parsed = parseTemplateHtml(spec, problems);
-    // Only here, not when a stored version is parsed again to render it (treeOf).
-    if (problems.length === 0) checkPaintBudget(spec, parsed, problems);
+    const trees = [parseTemplateHtml(spec, problems)];
+    // `portrait:` and `landscape:` classes change the tree for cards of the other orientation: check that one too.
+    if (usesOrientation(spec.html)) {
+      const other: FieldProblem[] = [];
+      trees.push(parseTemplateHtml(spec, other, orientationOf(spec) === "portrait" ? "landscape" : "portrait"));
+      const seen = new Set(problems.map((p) => JSON.stringify(p)));
+      for (const p of other) if (problems.length < HTML_BOUNDS.problems && !seen.has(JSON.stringify(p))) problems.push(p);
+    }
+    // Only here, not when a stored version is parsed again to render it (treeOf): each orientation's tree.
+    for (const parsed of trees) if (problems.length === 0) checkPaintBudget(spec, parsed, problems);
     if (problems.length === 0) return spec;
   }
   throw validationError(problems);
 }
 
 /**
- * Parsed trees, per spec object and by content: a render worker receives a fresh copy of the
- * spec with every job (structured clone), so the object alone would never hit.
+ * Parsed trees, per spec object and by content, for each orientation of card: a render worker
+ * receives a fresh copy of the spec with every job (structured clone), so the object alone
+ * would never hit. A template without orientation classes has one tree for both.
  */
-const parsedBySpec = new WeakMap<AccountTemplateSpec, TemplateNode[]>();
+const parsedBySpec = new WeakMap<AccountTemplateSpec, Partial<Record<Orientation, TemplateNode[]>>>();
 const parsedByContent = new Map<string, TemplateNode[]>();
 const PARSED_KEPT = 64;
 
-function treeOf(spec: AccountTemplateSpec): TemplateNode[] {
-  const known = parsedBySpec.get(spec);
+function treeOf(spec: AccountTemplateSpec, card: { width: number; height: number }): TemplateNode[] {
+  const orientation = usesOrientation(spec.html) ? orientationOf(card) : orientationOf(spec);
+  const bySpec = parsedBySpec.get(spec) ?? {};
+  const known = bySpec[orientation];
   if (known) return known;
-  const key = `${spec.id}:${Bun.hash(JSON.stringify([spec.html, spec.fields, spec.themes, spec.width, spec.height])).toString(36)}`;
+  const key = `${spec.id}:${orientation}:${Bun.hash(JSON.stringify([spec.html, spec.fields, spec.themes, spec.width, spec.height])).toString(36)}`;
   let root = parsedByContent.get(key);
   if (root) {
     // Most recently used last, so the oldest is the first one dropped.
     parsedByContent.delete(key);
   } else {
     const problems: FieldProblem[] = [];
-    root = parseTemplateHtml(spec, problems).root;
+    root = parseTemplateHtml(spec, problems, orientation).root;
     // A stored spec was valid when stored; a later, stricter language refuses it here the same way.
     if (problems.length) throw validationError(problems);
   }
   parsedByContent.set(key, root);
   if (parsedByContent.size > PARSED_KEPT) parsedByContent.delete(parsedByContent.keys().next().value!);
-  parsedBySpec.set(spec, root);
+  parsedBySpec.set(spec, { ...bySpec, [orientation]: root });
   return root;
 }
 
 /**
  * The spec as a template the render pipeline draws: fields as TemplateField, the design size
  * as `canvas`, and render() putting the values into the parsed tree with the requested
- * theme's variables. Never fetches: image fields arrive in ctx.images as data: URIs.
+ * theme's variables, in the tree for the orientation of the card being drawn (ctx's size).
+ * Never fetches: image fields arrive in ctx.images as data: URIs.
  */
 export function accountTemplateDefinition(spec: AccountTemplateSpec): TemplateDefinition {
   const fields: TemplateField[] = spec.fields.map((f) => ({
@@ -99,7 +110,7 @@ export function accountTemplateDefinition(spec: AccountTemplateSpec): TemplateDe
     fields,
     canvas: { width: spec.width, height: spec.height },
     render(values: Record<string, string | undefined>, ctx: RenderContext): SatoriNode {
-      return renderTree(treeOf(spec), values, ctx, themeVariables(spec.themes)[ctx.theme]);
+      return renderTree(treeOf(spec, ctx), values, ctx, themeVariables(spec.themes)[ctx.theme]);
     },
   };
 }

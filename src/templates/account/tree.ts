@@ -35,6 +35,13 @@ export interface ElementNode {
   style: Array<[property: string, value: StyleValue]>;
   children: TemplateNode[];
   fit?: TextFit;
+  /**
+   * How the element lays out its text, when as HTML's inline flow: "row" (no display given: the
+   * renderer makes it a row of its children) or "block" (`display: block`). Whitespace between
+   * its inline content is drawn as one space; absent for boxes with another display, where, as in
+   * a browser's flexbox, whitespace between items is not drawn.
+   */
+  flow?: "row" | "block";
   /** Inside an inline <svg> (drawn as SVG, not laid out as boxes). */
   svg: boolean;
   /** Where the element starts in the template's HTML (a character offset), for messages. */

@@ -30,9 +30,12 @@ async function outboundFailure(promise: Promise<unknown>): Promise<OutboundError
   throw new Error("expected an OutboundError, but the request succeeded");
 }
 
-/** Defaults for these tests: private ranges blocked, only loopback reachable, short deadline. */
+/**
+ * Defaults for these tests: private ranges blocked, only loopback reachable. The deadline is wide:
+ * a test that is not about it must not race it on a loaded machine; those that are set their own.
+ */
 function options(net: ReturnType<typeof loopbackOnly>, extra: Partial<GuardedFetchOptions> = {}): GuardedFetchOptions {
-  return { allowPrivate: false, timeoutMs: 2_000, maxBytes: 1024 * 1024, resolver: fakeResolver({}), transport: net.transport, ...extra };
+  return { allowPrivate: false, timeoutMs: 10_000, maxBytes: 1024 * 1024, resolver: fakeResolver({}), transport: net.transport, ...extra };
 }
 
 describe("refused before any connection", () => {
@@ -250,11 +253,11 @@ describe("redirects", () => {
 describe("limits", () => {
   test("a server that never answers times out on real time", async () => {
     const server = later(await listenTcp());
-    const started = performance.now();
     const error = await outboundFailure(guardedFetch(`http://127.0.0.1:${server.port}/`, options(loopbackOnly(), { allowPrivate: true, timeoutMs: 300 })));
     expect(error.reason).toBe("timeout");
+    // This request's own deadline ended it (without one it would hang until the test's timeout).
+    expect(error.message).toBe("no complete response within 300 ms");
     expect(server.connections).toBe(1);
-    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   test("the deadline also covers a body that stalls half-way", async () => {

@@ -5,25 +5,32 @@
  * disk template.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiError } from "../../../src/errors.ts";
 import { silentLogger } from "../../../src/logger.ts";
 import { RenderPool, type RenderJob } from "../../../src/render/pool.ts";
+import { ManualTimers } from "../../support/manual-timers.ts";
 import { decodePng } from "../../support/png.ts";
+import { waitFor } from "../../support/wait.ts";
 
 let templatesDir: string;
 
-// process.exit inside a Worker ends that worker only; an endless loop never answers.
-const MISBEHAVING_TEMPLATE = `
+// process.exit inside a Worker ends that worker only; an endless loop never answers (it says
+// first, by a file, that it is in the loop).
+const misbehavingTemplate = (hangingFile: string) => `
+import { writeFileSync } from "node:fs";
 export default {
   id: "misbehave",
   description: "Crashes or hangs on request (pool tests).",
   fields: [{ name: "title", type: "text", required: true }],
   render(fields, ctx) {
     if (fields.title === "crash") process.exit(7);
-    if (fields.title === "hang") for (;;) {}
+    if (fields.title === "hang") {
+      writeFileSync(${JSON.stringify(hangingFile)}, "");
+      for (;;) {}
+    }
     return { type: "div", props: { style: { display: "flex", width: ctx.width, height: ctx.height, backgroundColor: "#123456" }, children: [] } };
   },
 };
@@ -31,7 +38,7 @@ export default {
 
 beforeAll(() => {
   templatesDir = mkdtempSync(join(tmpdir(), "ogsmith-pool-templates-"));
-  writeFileSync(join(templatesDir, "misbehave.ts"), MISBEHAVING_TEMPLATE);
+  writeFileSync(join(templatesDir, "misbehave.ts"), misbehavingTemplate(join(templatesDir, "hanging")));
 });
 afterAll(() => rmSync(templatesDir, { recursive: true, force: true }));
 
@@ -136,15 +143,24 @@ describe("RenderPool", () => {
   });
 
   test("a render that overruns the job timeout is killed with its worker, not left hanging", async () => {
-    const pool = new RenderPool({ workers: 1, logger: silentLogger, templatesDir, warmUp: false, jobTimeoutMs: 1_000 });
+    // The bound is fired by the test once the render is in its endless loop: on real time it
+    // would also race the next, ordinary render, which a loaded machine can make slow.
+    const timers = new ManualTimers();
+    const pool = new RenderPool({ workers: 1, logger: silentLogger, templatesDir, warmUp: false, jobTimeoutMs: 7_000, timers });
     try {
       await pool.ready();
-      const started = performance.now();
-      const error = await rejection(pool.render(job({ template: "misbehave", fields: { title: "hang" } })));
+      const hung = pool.render(job({ template: "misbehave", fields: { title: "hang" } }));
+      await waitFor(() => existsSync(join(templatesDir, "hanging")), "the render to enter its endless loop");
+      expect(timers.pending).toEqual([7_000]);
+      timers.fire(7_000);
+      const error = await rejection(hung);
       expect(error.code).toBe("INTERNAL_ERROR");
-      expect(performance.now() - started).toBeLessThan(5_000);
-      expect(decodePng((await pool.render(job())).bytes).width).toBe(1200);
       expect(pool.stats.replaced).toBe(1);
+      // The replacement serves the next job, whose own bound was armed and is cleared.
+      expect(decodePng((await pool.render(job())).bytes).width).toBe(1200);
+      expect(timers.set).toEqual([7_000, 7_000]);
+      expect(timers.pending).toEqual([]);
+      expect(pool.stats).toMatchObject({ replaced: 1, rendered: 1 });
     } finally {
       await pool.close();
     }

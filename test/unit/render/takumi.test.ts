@@ -161,6 +161,13 @@ describe("caches and engines", () => {
     expect(engineCacheKey(address, "takumi")).not.toBe(address);
   });
 
+  test("an account template's images are keyed with how the language draws them, on either engine", () => {
+    const address = "b".repeat(64);
+    const keys = [engineCacheKey(address, "satori", true), engineCacheKey(address, "takumi", true)];
+    expect(new Set([address, engineCacheKey(address, "takumi"), ...keys]).size).toBe(4);
+    for (const key of keys) expect(key).toMatch(/^[0-9a-f]{64}$/);
+  });
+
   test("a persistent cache shared by both engines never serves one's bytes as the other's; the content address (what is counted) is the same", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ogsmith-engines-"));
     const registry = createTemplateRegistry();

@@ -3,7 +3,9 @@
  * accepts as is, carries a sample value for every field it needs, and draws a card in both
  * themes with something in it. And none lets text out of the card: with every text field at
  * its longest, nothing the text changes comes within a few pixels of the canvas edge, on the
- * wide card and on the square one (whose taller canvas the design must fill).
+ * wide card, the square one and a portrait one (whose taller canvases the design must fill).
+ * And the square and portrait cards are designed for their shape, not the wide card with empty
+ * space around it: their text covers about as much of the card as on the wide one.
  *
  * "What the text changes" is the difference between a card with each text field at its maximum
  * length and the same card with those fields cleared: decorations that do not move with the
@@ -17,6 +19,7 @@ import { accountTemplateDefinition, parseAccountTemplate } from "../../../src/te
 import type { Theme } from "../../../src/templates/types.ts";
 import { STARTER_PICTURES, STARTERS } from "../../../src/modules/dashboard/starters.ts";
 import { decodePng, type DecodedPng } from "../../support/png.ts";
+import { testEngine } from "../../support/engines.ts";
 
 const DIR = join(import.meta.dir, "../../../templates/starters");
 const files = readdirSync(DIR).filter((name) => name.endsWith(".json"));
@@ -34,7 +37,7 @@ function load(file: string): Definition {
 }
 
 async function draw(spec: Definition, values: Record<string, string>, theme: Theme, width = 1200, height = 630): Promise<DecodedPng> {
-  const { bytes } = await renderTemplate(accountTemplateDefinition(spec), values, { width, height, theme, images: {} });
+  const { bytes } = await renderTemplate(accountTemplateDefinition(spec), values, { width, height, theme, images: {}, engine: testEngine() });
   const png = decodePng(bytes);
   expect(png).toMatchObject({ width, height });
   return png;
@@ -114,16 +117,17 @@ describe.each(files)("starter %s", (file) => {
     const card = await draw(spec, spec.sample, theme);
     expect(busyMiddle(card)).toBeGreaterThan(0.03);
     // Clearing the text changes the card: the sample text is really drawn.
-    const cleared = { ...spec.sample, ...Object.fromEntries(texts.map((f) => [f.name, f.required ? "·" : ""])) };
     const changed = changedBox(card, await draw(spec, cleared, theme));
     expect(changed?.count ?? 0).toBeGreaterThan(2000);
   }, TIMEOUT);
 
+  const cleared = { ...spec.sample, ...Object.fromEntries(texts.map((f) => [f.name, f.required ? "·" : ""])) };
+
   test.each([
     [1200, 630],
     [1080, 1080],
+    [1080, 1350],
   ])("keeps the longest text inside a %i×%i card", async (width, height) => {
-    const cleared = { ...spec.sample, ...Object.fromEntries(texts.map((f) => [f.name, f.required ? "·" : ""])) };
     const long = { ...spec.sample, ...Object.fromEntries(texts.map((f) => [f.name, longest(spec.sample[f.name] ?? "", f.max_length ?? 200)])) };
     const changed = changedBox(await draw(spec, long, "dark", width, height), await draw(spec, cleared, "dark", width, height));
     expect(changed).not.toBeNull();
@@ -131,5 +135,15 @@ describe.each(files)("starter %s", (file) => {
     expect(changed!.top).toBeGreaterThanOrEqual(EDGE);
     expect(changed!.right).toBeLessThan(width - EDGE);
     expect(changed!.bottom).toBeLessThan(height - EDGE);
+  }, TIMEOUT);
+
+  // Laid out unchanged, a 1080×1080 card's text covered about half the share of the card it
+  // covers on the wide card, and a 1080×1350 card's about 40 %: a small block in a big card.
+  test.each([
+    [1080, 1080, 0.8],
+    [1080, 1350, 0.65],
+  ])("fills a %i×%i card: its text covers at least %d of the share of the card it covers at 1200×630", async (width, height, least) => {
+    const share = async (w: number, h: number) => (changedBox(await draw(spec, spec.sample, "dark", w, h), await draw(spec, cleared, "dark", w, h))?.count ?? 0) / (w * h);
+    expect(await share(width, height)).toBeGreaterThanOrEqual(least * (await share(1200, 630)));
   }, TIMEOUT);
 });

@@ -4,6 +4,7 @@
 // cleared).
 import { call, field, showProblems, whenSessionEnds } from "./api.js";
 import { $, capitalize, focusHeading, h, setMain } from "./dom.js";
+import { mayLeave, pageLeft, showing, watchNavigation } from "./leaving.js";
 import { renderPlayground } from "./playground.js";
 import { renderSigningKeys } from "./signing-keys.js";
 import { renderTemplates } from "./templates.js";
@@ -33,6 +34,9 @@ function signedInChrome(me) {
 
 function sessionEnded() {
   if (!state.me) return;
+  // Nothing to ask: the session is gone, and with it whatever the page on screen held.
+  pageLeft();
+  showing(null);
   routeToken++;
   state.me = null;
   state.catalog = null;
@@ -84,6 +88,9 @@ function renderSignIn(notice) {
 }
 
 async function signOut() {
+  if (!(await mayLeave("Sign out"))) return;
+  pageLeft();
+  showing(null);
   try {
     await call("DELETE", "/session");
   } catch {
@@ -95,18 +102,23 @@ async function signOut() {
   state.rules = null;
   state.editing = null;
   signedInChrome(null);
-  history.replaceState(null, "", "#/sign-in");
+  // The entry keeps its number in the session history (see leaving.js).
+  history.replaceState(history.state, "", "#/sign-in");
   renderSignIn("You are signed out.");
 }
 
 // ---------------------------------------------------------------------------------------------
-// Router
+// Router: a page per hash (#/templates/<id>). Links, Back and Forward change the hash; leaving.js
+// watches it, asks before leaving unsaved work, and calls route().
 
 const ROUTES = { usage: renderUsage, webhooks: renderWebhooks, templates: renderTemplates, playground: renderPlayground, "signing-keys": renderSigningKeys };
 let routeToken = 0;
 
 async function route() {
   const token = ++routeToken;
+  // Whoever called has asked already where asking was due (leaving.js): the page on screen goes.
+  pageLeft();
+  showing(location.hash);
   if (!state.me) {
     try {
       state.me = await call("GET", "/me");
@@ -146,6 +158,6 @@ whenSessionEnds(sessionEnded);
 
 document.addEventListener("DOMContentLoaded", () => {
   $("#sign-out").addEventListener("click", signOut);
-  window.addEventListener("hashchange", () => route());
+  watchNavigation(route);
   route();
 });

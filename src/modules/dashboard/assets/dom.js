@@ -71,3 +71,53 @@ export const capitalize = (text) => text.charAt(0).toUpperCase() + text.slice(1)
 export function pill(kind, text) {
   return h(`span.pill.pill-${kind}`, null, text);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Confirmations
+
+/**
+ * A question with two answers, as every page asks it: the question as text, a danger button that
+ * names what it does and a safe one. The Templates page shows it in place of a row's actions;
+ * askToConfirm shows it in a modal dialog.
+ */
+export function confirmation({ question, yes, no = "Cancel", attrs, questionId }) {
+  const yesButton = h("button.button.small.danger", { type: "button" }, yes);
+  const noButton = h("button.button.small", { type: "button" }, no);
+  const box = h("div.confirm", attrs, h("p.small", { id: questionId }, question), h("div.actions", null, yesButton, noButton));
+  return { box, yes: yesButton, no: noButton };
+}
+
+let dialogs = 0;
+
+/**
+ * Asks in a modal dialog and resolves true for yes. The native <dialog> keeps focus inside it,
+ * makes the page behind inert and answers no on Escape; focus starts on the safe answer and goes
+ * back to where it was when the answer is no.
+ */
+export function askToConfirm({ title, question, yes, no = "Cancel" }) {
+  return new Promise((resolve) => {
+    const opener = document.activeElement;
+    const n = ++dialogs;
+    const { box, yes: yesButton, no: noButton } = confirmation({ question, yes, no, questionId: `confirm-question-${n}` });
+    const dialog = h(
+      "dialog.card.confirm-dialog",
+      { "aria-labelledby": `confirm-title-${n}`, "aria-describedby": `confirm-question-${n}` },
+      h(`h2#confirm-title-${n}`, null, title),
+      box,
+    );
+    let answer = false;
+    yesButton.addEventListener("click", () => {
+      answer = true;
+      dialog.close();
+    });
+    noButton.addEventListener("click", () => dialog.close());
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      if (!answer && opener instanceof HTMLElement && opener.isConnected) opener.focus();
+      resolve(answer);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    noButton.focus();
+  });
+}

@@ -6,8 +6,13 @@
 // The preview goes through /dashboard/api/account-templates/preview: not counted toward the
 // quota, rate limited with the key's window. Each answer carries the number of the edit it was
 // asked for, and only an answer newer than the one shown replaces it.
+//
+// Unsaved edits are never dropped without asking: leaving the editor (a link, Back or Forward,
+// signing out: leaving.js) and restoring a version over them ask first; closing or reloading the
+// tab asks the browser's way (beforeunload).
 import { ApiFailure, call } from "./api.js";
-import { dateTimeFormat, fmt, h, setMain } from "./dom.js";
+import { askToConfirm, dateTimeFormat, fmt, h, setMain } from "./dom.js";
+import { onLeavingPage } from "./leaving.js";
 import { state } from "./state.js";
 import { createFieldRows, createVariableRows, labelled } from "./template-rows.js";
 
@@ -262,17 +267,21 @@ export async function renderTemplateEditor(current, id) {
   // ------------------------------------------------------------------------------------------
   // Editing, preview and problems
 
-  let dirty = false;
+  // Every edit is numbered; the draft is saved up to the edit the last save or restore sent, so
+  // an edit made while a save is on its way stays unsaved.
+  let edits = 0;
+  let savedUpTo = 0;
+  const unsaved = () => edits !== savedUpTo;
   // Closing or reloading the tab with unsaved changes asks first.
   const warnBeforeLeaving = (event) => {
-    if (!dirty) return;
+    if (!unsaved()) return;
     event.preventDefault();
     event.returnValue = "";
   };
   window.addEventListener("beforeunload", warnBeforeLeaving);
   function edited(apply) {
     if (apply) apply();
-    dirty = true;
+    edits++;
     dirtyNote.hidden = false;
     saveStatus.textContent = "";
     if (viewingVersion === null) schedule();
@@ -382,10 +391,11 @@ export async function renderTemplateEditor(current, id) {
     document.title = `${latest.name || latest.id} · Templates · ogsmith dashboard`;
   }
 
-  async function afterNewVersion(view, message) {
+  /** `upTo`: the number of the last edit the new version holds. */
+  async function afterNewVersion(view, message, upTo) {
     latest = view;
-    dirty = false;
-    dirtyNote.hidden = true;
+    savedUpTo = upTo;
+    dirtyNote.hidden = !unsaved();
     showMeta();
     renderVersions((await call("GET", `${path}/versions`)).data);
     saveStatus.textContent = message;
@@ -396,10 +406,11 @@ export async function renderTemplateEditor(current, id) {
     event.preventDefault();
     saveButton.disabled = true;
     saveStatus.textContent = "Saving…";
+    const upTo = edits;
     try {
       const view = await call("PUT", path, definition());
       showProblems([]);
-      await afterNewVersion(view, `Saved as version ${view.version}.`);
+      await afterNewVersion(view, `Saved as version ${view.version}.`, upTo);
     } catch (failure) {
       saveStatus.textContent = failure.code === "VALIDATION_ERROR" ? "Not saved: fix the problems listed under the editor." : `Not saved: ${failure.message}`;
       if (failure.code === "VALIDATION_ERROR") showProblems(failure.details);
@@ -425,9 +436,20 @@ export async function renderTemplateEditor(current, id) {
     back.focus();
   }
 
+  // Restoring replaces the draft: with unsaved edits in it, the user says so first.
   async function restoreVersion(version, button) {
+    const discarded = unsaved() ? " Your unsaved changes were discarded." : "";
+    if (
+      discarded &&
+      !(await askToConfirm({
+        title: `Restore version ${version}?`,
+        question: "Restoring replaces what is in the editor, and your changes are not saved. Save them first to keep them as a version.",
+        yes: `Discard changes and restore version ${version}`,
+        no: "Keep editing",
+      }))
+    )
+      return;
     button.disabled = true;
-    const discarded = dirty ? " Your unsaved changes were replaced." : "";
     try {
       const old = await call("GET", `${path}/versions/${version}`);
       const view = await call("PUT", path, { ...definitionOfView(old), id });
@@ -441,7 +463,8 @@ export async function renderTemplateEditor(current, id) {
       variableRows.render();
       viewingVersion = null;
       viewing.hidden = true;
-      await afterNewVersion(view, `Restored version ${version} as version ${view.version}.${discarded}`);
+      // Setting the code above counted as an edit: the draft is this version now, up to there.
+      await afterNewVersion(view, `Restored version ${version} as version ${view.version}.${discarded}`, edits);
       schedule(0);
     } catch (failure) {
       button.disabled = false;
@@ -478,9 +501,10 @@ export async function renderTemplateEditor(current, id) {
     }
   }
 
-  window.addEventListener(
-    "hashchange",
-    () => {
+  onLeavingPage({
+    unsaved,
+    question: "Your changes to this template are not saved. Save them first to keep them as a new version.",
+    left: () => {
       document.querySelector("#main").classList.remove("wide");
       window.removeEventListener("beforeunload", warnBeforeLeaving);
       clearTimeout(timer);
@@ -488,8 +512,7 @@ export async function renderTemplateEditor(current, id) {
       code.destroy();
       if (objectUrl) URL.revokeObjectURL(objectUrl);
     },
-    { once: true },
-  );
+  });
 
   schedule(0);
 }

@@ -2,7 +2,7 @@
 // starter or blank, duplicate, delete with a confirmation. Editing lives in template-editor.js
 // (#/templates/<id>). Every name, id and message from the server is set as text.
 import { call, clearProblems, field, showProblems } from "./api.js";
-import { $, dateTimeFormat, h, setMain } from "./dom.js";
+import { $, confirmation, dateTimeFormat, h, setMain } from "./dom.js";
 import { renderTemplateEditor } from "./template-editor.js";
 
 /** A blank design: one field, one element, both theme sets, so a new author sees each part once. */
@@ -69,8 +69,11 @@ async function renderTemplateList(current, notice) {
       actions.replaceChildren(h("div.actions", null, edit, duplicate, remove));
     };
     const showConfirm = () => {
-      const yes = h("button.button.small.danger", { type: "button" }, `Delete ${t.id}`);
-      const no = h("button.button.small", { type: "button" }, "Cancel");
+      const { box, yes, no } = confirmation({
+        question: `Delete ${t.id} and all its versions? Its image URLs stop working.`,
+        yes: `Delete ${t.id}`,
+        attrs: { role: "group", "aria-label": `Confirm deleting ${t.id}` },
+      });
       no.addEventListener("click", () => {
         showActions();
         actions.querySelector("button")?.focus();
@@ -86,9 +89,7 @@ async function renderTemplateList(current, notice) {
           listError.hidden = false;
         }
       });
-      actions.replaceChildren(
-        h("div.confirm", { role: "group", "aria-label": `Confirm deleting ${t.id}` }, h("p.small", null, `Delete ${t.id} and all its versions? Its image URLs stop working.`), h("div.actions", null, yes, no)),
-      );
+      actions.replaceChildren(box);
       no.focus();
     };
     const showDuplicate = () => {

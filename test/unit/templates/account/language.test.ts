@@ -103,6 +103,11 @@ describe("refused with the position of the problem", () => {
     ["transform beyond its bound", '<div style="transform: scale(50)"></div>', /scale/, 1, 13],
     ["unsupported Tailwind class", '<div class="flex grid-cols-3"></div>', /grid-cols-3/, 1, 18],
     ["Tailwind hover variant", '<div class="hover:bg-red-500"></div>', /hover/, 1, 13],
+    // Checked for square and tall cards too, though the design canvas (1200×630) is landscape.
+    ["a portrait: class beyond a bound", '<div class="text-[40px] portrait:text-[2000px]"></div>', /400px/, 1, 13],
+    ["portrait fit lines beyond their bound", '<h1 style="font-size: 40px" data-fit-lines="2 portrait:30">{{title}}</h1>', /data-fit-lines takes a whole number from 1 to 10/, 1, 29],
+    ["fit lines for portrait cards only", '<h1 style="font-size: 40px" data-fit-lines="portrait:3">{{title}}</h1>', /data-fit-lines takes/, 1, 29],
+    ["a portrait minimum above the portrait size", '<h1 class="text-[40px] portrait:text-[60px]" data-fit-lines="2" data-min-font-size="20 portrait:70">{{title}}</h1>', /font-size \(60 on portrait cards\)/, 1, 46],
     ["foreignObject in inline SVG", '<svg width="9" height="9"><foreignObject></foreignObject></svg>', /foreignObject/, 1, 27],
     ["external use in inline SVG", '<svg width="9" height="9"><use href="other.svg#a"/></svg>', /#fragments/, 1, 32],
     ["nested data: SVG with an external image", `<img src="data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg"><image href="/etc/passwd"/></svg>')}">`, /nested SVG/, 1, 11],

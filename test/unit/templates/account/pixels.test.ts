@@ -12,9 +12,15 @@ import { testEngine } from "../../../support/engines.ts";
 import { countInk } from "../../render/regions.ts";
 import { EXAMPLES } from "./examples.ts";
 
-async function draw(definition: Record<string, unknown>, values: Record<string, string | undefined>, theme: "dark" | "light" = "dark", images: Record<string, string> = {}): Promise<DecodedPng> {
+async function draw(
+  definition: Record<string, unknown>,
+  values: Record<string, string | undefined>,
+  theme: "dark" | "light" = "dark",
+  images: Record<string, string> = {},
+  size = { width: 1200, height: 630 },
+): Promise<DecodedPng> {
   const template = accountTemplateDefinition(parseAccountTemplate(definition));
-  const { bytes } = await renderTemplate(template, values, { width: 1200, height: 630, theme, images, format: "png", engine: testEngine() });
+  const { bytes } = await renderTemplate(template, values, { ...size, theme, images, format: "png", engine: testEngine() });
   return decodePng(bytes);
 }
 
@@ -89,6 +95,49 @@ describe("pixels", () => {
     expect(countInk(short, 50, 120, 400, 60, WHITE)).toBeGreaterThan(500);
     expect(countInk(long, 50, 50 + 2 * 132, 1100, 630 - 50 - 2 * 132, WHITE)).toBe(0);
     expect(countInk(long, 50, 50, 1100, 100, WHITE)).toBeGreaterThan(500);
+  });
+
+  test("portrait: and landscape: classes follow the card drawn, not the design canvas", async () => {
+    const html = '<div class="flex w-full h-full bg-[#ff0000] portrait:bg-[#0000ff]"></div>';
+    const wide = { id: "t", html };
+    const squareDesign = { id: "t", html, width: 1080, height: 1080 };
+    const colour = async (definition: Record<string, unknown>, width: number, height: number, expected: [number, number, number]) =>
+      expect(fractionNear(await draw(definition, {}, "dark", {}, { width, height }), 0, 0, width, height, expected)).toBeGreaterThan(0.99);
+    await colour(wide, 1200, 630, RED);
+    await colour(wide, 1080, 1080, BLUE);
+    await colour(wide, 1080, 1350, BLUE);
+    await colour(squareDesign, 1200, 630, RED);
+    await colour(squareDesign, 1080, 1080, BLUE);
+  });
+
+  test("a portrait: font size is where a fitted text starts on a square card", async () => {
+    const definition = {
+      id: "t",
+      fields: [{ name: "title", type: "text" }],
+      html: '<div style="display: flex; width: 100%; height: 100%; background-color: white; padding: 50px"><h1 class="text-[40px] portrait:text-[120px]" style="line-height: 1.1; color: black; margin: 0" data-fit-lines="1" data-min-font-size="20">{{title}}</h1></div>',
+    };
+    const wide = await draw(definition, { title: "Hi" });
+    const square = await draw(definition, { title: "Hi" }, "dark", {}, { width: 1200, height: 1200 });
+    // 40 px type leaves the band 60–150 px below the top white; 120 px type fills it.
+    expect(countInk(wide, 50, 110, 400, 60, WHITE)).toBe(0);
+    expect(countInk(square, 50, 110, 400, 60, WHITE)).toBeGreaterThan(500);
+    // A text too long for one line at 120 px still fits one line: the fit starts from the portrait size.
+    const long = await draw(definition, { title: "A title far too long for one line at one hundred and twenty px" }, "dark", {}, { width: 1200, height: 1200 });
+    expect(countInk(long, 50, 50 + 132, 1100, 1200 - 100 - 132, WHITE)).toBe(0);
+  });
+
+  test('data-fit-lines="1 portrait:3" gives a fitted text three lines on a square card, one on a wide one', async () => {
+    const definition = {
+      id: "t",
+      fields: [{ name: "title", type: "text" }],
+      html: '<div style="display: flex; width: 100%; height: 100%; background-color: white; padding: 50px"><h1 style="font-size: 100px; line-height: 1.1; color: black; margin: 0; width: 1100px" data-fit-lines="1 portrait:3" data-min-font-size="20 portrait:80">{{title}}</h1></div>',
+    };
+    const title = { title: "A title that needs three lines at one hundred px on this card" };
+    const wide = await draw(definition, title);
+    const square = await draw(definition, title, "dark", {}, { width: 1200, height: 1200 });
+    // One line of shrunk text on the wide card; on the square one the third line (from 50 + 2 × 110 px) has ink.
+    expect(countInk(wide, 50, 50 + 110, 1100, 630 - 100 - 110, WHITE)).toBe(0);
+    expect(countInk(square, 50, 50 + 2 * 110, 1100, 110, WHITE)).toBeGreaterThan(500);
   });
 
   test("the documented examples draw (ink on the card, not a blank)", async () => {
