@@ -138,6 +138,21 @@ describe("one account's templates", () => {
     expect(shape.details?.map((d) => d.field)).toEqual(expect.arrayContaining(["id", "html"]));
   });
 
+  test("a definition that would cost too much to draw is a 400 naming the element, on create, update and preview; nothing is stored", async () => {
+    // Each filter is a pass over the whole canvas: eight colour filters cost more than the paint budget.
+    const html = `<div style="display:flex;width:100%;height:100%;background:#ff0000">\n${'  <div style="width:40px;height:40px;background:#00f;filter:brightness(0.9)"></div>\n'.repeat(8)}</div>`;
+    for (const [path, method, json] of [
+      ["/api/templates", "POST", promo({ id: "costly", html })],
+      ["/api/templates/promo", "PUT", promo({ html })],
+      ["/api/templates/preview", "POST", { template: promo({ id: "costly", html }), values: { title: "Hi" } }],
+    ] as const) {
+      const body = await expectError(await s.api(path, { key, method, json }), 400, "VALIDATION_ERROR");
+      expect(body.details).toEqual([{ field: "html", message: expect.stringMatching(/units of work at 2400×2400; at most 500 .*This <div> costs the most/), line: 2, column: 3 }]);
+    }
+    await expectError(await s.api("/api/templates/costly", { key }), 404, "TEMPLATE_NOT_FOUND");
+    expect((await (await s.api("/api/templates/promo", { key })).json()).html).not.toContain("brightness");
+  });
+
   test("delete answers {id, deleted: true}; then every route is 404 and the list no longer has it", async () => {
     await s.api("/api/templates", { key, json: promo({ id: "gone" }) });
     const res = await s.api("/api/templates/gone", { key, method: "DELETE" });

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildSignedUrl } from "../../src/signing/index.ts";
-import { startTestService, type TestService } from "../support/harness.ts";
+import { execStoreSql, startTestService, type TestService } from "../support/harness.ts";
 import { decodePng, pixelAt } from "../support/png.ts";
 import { runCli } from "../support/process.ts";
 
@@ -214,5 +214,23 @@ describe("signed URLs and POST /api/image-urls", () => {
       expect(res.headers.get("cache-control")).toBe("no-store");
       await expectError(res, 400, "UNKNOWN_TEMPLATE");
     }
+  });
+});
+
+describe("a version stored before the paint budget", () => {
+  test("still renders: the budget is checked when a definition is written, not when a stored one is drawn", async () => {
+    const key = await newKey();
+    expect((await s.api("/api/templates", { key, json: card("legacy", RED) })).status).toBe(201);
+    // What an older server accepted: eight colour filters, each a pass over the whole canvas.
+    const html = `<div style="display:flex;width:100%;height:100%;justify-content:flex-end;align-items:flex-end;background:${hex(GREEN)}">${'<div style="width:40px;height:40px;background:#00f;filter:brightness(0.9)"></div>'.repeat(8)}</div>`;
+    const stored = (await (await s.api("/api/templates/legacy", { key })).json()) as Record<string, unknown>;
+    const definition = JSON.stringify({ id: stored.id, name: stored.name, description: stored.description, html, fields: stored.fields, themes: stored.themes, width: stored.width, height: stored.height, sample: stored.sample });
+    const refused = await expectError(await s.api("/api/templates/legacy", { key, method: "PUT", json: JSON.parse(definition) }), 400, "VALIDATION_ERROR");
+    expect(refused.details?.[0]?.message).toMatch(/units of work/);
+    const digest = new Bun.CryptoHasher("sha256").update(definition).digest("hex");
+    await execStoreSql(s.storeEnv.OG_DB_PATH!, "UPDATE account_template_versions SET definition = ?, digest = ? WHERE template_id = ? AND version = 1", [definition, digest, "legacy"]);
+    // The stored definition's green, not the red of the version the API stored.
+    const [r, g, b] = await corner(await generate(key, { template: "legacy", title: "Old" }));
+    expect({ r: r < 40, g: g > 200, b: b < 40 }).toEqual({ r: true, g: true, b: true });
   });
 });

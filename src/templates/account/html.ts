@@ -61,6 +61,8 @@ interface Context {
 
 export interface ParsedHtml {
   root: TemplateNode[];
+  /** 1-based line and column of a character offset in the HTML. */
+  positionOf(offset: number): { line: number; column: number };
 }
 
 /** A card's orientation as Tailwind's `portrait:` and `landscape:` see it: a square card is portrait. */
@@ -94,7 +96,7 @@ export function parseTemplateHtml(
   const bytes = Buffer.byteLength(html, "utf8");
   if (bytes > HTML_BOUNDS.bytes) {
     problems.push({ field: "html", message: `is ${Math.ceil(bytes / 1024)} KiB; at most ${HTML_BOUNDS.bytes / 1024} KiB`, line: 1, column: 1 });
-    return { root: [] };
+    return { root: [], positionOf: () => ({ line: 1, column: 1 }) };
   }
   const { dark, light } = themeVariables(spec.themes);
   const ctx: Context = {
@@ -113,7 +115,7 @@ export function parseTemplateHtml(
   const root = children(fragment.childNodes, ctx, 0, spec.width, undefined, false, false);
   if (ctx.tooManyElements) report(ctx, 0, `has ${ctx.elements} elements or more; at most ${HTML_BOUNDS.elements}`);
   if (root.length === 0 && problems.length === 0) report(ctx, 0, "has no elements: write the card as HTML, e.g. <div style=\"display: flex\">…</div>");
-  return { root };
+  return { root, positionOf: (offset) => position(ctx, offset) };
 }
 
 /**
@@ -295,7 +297,7 @@ function convertElement(node: P5Element, ctx: Context, depth: number, width: num
   }
   if (tag === "svg") return convertSvg(node, ctx, depth);
 
-  const element: ElementNode = { kind: "element", tag, attributes: {}, fieldAttributes: {}, style: [], children: [], svg: false };
+  const element: ElementNode = { kind: "element", tag, attributes: {}, fieldAttributes: {}, style: [], children: [], svg: false, at };
   for (const attribute of node.attrs) {
     const name = attribute.prefix ? `${attribute.prefix}:${attribute.name}` : attribute.name;
     const offset = attributeOffset(node, attribute.name);

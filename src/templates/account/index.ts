@@ -9,6 +9,7 @@ import type { RenderContext, SatoriNode, TemplateDefinition, TemplateField } fro
 import { renderTree } from "./compile.ts";
 import { checkDefinitionShape } from "./definition.ts";
 import { HTML_BOUNDS, type Orientation, orientationOf, parseTemplateHtml, themeVariables, usesOrientation } from "./html.ts";
+import { checkPaintBudget } from "./paint-cost.ts";
 import type { TemplateNode } from "./tree.ts";
 
 export interface AccountFieldSpec {
@@ -43,14 +44,16 @@ export function parseAccountTemplate(body: unknown): AccountTemplateSpec {
   const shape = checkDefinitionShape(body, problems);
   if (typeof shape.html === "string") {
     const spec = { ...shape, html: shape.html };
-    parseTemplateHtml(spec, problems);
+    const trees = [parseTemplateHtml(spec, problems)];
     // `portrait:` and `landscape:` classes change the tree for cards of the other orientation: check that one too.
     if (usesOrientation(spec.html)) {
       const other: FieldProblem[] = [];
-      parseTemplateHtml(spec, other, orientationOf(spec) === "portrait" ? "landscape" : "portrait");
+      trees.push(parseTemplateHtml(spec, other, orientationOf(spec) === "portrait" ? "landscape" : "portrait"));
       const seen = new Set(problems.map((p) => JSON.stringify(p)));
       for (const p of other) if (problems.length < HTML_BOUNDS.problems && !seen.has(JSON.stringify(p))) problems.push(p);
     }
+    // Only here, not when a stored version is parsed again to render it (treeOf): each orientation's tree.
+    for (const parsed of trees) if (problems.length === 0) checkPaintBudget(spec, parsed, problems);
     if (problems.length === 0) return spec;
   }
   throw validationError(problems);

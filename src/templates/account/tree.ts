@@ -44,6 +44,8 @@ export interface ElementNode {
   flow?: "row" | "block";
   /** Inside an inline <svg> (drawn as SVG, not laid out as boxes). */
   svg: boolean;
+  /** Where the element starts in the template's HTML (a character offset), for messages. */
+  at?: number;
 }
 
 export interface TextNode {

@@ -1,0 +1,469 @@
+/**
+ * What drawing a template costs the rasterizer, estimated from the checked tree before it is ever
+ * drawn, so a definition whose drawing would take seconds is refused when it is created, updated
+ * or previewed instead of being stopped mid-render (a stopped resvg keeps its core busy until it
+ * ends). docs/render-bounds.md has the measurements behind the weights.
+ *
+ * The unit is one megapixel painted once at the largest output (2400×2400, where a canvas lays
+ * out as a max(width, height) square). Each box costs its area clipped to the canvas: ×1 for a
+ * fill, a border or an image, ×LAYER_WEIGHT when it is drawn apart (clip-path, or opacity around
+ * children), ×GRADIENT_WEIGHT per gradient layer (background or mask). Each shadow and each filter
+ * function is a filter pass ×EFFECT_WEIGHT over its region as satori writes it: a box shadow's
+ * box grown by blur²/4 + spread + offset, a text shadow's text box likewise (once per run of
+ * text), a `filter`'s whole canvas grown by 3σ per blur — the part of the region past 5 canvases
+ * (which resvg does not draw) counts ×EFFECT_OUTSIDE_WEIGHT. SVG filters, inline or in a data:
+ * SVG image, are a pass per primitive for every element using one, over the element's reach (the
+ * numbers of its geometry) grown by the filter's region. A size the layout decides (auto,
+ * flex) is taken at its largest: the parent's box, or for text whose values all have a
+ * max_length, one font size per character.
+ */
+import valueParser, { type Node as ValueNode } from "postcss-value-parser";
+import { MAX_SIZE } from "../../render/request.ts";
+import type { FieldProblem } from "../../errors.ts";
+import { type ParsedHtml, resolveVariables, themeVariables } from "./html.ts";
+import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
+import type { ElementNode, StyleValue, TemplateNode } from "./tree.ts";
+
+export const PAINT_BUDGET = {
+  /** Weighted megapixels at 2400×2400 (a fill megapixel is about 5 ms of resvg): about 2.5 s on one core. */
+  megapixels: 500,
+} as const;
+
+const GRADIENT_WEIGHT = 20;
+/** A box drawn apart and then composited: clipped by clip-path, or made translucent around its children. */
+const LAYER_WEIGHT = 4;
+const EFFECT_WEIGHT = 60;
+const EFFECT_OUTSIDE_WEIGHT = 15;
+/** A colour function (brightness(), sepia()…) is a cheap pass next to a blur. */
+const COLOUR_FILTER_WEIGHT = EFFECT_WEIGHT / 5;
+/** resvg draws a filtered layer at most this many canvases wide (from 2 before it to 3 after). */
+const LAYER_CANVASES = 5;
+/** satori widens a text shadow's filter region by a tenth. */
+const TEXT_SHADOW_SLACK = 1.1;
+const DEFAULT_FONT_PX = 16;
+
+export interface PaintCost {
+  /** Weighted megapixels at the largest output. */
+  total: number;
+  /** The element costing the most, and what it costs (for the message). */
+  worst?: { element: ElementNode; cost: number; what: string };
+}
+
+interface Box {
+  width: number;
+  height: number;
+  /** Product of the scale transforms on the way down. */
+  scale: number;
+  fontPx: number;
+  /** Text shadows inherited from an ancestor (text-shadow is inherited). */
+  textShadows: Shadow[];
+}
+
+interface Shadow {
+  blur: number;
+  spread: number;
+  offset: number;
+}
+
+interface Walk {
+  canvas: number;
+  /** Each text field's max_length (undefined: unbounded). */
+  maxLengths: Map<string, number | undefined>;
+  /** One theme's variables, put into var() before a value is read. */
+  variables: Record<string, string>;
+  /** Output pixels per logical pixel squared, over 1e6: logical area → megapixels. */
+  toMegapixels: number;
+  cost: PaintCost;
+}
+
+/**
+ * The cost of drawing `root` on a `width`×`height` design canvas at the largest output. At
+ * 2400×2400 a canvas lays out as a max(width, height) square (the design scaled to fit).
+ */
+export function paintCost(root: TemplateNode[], width: number, height: number, variables: Record<string, string>, fields: AccountFieldSpec[] = []): PaintCost {
+  const canvas = Math.max(width, height);
+  const maxLengths = new Map(fields.map((f) => [f.name, f.type === "text" ? f.max_length : 64]));
+  const walk: Walk = { canvas, maxLengths, variables, toMegapixels: (MAX_SIZE / canvas) ** 2 / 1e6, cost: { total: 0 } };
+  const top: Box = { width: canvas, height: canvas, scale: 1, fontPx: DEFAULT_FONT_PX, textShadows: [] };
+  for (const node of flatten(root)) if (node.kind === "element" && !node.svg) visit(node, top, walk);
+  return walk.cost;
+}
+
+/** Sections' children in place: both branches count, as either may be drawn. */
+function flatten(nodes: TemplateNode[]): TemplateNode[] {
+  return nodes.flatMap((n) => (n.kind === "section" ? flatten(n.children) : [n]));
+}
+
+function visit(element: ElementNode, parent: Box, walk: Walk): void {
+  const style = lastValues(element.style, walk.variables);
+  const fontPx = lengthPx(style.fontSize, parent.fontPx, parent.fontPx, walk.canvas) ?? parent.fontPx;
+  const scale = parent.scale * transformScale(style.transform);
+  let width = lengthPx(style.width, parent.width, fontPx, walk.canvas) ?? attributePx(element, "width") ?? parent.width;
+  let height = lengthPx(style.height, parent.height, fontPx, walk.canvas) ?? attributePx(element, "height") ?? parent.height;
+  const text = textBox(element, style, parent.width, fontPx, walk);
+  if (text && style.width === undefined) width = Math.min(width, text.width);
+  if (text && style.height === undefined) height = Math.min(height, typeof text.height === "number" ? text.height : text.height(width));
+  width = Math.max(width, lengthPx(style.minWidth, parent.width, fontPx, walk.canvas) ?? 0);
+  height = Math.max(height, lengthPx(style.minHeight, parent.height, fontPx, walk.canvas) ?? 0);
+  const textShadows = style.textShadow === undefined ? parent.textShadows : shadows(style.textShadow);
+  // Children lay out inside the padding and border (widths include them here: border-box).
+  const [padX, padY] = padding(style, parent.width, fontPx, walk.canvas);
+  const box: Box = { width: Math.max(0, width - padX), height: Math.max(0, height - padY), scale, fontPx, textShadows };
+
+  const children = flatten(element.children);
+  for (const child of children) {
+    if (child.kind !== "element") continue;
+    if (!child.svg) visit(child, box, walk);
+    else if (child.tag === "svg") visitSvg(child, box, walk);
+  }
+
+  const w = width * scale;
+  const h = height * scale;
+  const canvas = walk.canvas;
+  const visible = Math.min(w, canvas) * Math.min(h, canvas);
+  const parts: Array<[cost: number, what: string]> = [];
+  const fills = paints(element, style);
+  if (fills) parts.push([visible * fills, "fill"]);
+  for (const uri of svgImages(element, style)) parts.push([svgImagePasses(uri, w, h, canvas), "SVG image's filters"]);
+  const translucent = style.opacity !== undefined && !/^(1|1\.0*|100%)$/.test(style.opacity) && children.some((c) => c.kind === "element");
+  const clipped = style.clipPath !== undefined && !/^none$/i.test(style.clipPath);
+  if (translucent || clipped) parts.push([visible * LAYER_WEIGHT, clipped ? "clip-path" : "opacity"]);
+  const gradients = gradientLayers(style.backgroundImage) + gradientLayers(style.background) + gradientLayers(style.maskImage) + gradientLayers(style.WebkitMaskImage);
+  if (gradients) parts.push([visible * gradients * GRADIENT_WEIGHT, `${gradients} gradient layer${gradients > 1 ? "s" : ""}`]);
+
+  for (const shadow of shadows(style.boxShadow)) {
+    const margin = shadow.blur ** 2 / 4 + Math.abs(shadow.spread) + shadow.offset;
+    parts.push([effectPass(w + 2 * margin * scale, h + 2 * margin * scale, canvas), "box-shadow"]);
+  }
+  const texts = children.filter((c) => c.kind === "text").length;
+  if (texts && textShadows.length) {
+    for (const shadow of textShadows) {
+      const margin = shadow.blur ** 2 / 4 + shadow.offset;
+      const pass = effectPass(TEXT_SHADOW_SLACK * (w + 2 * margin * scale), TEXT_SHADOW_SLACK * (h + 2 * margin * scale), canvas);
+      parts.push([pass * texts, "text-shadow"]);
+    }
+  }
+  const filters = filterFunctions(style.filter);
+  if (filters.length) {
+    // satori gives a filter the whole canvas as its region, grown by how far its functions reach,
+    // whatever the element's size: every function is a pass over all of it.
+    const margin = filters.reduce((sum, f) => sum + f.margin, 0);
+    const side = (canvas + 2 * margin) * scale;
+    for (const f of filters) parts.push([effectPass(side, side, canvas) * (f.colour ? COLOUR_FILTER_WEIGHT / EFFECT_WEIGHT : 1), "filter"]);
+  }
+
+  let cost = 0;
+  const what = new Map<string, number>();
+  for (const [c, label] of parts) {
+    cost += c * walk.toMegapixels;
+    what.set(label, (what.get(label) ?? 0) + c * walk.toMegapixels);
+  }
+  walk.cost.total += cost;
+  if (cost > (walk.cost.worst?.cost ?? 0)) {
+    const label = [...what].sort((a, b) => b[1] - a[1])[0]![0];
+    walk.cost.worst = { element, cost, what: label };
+  }
+}
+
+/**
+ * An element holding only text sizes to it: at most one font size per character (wide glyphs
+ * included) on one line, as many lines as that needs in the width it has (or the lines it is
+ * fitted or clamped to). Undefined when a value has no max_length (then the parent bounds it).
+ */
+function textBox(element: ElementNode, style: Record<string, string | undefined>, parentWidth: number, fontPx: number, walk: Walk): { width: number; height: number | ((width: number) => number) } | undefined {
+  const children = flatten(element.children);
+  if (children.length === 0 || children.some((c) => c.kind !== "text") || element.tag === "img") return undefined;
+  let characters = 0;
+  for (const child of children) {
+    if (child.kind !== "text") continue;
+    for (const piece of child.pieces) {
+      if (typeof piece === "string") characters += piece.length;
+      else {
+        const max = walk.maxLengths.get(piece.field);
+        if (max === undefined) return element.fit ? { width: parentWidth, height: () => fittedHeight(element, style, parentWidth, fontPx) } : undefined;
+        characters += max;
+      }
+    }
+  }
+  const [padX, padY] = padding(style, parentWidth, fontPx, walk.canvas);
+  const size = element.fit?.maxFontSize ?? fontPx;
+  const spacing = Math.max(0, lengthPx(style.letterSpacing, 0, fontPx, walk.canvas) ?? 0);
+  const line = characters * (size + spacing);
+  return {
+    width: line + padX,
+    height: (width: number) => {
+      const lines = Math.max(1, Math.ceil(line / Math.max(1, width - padX)));
+      return Math.min(lines, maxLines(element, style)) * lineHeightPx(style, size) + padY;
+    },
+  };
+}
+
+function fittedHeight(element: ElementNode, style: Record<string, string | undefined>, parentWidth: number, fontPx: number): number {
+  const [, padY] = padding(style, parentWidth, fontPx, 0);
+  return maxLines(element, style) * (element.fit?.lineHeight ?? 1.2) * (element.fit?.maxFontSize ?? fontPx) + padY;
+}
+
+function maxLines(element: ElementNode, style: Record<string, string | undefined>): number {
+  const clamp = Number(style.lineClamp ?? style.WebkitLineClamp);
+  return element.fit?.lines ?? (Number.isInteger(clamp) && clamp > 0 ? clamp : Number.POSITIVE_INFINITY);
+}
+
+function lineHeightPx(style: Record<string, string | undefined>, fontPx: number): number {
+  const value = style.lineHeight;
+  if (value && /^\d+(\.\d+)?$/.test(value)) return Number(value) * fontPx;
+  return lengthPx(value, fontPx, fontPx, 0) ?? 1.2 * fontPx;
+}
+
+/** Horizontal and vertical padding plus border, in px. */
+function padding(style: Record<string, string | undefined>, parentWidth: number, fontPx: number, canvas: number): [number, number] {
+  const px = (v: string | undefined) => lengthPx(v, parentWidth, fontPx, canvas) ?? 0;
+  const sides = (style.padding ?? "").split(/\s+/).filter(Boolean).map(px);
+  const [top = 0, right = top, bottom = top, left = right] = sides;
+  const border = 2 * Math.max(0, ...["border", "borderWidth"].map((p) => Math.max(0, ...(style[p] ?? "").split(/\s+/).map((w) => lengthPx(w, 0, fontPx, canvas) ?? 0))));
+  return [
+    (style.paddingLeft !== undefined ? px(style.paddingLeft) : left) + (style.paddingRight !== undefined ? px(style.paddingRight) : right) + border,
+    (style.paddingTop !== undefined ? px(style.paddingTop) : top) + (style.paddingBottom !== undefined ? px(style.paddingBottom) : bottom) + border,
+  ];
+}
+
+/**
+ * An inline <svg>: satori draws it as an SVG image of its box, and resvg draws each element that
+ * uses a <filter> through every primitive of it, over the filter's region (by default the
+ * element's bounding box and a tenth more each way). The bounding box is taken from the numbers
+ * in the element's geometry (and its descendants'), scaled by viewBox and transforms.
+ */
+function visitSvg(root: ElementNode, parent: Box, walk: Walk): void {
+  const width = Number(root.attributes.width) || lengthPx(lastValues(root.style, walk.variables).width, parent.width, parent.fontPx, walk.canvas) || parent.width;
+  const height = Number(root.attributes.height) || lengthPx(lastValues(root.style, walk.variables).height, parent.height, parent.fontPx, walk.canvas) || parent.height;
+  const viewBox = (root.attributes.viewBox ?? "").trim().split(/[\s,]+/).map(Number);
+  const units = viewBox.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0 ? Math.max(width / viewBox[2]!, height / viewBox[3]!) : 1;
+  const filters = new Map<string, ElementNode>();
+  const each = (node: ElementNode, f: (n: ElementNode, scale: number) => void, scale: number) => {
+    const own = scale * svgTransformScale(node.attributes.transform);
+    f(node, own);
+    for (const child of flatten(node.children)) if (child.kind === "element") each(child, f, own);
+  };
+  each(root, (node) => {
+    if (node.tag === "filter" && node.attributes.id) filters.set(node.attributes.id, node);
+  }, 1);
+  let cost = 0;
+  each(root, (node, scale) => {
+    const id = /url\(\s*#([^)\s]+)\s*\)/.exec(node.attributes.filter ?? "")?.[1];
+    const filter = id === undefined ? undefined : filters.get(id);
+    if (!filter) return;
+    const passes = flatten(filter.children).filter((c) => c.kind === "element" && /^fe/.test(c.tag) && c.tag !== "feMergeNode").length;
+    const side = 2 * geometryExtent(node) * scale * units;
+    const region = (attribute: "width" | "height") => {
+      const value = filter.attributes[attribute];
+      if (filter.attributes.filterUnits === "userSpaceOnUse") return value === undefined ? 1.2 * Math.max(width, height) : Math.abs(Number.parseFloat(value) || 0) * scale * units;
+      const factor = value === undefined ? 1.2 : value.trim().endsWith("%") ? Number.parseFloat(value) / 100 : Number(value);
+      return side * (Number.isFinite(factor) ? Math.abs(factor) : 1.2);
+    };
+    cost += passes * effectPass(region("width") * parent.scale, region("height") * parent.scale, walk.canvas);
+  }, 1);
+  if (cost === 0) return;
+  walk.cost.total += cost * walk.toMegapixels;
+  if (cost * walk.toMegapixels > (walk.cost.worst?.cost ?? 0)) walk.cost.worst = { element: root, cost: cost * walk.toMegapixels, what: "SVG filters" };
+}
+
+/** How far an SVG element's geometry reaches from the origin, in its user units (a bound, not its box). */
+function geometryExtent(node: ElementNode): number {
+  let extent = 0;
+  for (const [name, value] of Object.entries(node.attributes)) {
+    if (!/^(x|y|x1|y1|x2|y2|cx|cy|r|rx|ry|width|height|d|points)$/.test(name)) continue;
+    const numbers = (value.match(/-?\d*\.?\d+(?:e[-+]?\d+)?/gi) ?? []).map((n) => Math.abs(Number(n)));
+    // Relative path commands add up: their sum bounds how far the path gets.
+    const reach = name === "d" && /[a-z]/.test(value.replace(/e[-+]?\d/gi, "")) ? numbers.reduce((a, b) => a + b, 0) : Math.max(0, ...numbers);
+    extent = Math.max(extent, name === "width" || name === "height" || name === "r" ? reach * 2 : reach);
+  }
+  for (const child of flatten(node.children)) if (child.kind === "element") extent = Math.max(extent, geometryExtent(child) * svgTransformScale(child.attributes.transform));
+  return extent;
+}
+
+function svgTransformScale(value: string | undefined): number {
+  if (!value) return 1;
+  let factor = 1;
+  for (const m of value.matchAll(/(scale|matrix)\(([^)]*)\)/gi)) {
+    const numbers = m[2]!.split(/[\s,]+/).filter(Boolean).map((n) => Math.abs(Number(n)));
+    const linear = m[1]!.toLowerCase() === "matrix" ? numbers.slice(0, 4) : numbers;
+    factor *= Math.max(1, ...linear.filter(Number.isFinite));
+  }
+  return factor;
+}
+
+/** The data: SVG images an element draws (its src, url() in its styles). */
+function svgImages(element: ElementNode, style: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  const src = element.attributes.src;
+  if (src && /^data:image\/svg\+xml/i.test(src.trim())) out.push(src.trim());
+  for (const value of Object.values(style)) {
+    for (const m of (value ?? "").matchAll(/url\(\s*(["']?)(data:image\/svg\+xml[^)]*?)\1\s*\)/gi)) out.push(m[2]!);
+  }
+  return out;
+}
+
+/**
+ * A data: SVG image's filters, read from its text: every element using a filter is a pass per
+ * primitive in the image, over the image's box grown as far as the numbers in it reach past its
+ * viewBox (and a tenth more, the default filter region).
+ */
+function svgImagePasses(uri: string, w: number, h: number, canvas: number): number {
+  const comma = uri.indexOf(",");
+  let text: string;
+  try {
+    text = /;base64,/i.test(uri.slice(0, comma + 1)) ? Buffer.from(uri.slice(comma + 1), "base64").toString("utf8") : decodeURIComponent(uri.slice(comma + 1));
+  } catch {
+    return 0;
+  }
+  const uses = (text.match(/filter\s*[=:]\s*["']?\s*url\(/gi) ?? []).length;
+  if (uses === 0) return 0;
+  const primitives = (text.match(/<(\w+:)?fe(?!MergeNode|Func)[A-Za-z]+/g) ?? []).length || 1;
+  const viewBox = /viewBox\s*=\s*["']([^"']*)["']/i.exec(text)?.[1]?.trim().split(/[\s,]+/).map(Number) ?? [];
+  const size = viewBox.length === 4 ? Math.max(viewBox[2]!, viewBox[3]!) : Math.max(...[/\swidth\s*=\s*["']?([\d.]+)/i, /\sheight\s*=\s*["']?([\d.]+)/i].map((re) => Number(re.exec(text)?.[1] ?? 0)));
+  let reach = 0;
+  for (const m of text.matchAll(/\s(x|y|x1|y1|x2|y2|cx|cy|r|rx|ry|width|height|d|points|transform)\s*=\s*(["'])(.*?)\2/gis)) {
+    const numbers = (m[3]!.match(/-?\d*\.?\d+(?:e[-+]?\d+)?/gi) ?? []).map((n) => Math.abs(Number(n))).filter(Number.isFinite);
+    reach = Math.max(reach, m[1] === "d" ? numbers.reduce((a, b) => a + b, 0) : Math.max(0, ...numbers));
+  }
+  const grow = 1.2 * Math.max(1, size > 0 ? (2 * reach) / size : 1);
+  return uses * primitives * effectPass(w * grow, h * grow, canvas);
+}
+
+/** One filter pass over a region of w×h logical px (unweighted area × weights). */
+function effectPass(w: number, h: number, canvas: number): number {
+  const limit = LAYER_CANVASES * canvas;
+  const drawn = Math.min(w, limit) * Math.min(h, limit);
+  return drawn * EFFECT_WEIGHT + (w * h - drawn) * EFFECT_OUTSIDE_WEIGHT;
+}
+
+function lastValues(style: Array<[string, StyleValue]>, variables: Record<string, string>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  // A colour field may stand in for a fill: it paints, whatever its value.
+  for (const [property, value] of style) out[property] = typeof value === "string" ? resolveVariables(value, variables).trim() : "currentcolor";
+  return out;
+}
+
+/** How many times the box is painted flat: a background colour, a border, an image. */
+function paints(element: ElementNode, style: Record<string, string | undefined>): number {
+  let n = 0;
+  const background = style.background;
+  if (style.backgroundColor && !/^(transparent|none)$/i.test(style.backgroundColor)) n++;
+  else if (background && !/^(transparent|none)$/i.test(background) && gradientLayers(background) === 0) n++;
+  if (Object.keys(style).some((p) => /^border(Top|Right|Bottom|Left)?(Width)?$/.test(p) && !/^(none|0(px)?)$/i.test(style[p] ?? ""))) n++;
+  if (element.tag === "img") n++;
+  return n;
+}
+
+function gradientLayers(value: string | undefined): number {
+  if (!value) return 0;
+  let n = 0;
+  for (const node of valueParser(value).nodes) if (node.type === "function" && /gradient$/i.test(node.value)) n++;
+  return n;
+}
+
+const UNIT_PX: Record<string, number> = { px: 1, pt: 4 / 3, pc: 16, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6 };
+
+/** A length in logical px, or undefined where the layout decides (auto, none, a keyword). */
+function lengthPx(value: string | undefined, percentOf: number, fontPx: number, canvas: number): number | undefined {
+  if (!value) return undefined;
+  const parsed = valueParser.unit(value);
+  if (!parsed) return undefined;
+  const number = Math.abs(Number(parsed.number));
+  if (!Number.isFinite(number)) return undefined;
+  const unit = parsed.unit.toLowerCase();
+  if (unit === "" || unit in UNIT_PX) return number * (UNIT_PX[unit] ?? 1);
+  if (unit === "%") return (number / 100) * percentOf;
+  if (unit === "em" || unit === "ch" || unit === "ex") return number * fontPx;
+  if (unit === "rem") return number * DEFAULT_FONT_PX;
+  if (/^(vw|vh|vmin|vmax)$/.test(unit)) return (number / 100) * canvas;
+  return undefined;
+}
+
+function attributePx(element: ElementNode, name: "width" | "height"): number | undefined {
+  const value = element.attributes[name];
+  return value === undefined ? undefined : Number(value);
+}
+
+/** The largest factor a transform scales a box by (1 when it scales nothing). */
+function transformScale(value: string | undefined): number {
+  if (!value) return 1;
+  let factor = 1;
+  for (const node of valueParser(value).nodes) {
+    if (node.type !== "function" || !/^scale[xy]?$/i.test(node.value)) continue;
+    const amounts = node.nodes.filter((n) => n.type === "word").map((n) => {
+      const d = valueParser.unit(n.value);
+      const v = d ? Math.abs(Number(d.number)) / (d.unit === "%" ? 100 : 1) : 1;
+      return Number.isFinite(v) ? v : 1;
+    });
+    factor *= Math.max(1, ...amounts);
+  }
+  return factor;
+}
+
+/** Shadows of a box-shadow or text-shadow value (px lengths: the language allows no other). */
+function shadows(value: string | undefined): Shadow[] {
+  if (!value || /^none$/i.test(value)) return [];
+  const out: Shadow[] = [];
+  let lengths: number[] = [];
+  const flush = () => {
+    const [x = 0, y = 0, blur = 0, spread = 0] = lengths;
+    if (lengths.length) out.push({ blur, spread, offset: Math.max(Math.abs(x), Math.abs(y)) });
+    lengths = [];
+  };
+  for (const node of valueParser(value).nodes) {
+    if (node.type === "div" && node.value === ",") flush();
+    else if (node.type === "word") {
+      const d = valueParser.unit(node.value);
+      if (d && (d.unit === "" || d.unit.toLowerCase() in UNIT_PX)) lengths.push(Number(d.number) * (UNIT_PX[d.unit.toLowerCase()] ?? 1));
+    }
+  }
+  flush();
+  return out;
+}
+
+/** Each filter function: how far it draws outside what it filters (a blur spreads 3σ), and whether it only recolours. */
+function filterFunctions(value: string | undefined): Array<{ margin: number; colour: boolean }> {
+  if (!value || /^none$/i.test(value)) return [];
+  const out: Array<{ margin: number; colour: boolean }> = [];
+  for (const node of valueParser(value).nodes) {
+    if (node.type !== "function") continue;
+    const name = node.value.toLowerCase();
+    if (name === "blur") out.push({ margin: 3 * (firstPx(node.nodes) ?? 0), colour: false });
+    else if (name === "drop-shadow") {
+      const [shadow] = shadows(valueParser.stringify(node.nodes));
+      out.push({ margin: shadow ? 3 * shadow.blur + shadow.offset : 0, colour: false });
+    } else out.push({ margin: 0, colour: true });
+  }
+  return out;
+}
+
+function firstPx(nodes: ValueNode[]): number | undefined {
+  for (const node of nodes) {
+    if (node.type !== "word") continue;
+    const d = valueParser.unit(node.value);
+    if (d) return Math.abs(Number(d.number)) * (UNIT_PX[d.unit.toLowerCase()] ?? 1);
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a definition whose drawing costs more than the budget, with either theme, naming the
+ * element that costs the most. Applied when a definition is created, updated or previewed; a
+ * version stored before the budget existed still renders (bounded by the render time limit).
+ */
+export function checkPaintBudget(spec: Pick<AccountTemplateSpec, "width" | "height" | "themes" | "fields">, parsed: ParsedHtml, problems: FieldProblem[]): void {
+  const themes = themeVariables(spec.themes);
+  const costs = [paintCost(parsed.root, spec.width, spec.height, themes.dark, spec.fields), paintCost(parsed.root, spec.width, spec.height, themes.light, spec.fields)];
+  const cost = costs[0]!.total >= costs[1]!.total ? costs[0]! : costs[1]!;
+  if (cost.total <= PAINT_BUDGET.megapixels) return;
+  const worst = cost.worst!;
+  problems.push({
+    field: "html",
+    message:
+      `drawing this template would take about ${Math.round(cost.total)} units of work at ${MAX_SIZE}×${MAX_SIZE}; at most ${PAINT_BUDGET.megapixels} ` +
+      `(a unit is one megapixel painted once; a shadow or filter costs ${EFFECT_WEIGHT} per megapixel it blurs). ` +
+      `This <${worst.element.tag}> costs the most (${Math.round(worst.cost)}, mostly its ${worst.what}): ` +
+      "a shadow's blur reaches blur²/4 px beyond its box, a filter is drawn over the whole canvas, and each layer paints its whole box — use smaller blurs, smaller boxes or fewer layers",
+    ...parsed.positionOf(worst.element.at ?? 0),
+  });
+}

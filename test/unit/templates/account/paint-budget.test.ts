@@ -1,0 +1,143 @@
+/**
+ * The paint budget: definitions whose shadows, filters and layers would cost the rasterizer
+ * seconds are refused when created, updated or previewed (parseAccountTemplate), with the element
+ * that costs the most named by line and column; the starters, the documented examples and the
+ * bench's worst passing definitions are accepted; a version stored before the budget still draws.
+ */
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { EXPENSIVE_TEMPLATES, REFUSED_TEMPLATES } from "../../../../bench/lib/expensive-templates.ts";
+import { ApiError } from "../../../../src/errors.ts";
+import { type AccountTemplateSpec, accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
+import { PAINT_BUDGET } from "../../../../src/templates/account/paint-cost.ts";
+import { EXAMPLES } from "./examples.ts";
+
+function refusal(body: unknown): { field: string; message: string; line?: number; column?: number } {
+  try {
+    parseAccountTemplate(body);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe("VALIDATION_ERROR");
+    expect((error as ApiError).status).toBe(400);
+    const details = (error as ApiError).details ?? [];
+    expect(details).toHaveLength(1);
+    return details[0] as { field: string; message: string; line?: number; column?: number };
+  }
+  throw new Error("expected a refusal");
+}
+
+const BUDGET_MESSAGE = new RegExp(`about \\d+ units of work at 2400×2400; at most ${PAINT_BUDGET.megapixels}`);
+const shadows4 = (blur: number) => `0 0 ${blur}px 0 red, 0 0 ${blur}px 0 red, inset 0 0 ${blur}px 0 red, 0 0 ${blur}px 0 red`;
+/** A 500 px box with four shadows of `blur` on a 2400×2400 canvas, the box on line 2. */
+const shadowBox = (blur: number) => ({
+  id: "t",
+  width: 2400,
+  height: 2400,
+  html: `<div style="display: flex; width: 100%; height: 100%; background: #fff">\n  <div style="position: absolute; width: 500px; height: 500px; box-shadow: ${shadows4(blur)}"></div>\n</div>`,
+});
+
+describe("paint budget", () => {
+  for (const [name, definition] of Object.entries(REFUSED_TEMPLATES)) {
+    test(`refuses the old worst case ${name}, naming the costliest element`, () => {
+      const problem = refusal(definition);
+      expect(problem.field).toBe("html");
+      expect(problem.message).toMatch(BUDGET_MESSAGE);
+      expect(problem.message).toMatch(/This <div> costs the most \(\d+, mostly its (filter|box-shadow|\d gradient layers)\)/);
+      expect(problem.line).toBe(1);
+      expect(problem.column).toBeGreaterThanOrEqual(1);
+    });
+  }
+
+  for (const [name, definition] of Object.entries(EXPENSIVE_TEMPLATES)) {
+    test(`accepts the bench's worst passing ${name}`, () => {
+      expect(() => parseAccountTemplate(definition)).not.toThrow();
+    });
+  }
+
+  const starters = join(import.meta.dir, "../../../../templates/starters");
+  for (const file of readdirSync(starters).filter((f) => f.endsWith(".json"))) {
+    test(`accepts the starter ${file}`, () => {
+      expect(() => parseAccountTemplate(JSON.parse(readFileSync(join(starters, file), "utf8")))).not.toThrow();
+    });
+  }
+
+  for (const [name, definition] of Object.entries(EXAMPLES)) {
+    test(`accepts the documented example ${name}`, () => {
+      expect(() => parseAccountTemplate(definition)).not.toThrow();
+    });
+  }
+
+  test("at the boundary: four 43 px shadows on a 500 px box pass, four 44 px shadows do not", () => {
+    expect(() => parseAccountTemplate(shadowBox(43))).not.toThrow();
+    const problem = refusal(shadowBox(44));
+    expect(problem.message).toMatch(BUDGET_MESSAGE);
+    expect(problem.message).toMatch(/mostly its box-shadow/);
+    expect({ line: problem.line, column: problem.column }).toEqual({ line: 2, column: 3 });
+  });
+
+  test("a shadow's cost grows with the square of its blur, not the box alone", () => {
+    // One 100 px box: a 20 px blur reaches 100 px around it, a 99 px blur 2,450 px.
+    const box = (blur: number) => ({ id: "t", width: 1200, height: 630, html: `<div style="display: flex; width: 100px; height: 100px; box-shadow: 0 0 ${blur}px red"></div>` });
+    expect(() => parseAccountTemplate(box(20))).not.toThrow();
+    expect(refusal(box(99)).message).toMatch(BUDGET_MESSAGE);
+  });
+
+  test("a filter is a pass over the whole canvas, however small its element: one blur fits, two do not", () => {
+    const blurred = (count: number) => ({
+      id: "t",
+      html: `<div style="display: flex; width: 100%; height: 100%">${'<div style="width: 40px; height: 40px; background: red; filter: blur(4px)"></div>'.repeat(count)}</div>`,
+    });
+    expect(() => parseAccountTemplate(blurred(1))).not.toThrow();
+    expect(refusal(blurred(2)).message).toMatch(/mostly its filter/);
+  });
+
+  test("gradient layers count by the area they cover", () => {
+    const layers = (count: number, size: string) => ({
+      id: "t",
+      html: `<div style="display: flex; width: 100%; height: 100%; background-color: #fff">${`<div style="position: absolute; width: ${size}; height: ${size}; background-image: linear-gradient(red, blue)"></div>`.repeat(count)}</div>`,
+    });
+    expect(() => parseAccountTemplate(layers(4, "100%"))).not.toThrow();
+    expect(refusal(layers(5, "100%")).message).toMatch(/mostly its 1 gradient layer/);
+    expect(() => parseAccountTemplate(layers(40, "200px"))).not.toThrow();
+  });
+
+  test("the costlier theme decides", () => {
+    const themed = (dark: string) => ({
+      id: "t",
+      themes: { light: { glow: "0 0 8px red" }, dark: { glow: dark } },
+      html: '<div style="display: flex; width: 100%; height: 100%; box-shadow: var(--glow)"></div>',
+    });
+    expect(() => parseAccountTemplate(themed("0 0 8px blue"))).not.toThrow();
+    expect(refusal(themed("0 0 60px blue")).message).toMatch(BUDGET_MESSAGE);
+  });
+
+  test("a version stored before the budget still draws: rendering does not apply it", () => {
+    const definition = REFUSED_TEMPLATES["shadow-stack"]!;
+    const stored: AccountTemplateSpec = { id: "shadow-stack", name: "", description: "", html: definition.html as string, fields: [], themes: {}, width: 2400, height: 2400, sample: {} };
+    expect(() => parseAccountTemplate(stored)).toThrow(ApiError);
+    const tree = accountTemplateDefinition(stored).render({}, { width: 2400, height: 2400, theme: "dark", images: {} });
+    expect(tree.type).toBe("div");
+  });
+
+  test("docs/templates.md and docs/render-bounds.md give the budget's number", async () => {
+    for (const doc of ["templates.md", "render-bounds.md"]) {
+      const text = await Bun.file(new URL(`../../../../docs/${doc}`, import.meta.url)).text();
+      expect(text).toContain(`${PAINT_BUDGET.megapixels} units`);
+    }
+  });
+
+  test("SVG filters count, inline and in data: SVG images: an icon's shadow fits, canvas-wide or repeated filters do not", () => {
+    const page = (inner: string) => ({ id: "t", width: 2400, height: 2400, html: `<div style="display: flex; width: 100%; height: 100%; background: #fff">${inner}</div>` });
+    const icon = '<svg width="96" height="96" viewBox="0 0 24 24"><defs><filter id="s" x="-50%" y="-50%" width="200%" height="200%"><feGaussianBlur stdDeviation="1"/><feOffset dy="1"/></filter></defs><circle cx="12" cy="12" r="10" fill="red" filter="url(#s)"/></svg>';
+    expect(() => parseAccountTemplate(page(icon))).not.toThrow();
+    // Four blurred canvas-wide rectangles drew in 21 s before the budget.
+    const blurred = `<svg width="2400" height="2400" viewBox="0 0 2400 2400"><defs><filter id="f">${'<feGaussianBlur stdDeviation="64"/>'.repeat(4)}</filter></defs>${'<rect width="2400" height="2400" fill="red" filter="url(#f)"/>'.repeat(4)}</svg>`;
+    expect(refusal(page(blurred)).message).toMatch(/This <svg> costs the most \(\d+, mostly its SVG filters\)/);
+    const image = (rects: number) =>
+      `<img width="300" height="300" src="data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><filter id="f"><feGaussianBlur stdDeviation="8"/></filter>${'<rect width="100" height="100" filter="url(#f)"/>'.repeat(rects)}</svg>`)}">`;
+    expect(() => parseAccountTemplate(page(image(1)))).not.toThrow();
+    // 300 filtered rectangles in one image took over two minutes.
+    expect(refusal(page(image(300))).message).toMatch(/This <img> costs the most \(\d+, mostly its SVG image's filters\)/);
+  });
+});
