@@ -3,26 +3,17 @@
  * VALIDATION_ERROR naming html with line and column), and what a render puts where.
  */
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../../../../src/errors.ts";
+import type { ApiError } from "../../../../src/errors.ts";
 import { parseRenderRequest } from "../../../../src/render/request.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 import type { SatoriNode } from "../../../../src/templates/types.ts";
 import { solidPngDataUri } from "../../../support/png.ts";
 import { EXAMPLES } from "./examples.ts";
+import { refusals } from "./refusals.ts";
 
 const TEXT = (name: string, extra: Record<string, unknown> = {}) => ({ name, type: "text", ...extra });
 
-function refusal(body: unknown): Array<{ field: string; message: string; line?: number; column?: number }> {
-  try {
-    parseAccountTemplate(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).code).toBe("VALIDATION_ERROR");
-    expect((error as ApiError).status).toBe(400);
-    return (error as ApiError).details ?? [];
-  }
-  throw new Error("expected a refusal");
-}
+const refusal = refusals;
 
 /** The one html problem of a template, with its position. */
 function htmlProblem(html: string, fields: unknown[] = [], themes?: unknown) {

@@ -12,19 +12,13 @@ import { ApiError } from "../../../../src/errors.ts";
 import { type AccountTemplateSpec, accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 import { PAINT_BUDGET } from "../../../../src/templates/account/paint-cost.ts";
 import { EXAMPLES } from "./examples.ts";
+import { type Refusal, refusals } from "./refusals.ts";
 
-function refusal(body: unknown): { field: string; message: string; line?: number; column?: number } {
-  try {
-    parseAccountTemplate(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).code).toBe("VALIDATION_ERROR");
-    expect((error as ApiError).status).toBe(400);
-    const details = (error as ApiError).details ?? [];
-    expect(details).toHaveLength(1);
-    return details[0] as { field: string; message: string; line?: number; column?: number };
-  }
-  throw new Error("expected a refusal");
+/** The one problem a refused definition reports. */
+function refusal(body: unknown): Refusal {
+  const details = refusals(body);
+  expect(details).toHaveLength(1);
+  return details[0]!;
 }
 
 const BUDGET_MESSAGE = new RegExp(`about \\d+ units of work at 2400×2400; at most ${PAINT_BUDGET.megapixels}`);
