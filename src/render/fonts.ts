@@ -15,7 +15,8 @@
  * satori parses every face it is given before the first layout and keeps the parse for the
  * life of the worker, so only Inter's Latin faces are given up front; the other subsets are
  * handed over like the Noto slices, the first time a card has a character only they draw
- * (`fontsForSegment`). A worker that renders only Latin holds 4 parsed faces, not 28.
+ * (`fontsForSegment`). A worker that renders only Latin holds 6 parsed faces (four upright, two
+ * italic), not 32.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -31,6 +32,10 @@ import inter_latin_ext_400 from "../../assets/fonts/inter-latin-ext-400-normal.w
 import inter_latin_ext_600 from "../../assets/fonts/inter-latin-ext-600-normal.woff" with { type: "file" };
 import inter_latin_ext_700 from "../../assets/fonts/inter-latin-ext-700-normal.woff" with { type: "file" };
 import inter_latin_ext_800 from "../../assets/fonts/inter-latin-ext-800-normal.woff" with { type: "file" };
+import inter_latin_400_italic from "../../assets/fonts/inter-latin-400-italic.woff" with { type: "file" };
+import inter_latin_700_italic from "../../assets/fonts/inter-latin-700-italic.woff" with { type: "file" };
+import inter_latin_ext_400_italic from "../../assets/fonts/inter-latin-ext-400-italic.woff" with { type: "file" };
+import inter_latin_ext_700_italic from "../../assets/fonts/inter-latin-ext-700-italic.woff" with { type: "file" };
 import inter_cyrillic_400 from "../../assets/fonts/inter-cyrillic-400-normal.woff" with { type: "file" };
 import inter_cyrillic_600 from "../../assets/fonts/inter-cyrillic-600-normal.woff" with { type: "file" };
 import inter_cyrillic_700 from "../../assets/fonts/inter-cyrillic-700-normal.woff" with { type: "file" };
@@ -55,15 +60,24 @@ import inter_vietnamese_800 from "../../assets/fonts/inter-vietnamese-800-normal
 type Weight = 400 | 600 | 700 | 800;
 /** The family templates name; its faces (Latin) are the only ones satori gets up front. */
 const PRIMARY_FAMILY = "Inter";
-const BUNDLED: { family: string; weight: Weight; path: string }[] = [
+/**
+ * Italic faces exist for Latin and Latin-extended at 400 and 700 (what `<i>`, `<em>` and
+ * `font-style: italic` ask for, bold or not; other weights take the nearest); they come after
+ * the upright faces of their family, whose first face stands for the family's coverage.
+ */
+const BUNDLED: { family: string; weight: Weight; style?: "italic"; path: string }[] = [
   { family: "Inter", weight: 400, path: inter_latin_400 },
   { family: "Inter", weight: 600, path: inter_latin_600 },
   { family: "Inter", weight: 700, path: inter_latin_700 },
   { family: "Inter", weight: 800, path: inter_latin_800 },
+  { family: "Inter", weight: 400, style: "italic", path: inter_latin_400_italic },
+  { family: "Inter", weight: 700, style: "italic", path: inter_latin_700_italic },
   { family: "Inter Latin Ext", weight: 400, path: inter_latin_ext_400 },
   { family: "Inter Latin Ext", weight: 600, path: inter_latin_ext_600 },
   { family: "Inter Latin Ext", weight: 700, path: inter_latin_ext_700 },
   { family: "Inter Latin Ext", weight: 800, path: inter_latin_ext_800 },
+  { family: "Inter Latin Ext", weight: 400, style: "italic", path: inter_latin_ext_400_italic },
+  { family: "Inter Latin Ext", weight: 700, style: "italic", path: inter_latin_ext_700_italic },
   { family: "Inter Cyrillic", weight: 400, path: inter_cyrillic_400 },
   { family: "Inter Cyrillic", weight: 600, path: inter_cyrillic_600 },
   { family: "Inter Cyrillic", weight: 700, path: inter_cyrillic_700 },
@@ -278,7 +292,7 @@ function readFace(path: string): Promise<ArrayBuffer> {
 
 function bundledFaces(family?: string): Promise<Font[]> {
   const faces = family ? BUNDLED.filter((face) => face.family === family) : BUNDLED;
-  return Promise.all(faces.map(async ({ family, weight, path }) => ({ name: family, weight, style: "normal" as const, data: await readFace(path) })));
+  return Promise.all(faces.map(async ({ family, weight, style, path }) => ({ name: family, weight, style: style ?? ("normal" as const), data: await readFace(path) })));
 }
 
 /**

@@ -101,6 +101,12 @@ const DEFAULT_STYLES: Record<string, Record<string, unknown>> = {
   p: { marginTop: "1em", marginBottom: "1em" },
   b: { fontWeight: "bold" },
   strong: { fontWeight: "bold" },
+  i: { fontStyle: "italic" },
+  em: { fontStyle: "italic" },
+  u: { textDecoration: "underline" },
+  s: { textDecoration: "line-through" },
+  // satori's is `smaller`, a browser's 1/1.2 of the parent's size.
+  small: { fontSize: "0.833em" },
 };
 
 function metadata(props: Record<string, unknown>, type?: string): Partial<TakumiNode> {

@@ -101,7 +101,14 @@ describe("Han characters", () => {
 
 describe("Inter's subsets beyond Latin", () => {
   test("satori gets only the Latin faces up front; the subset a character needs comes when asked", async () => {
-    expect((await loadFonts()).map((f) => `${f.name} ${f.weight}`)).toEqual(["Inter 400", "Inter 600", "Inter 700", "Inter 800"]);
+    expect((await loadFonts()).map((f) => `${f.name} ${f.weight} ${f.style}`)).toEqual([
+      "Inter 400 normal",
+      "Inter 600 normal",
+      "Inter 700 normal",
+      "Inter 800 normal",
+      "Inter 400 italic",
+      "Inter 700 italic",
+    ]);
     const families = async (segment: string) => {
       const { fonts, missing } = await fontsForSegment("unknown", segment);
       expect(missing).toEqual([]);
@@ -120,6 +127,8 @@ describe("Inter's subsets beyond Latin", () => {
     expect(han).toStartWith("Noto Sans SC#");
     const all = (await fontsForSegment("unknown", "Ж")).fonts;
     expect(all.map((f) => f.weight)).toEqual([400, 600, 700, 800]);
+    const latinExt = (await fontsForSegment("unknown", "Ł")).fonts;
+    expect(latinExt.map((f) => `${f.weight} ${f.style}`)).toEqual(["400 normal", "600 normal", "700 normal", "800 normal", "400 italic", "700 italic"]);
   });
 
   // With OG_FONTS_DIR set, every subset is given up front (Inter keeps precedence over the
@@ -140,10 +149,10 @@ describe("Inter's subsets beyond Latin", () => {
     };
     try {
       useExtraFonts(undefined);
-      expect((await loadFonts()).length).toBe(4);
+      expect((await loadFonts()).length).toBe(6);
       const onDemand = await draw();
       useExtraFonts(dir);
-      expect((await loadFonts()).filter((f) => f.name.startsWith("Inter")).length).toBe(28);
+      expect((await loadFonts()).filter((f) => f.name.startsWith("Inter")).length).toBe(32);
       const upFront = await draw();
       expect(upFront).toEqual(onDemand);
       expect(new Set(onDemand).size).toBe(titles.length);

@@ -140,6 +140,30 @@ describe("pixels", () => {
     expect(countInk(square, 50, 50 + 2 * 110, 1100, 110, WHITE)).toBeGreaterThan(500);
   });
 
+  test("<i>, <em> and font-style: italic draw Inter's italic, bold too; upright text stays upright", async () => {
+    // Tall capital I's: upright, the ink's left edge is as far left at the top as at the bottom;
+    // slanted, the top sits to the right of the bottom.
+    const slant = async (html: string) => {
+      const png = await draw({ id: "t", html: `<div style="display: flex; width: 100%; height: 100%; background-color: white; color: black; font-size: 300px; padding: 100px">${html}</div>` }, {});
+      const leftEdge = (y0: number, y1: number) => {
+        let left = png.width;
+        for (let y = y0; y < y1; y++)
+          for (let x = 0; x < png.width; x++) if (png.pixels[(y * png.width + x) * 4]! < 128) left = Math.min(left, x);
+        return left;
+      };
+      const rows: number[] = [];
+      for (let y = 0; y < png.height; y++) for (let x = 0; x < png.width; x++) if (png.pixels[(y * png.width + x) * 4]! < 128) { rows.push(y); break; }
+      const top = rows[0]!;
+      const bottom = rows.at(-1)!;
+      const band = Math.floor((bottom - top) / 5);
+      return leftEdge(top, top + band) - leftEdge(bottom - band, bottom + 1);
+    };
+    expect(Math.abs(await slant("<span>III</span>"))).toBeLessThan(4);
+    for (const italic of ["<i>III</i>", "<em>III</em>", '<span style="font-style: italic">III</span>', "<b><i>III</i></b>"]) {
+      expect({ italic, slant: (await slant(italic)) > 20 }).toEqual({ italic, slant: true });
+    }
+  });
+
   test("the documented examples draw (ink on the card, not a blank)", async () => {
     for (const example of Object.values(EXAMPLES)) {
       const png = await draw(example, example.sample as Record<string, string>, "dark");
