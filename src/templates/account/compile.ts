@@ -113,11 +113,16 @@ function renderElement(node: ElementNode, state: RenderState, direction: Directi
     Object.assign(style, clampStyle(node.fit.lines, size, node.fit.lineHeight));
   }
   const inherited = node.svg ? direction : applyDirection(style, node.children, state.values, node.attributes.dir as Dir | undefined, direction);
-  let children = renderChildren(node.children, state, inherited, node.flow);
+  const inline = parentFlow !== undefined && node.flow === "row" && INLINE_TAGS.has(node.tag);
+  // Text with inline elements in it, in a box the template gave no display and no flex
+  // property, is a paragraph, as in HTML: drawn as a row, each piece would wrap in a column of
+  // its own ("Some <b>bold</b> words…" as three side-by-side columns).
+  const flow = !inline && node.flow === "row" && isParagraph(node) ? "block" : node.flow;
+  if (flow === "block" && node.flow === "row") style.display = "block";
+  let children = renderChildren(node.children, state, inherited, flow);
   // An inline element in a flow has its whitespace settled with the flow's; any other element
   // with a flow settles its own (and its inline elements').
-  const inline = parentFlow !== undefined && node.flow === "row" && INLINE_TAGS.has(node.tag);
-  if (node.flow && !inline) children = settleWhitespace(children, state.inline, node.flow === "row" ? NO_BREAK_SPACE : " ");
+  if (flow && !inline) children = settleWhitespace(children, state.inline, flow === "row" ? NO_BREAK_SPACE : " ");
   // An inline element in a display: block flow stays inline, so its words flow with the text around it.
   if (!node.svg && node.tag !== "img" && node.tag !== "br" && style.display === undefined && children.length > 1 && !(inline && parentFlow === "block")) {
     // satori lays out every box as flex and insists that a box with several children says so.
@@ -128,6 +133,28 @@ function renderElement(node: ElementNode, state: RenderState, direction: Directi
   const drawn: SatoriNode = { type: node.tag, props };
   if (inline) state.inline.add(drawn);
   return drawn;
+}
+
+/** Flex container properties: a box that sets one is laid out as the row it asks for. */
+const FLEX_CONTAINER = new Set(["gap", "rowGap", "columnGap", "alignItems", "alignContent", "justifyContent", "justifyItems", "flexDirection", "flexWrap", "flexFlow"]);
+
+/** Text and inline elements only (sections looked into): an inline element beside text, or several. */
+function isParagraph(node: ElementNode): boolean {
+  if (node.fit || node.style.some(([property]) => FLEX_CONTAINER.has(property))) return false;
+  let inlineElements = 0;
+  let text = false;
+  const walk = (nodes: TemplateNode[]): boolean =>
+    nodes.every((child) => {
+      if (child.kind === "text") {
+        if (child.pieces.some((piece) => typeof piece !== "string" || piece.trim() !== "")) text = true;
+        return true;
+      }
+      if (child.kind === "section") return walk(child.children);
+      if (child.svg || child.flow !== "row" || !INLINE_TAGS.has(child.tag)) return false;
+      inlineElements++;
+      return true;
+    });
+  return walk(node.children) && (inlineElements > 1 || (inlineElements === 1 && text));
 }
 
 function imageOrColor(node: ElementNode, attribute: string, field: string, state: RenderState): string | undefined {

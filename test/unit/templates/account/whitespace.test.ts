@@ -42,28 +42,28 @@ function shape(child: unknown): unknown {
 const row = (html: string, values: Record<string, string> = {}) => drawnChildren(html, values).map(shape);
 
 describe("whitespace: the tree the renderer gets", () => {
-  test("a space between two inline elements is kept, as a no-break space the engines draw", () => {
-    expect(row("<p><b>Bold</b> <i>italic</i></p>")).toEqual([{ b: ["Bold"] }, NBSP, { i: ["italic"] }]);
+  test("a space between two inline elements is kept: text with inline elements is a paragraph, drawn as a block", () => {
+    expect(row("<p><b>Bold</b> <i>italic</i></p>")).toEqual([{ b: ["Bold"] }, " ", { i: ["italic"] }]);
   });
 
   test("a space between text and an inline element stays with the text, on both sides", () => {
-    expect(row("<p>Hello <b>world</b> again</p>")).toEqual([`Hello${NBSP}`, { b: ["world"] }, `${NBSP}again`]);
-    expect(row("<p>Hello <b>world</b>!</p>")).toEqual([`Hello${NBSP}`, { b: ["world"] }, "!"]);
+    expect(row("<p>Hello <b>world</b> again</p>")).toEqual([`Hello `, { b: ["world"] }, ` again`]);
+    expect(row("<p>Hello <b>world</b>!</p>")).toEqual([`Hello `, { b: ["world"] }, "!"]);
   });
 
   test("placeholders keep their spaces: in one text, next to inline elements, around sections", () => {
     expect(row("<p>Hi {{name}}!</p>", { name: "Ann" })).toEqual(["Hi Ann!"]);
-    expect(row("<p>Hi <b>{{name}}</b> and {{other}}</p>", { name: "Ann", other: "Bo" })).toEqual([`Hi${NBSP}`, { b: ["Ann"] }, `${NBSP}and Bo`]);
+    expect(row("<p>Hi <b>{{name}}</b> and {{other}}</p>", { name: "Ann", other: "Bo" })).toEqual([`Hi `, { b: ["Ann"] }, ` and Bo`]);
     const section = "<p>Hi {{#name}}<b>{{name}}</b>{{/name}} there</p>";
-    expect(row(section, { name: "Ann" })).toEqual([`Hi${NBSP}`, { b: ["Ann"] }, `${NBSP}there`]);
+    expect(row(section, { name: "Ann" })).toEqual([`Hi `, { b: ["Ann"] }, ` there`]);
     // Without the section the two spaces around it collapse to one.
-    expect(row(section, {})).toEqual([`Hi${NBSP}`, "there"]);
+    expect(row(section, {})).toEqual([`Hi `, "there"]);
   });
 
   test("runs of whitespace collapse to one space, across elements; the first one is kept", () => {
-    expect(row("<p>Hello  \n  <b>  world</b></p>")).toEqual([`Hello${NBSP}`, { b: ["world"] }]);
-    expect(row("<p>Hello<b> world</b></p>")).toEqual(["Hello", { b: [`${NBSP}world`] }]);
-    expect(row("<p><span><b>a</b> </span> <i>b</i></p>")).toEqual([{ span: [{ b: ["a"] }, NBSP] }, { i: ["b"] }]);
+    expect(row("<p>Hello  \n  <b>  world</b></p>")).toEqual([`Hello `, { b: ["world"] }]);
+    expect(row("<p>Hello<b> world</b></p>")).toEqual(["Hello", { b: [` world`] }]);
+    expect(row("<p><span><b>a</b> </span> <i>b</i></p>")).toEqual([{ span: [{ b: ["a"] }, " "] }, { i: ["b"] }]);
   });
 
   test("source layout is not text: whitespace at an element's edges and next to boxes is dropped", () => {
@@ -179,5 +179,34 @@ describe("whitespace: pixels", () => {
     const tight = await draw('<div><div style="width: 100px; height: 60px; background-color: black"></div><span>Text</span></div>');
     expect(words(boxes)).toEqual(words(tight));
     expect(words(await draw('<div style="display: flex"><span>Hello</span> <span>world</span></div>')).count).toBe(1);
+  });
+
+  test("text with an inline element in it wraps as one paragraph, every line from the same left edge", async () => {
+    const png = await draw('<p style="width: 560px; margin: 0">Some <b>bold</b> words in a long paragraph that must wrap across lines</p>');
+    // The first ink column of each line of text: a paragraph starts every line at the left
+    // edge; a row of pieces would start the lines after the first one at the piece's column.
+    const lines: number[] = [];
+    let inLine = false;
+    let left = png.width;
+    for (let y = 0; y < png.height; y++) {
+      let rowLeft = png.width;
+      for (let x = 0; x < png.width; x++) {
+        const i = (y * png.width + x) * 4;
+        if (png.pixels[i]! + png.pixels[i + 1]! + png.pixels[i + 2]! < WHITE) {
+          rowLeft = x;
+          break;
+        }
+      }
+      if (rowLeft < png.width) {
+        inLine = true;
+        left = Math.min(left, rowLeft);
+      } else if (inLine) {
+        lines.push(left);
+        inLine = false;
+        left = png.width;
+      }
+    }
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...lines) - Math.min(...lines)).toBeLessThan(12);
   });
 });
