@@ -6,15 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { serveHttp, type HttpFixture } from "../support/loopback.ts";
 import { solidPngDataUri } from "../support/png.ts";
 import { startTestService, TEST_STORE, type TestService } from "../support/harness.ts";
 import { waitFor } from "../support/wait.ts";
-import { fillDisk, mountTmpfs } from "../support/disk.ts";
+import { fillDisk, withSmallDisk } from "../support/disk.ts";
 
 const PNG = Buffer.from(solidPngDataUri(8, 8, [200, 30, 30]).split(",")[1]!, "base64");
 
@@ -53,50 +51,43 @@ const sqliteOnly = TEST_STORE === "sqlite" ? describe : describe.skip;
 
 sqliteOnly("SQLite: the disk fills while renders are in flight", () => {
   test("the units they held come back without a restart; the whole quota is usable, none twice", async () => {
-    const base = mkdtempSync(join(tmpdir(), "ogsmith-reclaim-"));
-    const mountDir = join(base, "mnt");
-    mkdirSync(mountDir);
-    if (!mountTmpfs(mountDir, "4m", "reservation-reclaim")) {
-      rmSync(base, { recursive: true, force: true });
-      return;
-    }
-    const images = heldImages();
-    let s: TestService | undefined;
-    try {
-      const dbPath = join(mountDir, "ogsmith.db");
-      s = await startTestService({ OG_DB_PATH: dbPath, OG_ALLOW_PRIVATE_NETWORKS: "1", OG_CACHE_DIR: join(base, "cache") });
-      const quota = 12;
-      const { apiKey } = await s.createAccount({ plan: "custom", quota, requests_per_second: 1000 });
-      const inFlight = 6;
-      const answers = Array.from({ length: inFlight }, (_, i) =>
-        s!.api("/api/generate", { key: apiKey, json: { title: `in flight ${i}`, logo_url: images.url(`/logo-${i}.png`) } }),
-      );
-      await waitFor(() => images.requests.length === inFlight, "every render to hold its unit and wait for its image");
+    await withSmallDisk("reservation-reclaim", async ({ base, mountDir }) => {
+      const images = heldImages();
+      let s: TestService | undefined;
+      try {
+        const dbPath = join(mountDir, "ogsmith.db");
+        s = await startTestService({ OG_DB_PATH: dbPath, OG_ALLOW_PRIVATE_NETWORKS: "1", OG_CACHE_DIR: join(base, "cache") });
+        const quota = 12;
+        const { apiKey } = await s.createAccount({ plan: "custom", quota, requests_per_second: 1000 });
+        const inFlight = 6;
+        const answers = Array.from({ length: inFlight }, (_, i) =>
+          s!.api("/api/generate", { key: apiKey, json: { title: `in flight ${i}`, logo_url: images.url(`/logo-${i}.png`) } }),
+        );
+        await waitFor(() => images.requests.length === inFlight, "every render to hold its unit and wait for its image");
 
-      const other = new Database(dbPath);
-      other.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      other.close();
-      const filler = join(mountDir, "filler");
-      fillDisk(filler, 16 * 1024);
-      images.open();
-      for (const res of await Promise.all(answers)) {
-        expect(res.status).toBe(503);
-        await res.arrayBuffer();
+        const other = new Database(dbPath);
+        other.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        other.close();
+        const filler = join(mountDir, "filler");
+        fillDisk(filler, 16 * 1024);
+        images.open();
+        for (const res of await Promise.all(answers)) {
+          expect(res.status).toBe(503);
+          await res.arrayBuffer();
+        }
+
+        rmSync(filler);
+        // Time passes (the test clock); the running service gives the units back: no restart.
+        await s.advance(30);
+        expect(s.service.services.metering.reclaimed).toBe(inFlight);
+        expect(await usage(s, apiKey)).toMatchObject({ used: 0, remaining: quota });
+        expect(await useUp(s, apiKey, quota + 1)).toBe(quota);
+        expect(await usage(s, apiKey)).toMatchObject({ used: quota, remaining: 0 });
+      } finally {
+        images.stop();
+        await s?.stop();
       }
-
-      rmSync(filler);
-      // Time passes (the test clock); the running service gives the units back: no restart.
-      await s.advance(30);
-      expect(s.service.services.metering.reclaimed).toBe(inFlight);
-      expect(await usage(s, apiKey)).toMatchObject({ used: 0, remaining: quota });
-      expect(await useUp(s, apiKey, quota + 1)).toBe(quota);
-      expect(await usage(s, apiKey)).toMatchObject({ used: quota, remaining: 0 });
-    } finally {
-      images.stop();
-      await s?.stop();
-      spawnSync("umount", ["-l", mountDir]);
-      rmSync(base, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 });
 

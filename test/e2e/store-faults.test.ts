@@ -6,14 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { SqliteStore } from "../../src/store/sqlite/store.ts";
 import { eventBody, startTestService, TEST_STORE, type TestService } from "../support/harness.ts";
 import { waitFor } from "../support/wait.ts";
-import { fillDisk, mountTmpfs } from "../support/disk.ts";
+import { fillDisk, withSmallDisk } from "../support/disk.ts";
 
 const sqliteOnly = TEST_STORE === "sqlite" ? describe : describe.skip;
 
@@ -109,51 +107,43 @@ sqliteOnly("another connection holds the write lock", () => {
 
 sqliteOnly("the disk is full", () => {
   test("generate answers 503 and counts nothing, /readyz 503; after space returns both recover and the quota is exact", async () => {
-    const base = mkdtempSync(join(tmpdir(), "ogsmith-full-"));
-    const mountDir = join(base, "mnt");
-    mkdirSync(mountDir);
-    if (!mountTmpfs(mountDir, "4m", "store-faults")) {
-      rmSync(base, { recursive: true, force: true });
-      return;
-    }
-    let s: TestService | undefined;
-    try {
-      const dbPath = join(mountDir, "ogsmith.db");
-      s = await startTestService({ OG_DB_PATH: dbPath });
-      const { apiKey } = await s.createAccount({ plan: "custom", quota: 5, requests_per_second: 100 });
-      const first = await s.api("/api/generate", { key: apiKey, json: eventBody() });
-      expect(first.status).toBe(200);
-      await first.arrayBuffer();
+    await withSmallDisk("store-faults", async ({ mountDir }) => {
+      let s: TestService | undefined;
+      try {
+        const dbPath = join(mountDir, "ogsmith.db");
+        s = await startTestService({ OG_DB_PATH: dbPath });
+        const { apiKey } = await s.createAccount({ plan: "custom", quota: 5, requests_per_second: 100 });
+        const first = await s.api("/api/generate", { key: apiKey, json: eventBody() });
+        expect(first.status).toBe(200);
+        await first.arrayBuffer();
 
-      // Empty the WAL into the database file so the next write needs new space, then fill the disk.
-      const other = new Database(dbPath);
-      other.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      other.close();
-      const filler = join(mountDir, "filler");
-      fillDisk(filler);
+        // Empty the WAL into the database file so the next write needs new space, then fill the disk.
+        const other = new Database(dbPath);
+        other.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        other.close();
+        const filler = join(mountDir, "filler");
+        fillDisk(filler);
 
-      await expectUnavailable(await s.api("/api/generate", { key: apiKey, json: eventBody({ title: "no space" }) }));
-      expect((await s.api("/readyz")).status).toBe(503);
-      expect((await s.api("/healthz")).status).toBe(200);
+        await expectUnavailable(await s.api("/api/generate", { key: apiKey, json: eventBody({ title: "no space" }) }));
+        expect((await s.api("/readyz")).status).toBe(503);
+        expect((await s.api("/healthz")).status).toBe(200);
 
-      rmSync(filler);
-      await waitFor(async () => (await s!.api("/readyz")).status === 200, "/readyz to recover", { timeoutMs: 10_000 });
-      expect(await used(s, apiKey)).toMatchObject({ used: 1, remaining: 4 });
-      // Every remaining unit can still be used, and not one more: no unit was lost to the fault.
-      let ok = 0;
-      for (let i = 0; i < 6; i++) {
-        const res = await s.api("/api/generate", { key: apiKey, json: eventBody({ title: `after ${i}` }) });
-        await res.arrayBuffer();
-        if (res.status === 200) ok++;
-        else expect(res.status).toBe(429);
+        rmSync(filler);
+        await waitFor(async () => (await s!.api("/readyz")).status === 200, "/readyz to recover", { timeoutMs: 10_000 });
+        expect(await used(s, apiKey)).toMatchObject({ used: 1, remaining: 4 });
+        // Every remaining unit can still be used, and not one more: no unit was lost to the fault.
+        let ok = 0;
+        for (let i = 0; i < 6; i++) {
+          const res = await s.api("/api/generate", { key: apiKey, json: eventBody({ title: `after ${i}` }) });
+          await res.arrayBuffer();
+          if (res.status === 200) ok++;
+          else expect(res.status).toBe(429);
+        }
+        expect(ok).toBe(4);
+        expect(await used(s, apiKey)).toMatchObject({ used: 5, remaining: 0 });
+      } finally {
+        await s?.stop();
       }
-      expect(ok).toBe(4);
-      expect(await used(s, apiKey)).toMatchObject({ used: 5, remaining: 0 });
-    } finally {
-      await s?.stop();
-      // Lazy: statements drizzle prepared keep SQLite's file handles until they are collected.
-      spawnSync("umount", ["-l", mountDir]);
-      rmSync(base, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 });
