@@ -11,6 +11,7 @@ import { renderRequest, type RenderRequestInput } from "../../support/render-req
 import { testEngine } from "../../support/engines.ts";
 import { averageColour, decodePng, fractionNear, solidPngDataUri, type DecodedPng } from "../../support/png.ts";
 import { luminance, maxDiff } from "./regions.ts";
+import { EVENT_FIELDS } from "./event-fields.ts";
 
 const registry = createTemplateRegistry();
 const renderer = createInProcessRenderer({ engine: testEngine() });
@@ -20,15 +21,6 @@ const GREEN: [number, number, number] = [0, 200, 120];
 const LOGO = solidPngDataUri(240, 80, MAGENTA);
 const AVATAR = solidPngDataUri(64, 64, GREEN);
 
-const FULL = {
-  title: "Bun Meetup Berlin: Fast JavaScript Everywhere",
-  subtitle: "An evening of talks on runtimes and bundlers",
-  date: "Thursday, March 14, 2025",
-  time: "18:30 CET",
-  location: "Factory Görlitzer Park, Berlin",
-  speaker_name: "Jarred Sumner",
-};
-
 async function render(fields: Record<string, string | undefined>, over: Partial<RenderRequestInput> = {}): Promise<DecodedPng> {
   const result = await renderer.render(renderRequest(registry, { template: "event", theme: "dark", fields, width: 1200, height: 630, format: "png", ...over }));
   expect(result.contentType).toBe("image/png");
@@ -37,7 +29,7 @@ async function render(fields: Record<string, string | undefined>, over: Partial<
 
 describe("event template", () => {
   test("renders 1200×630 by default", async () => {
-    const png = await render(FULL);
+    const png = await render(EVENT_FIELDS);
     expect([png.width, png.height]).toEqual([1200, 630]);
   });
 
@@ -48,7 +40,7 @@ describe("event template", () => {
       [2400, 1260],
       [2400, 200],
     ]) {
-      const png = await render(FULL, { width, height });
+      const png = await render(EVENT_FIELDS, { width, height });
       expect([png.width, png.height]).toEqual([width, height]);
     }
   });
@@ -70,7 +62,7 @@ describe("event template", () => {
   });
 
   test("a solid-colour logo lands in the top-right region, nowhere else", async () => {
-    const png = await render({ ...FULL, logo_url: LOGO });
+    const png = await render({ ...EVENT_FIELDS, logo_url: LOGO });
     // 240×80 contained in the 300×72 box: 216×72 pinned right, i.e. x 912–1128, y 60–132.
     expect(fractionNear(png, 930, 70, 180, 55, MAGENTA, 10)).toBeGreaterThan(0.98);
     expect(fractionNear(png, 0, 0, 600, 630, MAGENTA, 10)).toBe(0);
@@ -78,8 +70,8 @@ describe("event template", () => {
   });
 
   test("the speaker avatar is drawn round in the speaker block", async () => {
-    const withAvatar = await render({ ...FULL, speaker_avatar_url: AVATAR });
-    const without = await render(FULL);
+    const withAvatar = await render({ ...EVENT_FIELDS, speaker_avatar_url: AVATAR });
+    const without = await render(EVENT_FIELDS);
     // Footer, right half.
     const region = [600, 440, 528, 170] as const;
     const covered = fractionNear(withAvatar, ...region, GREEN, 12) * region[2] * region[3];
@@ -100,8 +92,8 @@ describe("event template", () => {
     const title200 = `${long} in Berlin`.slice(0, 200);
     expect(title200.length).toBe(200);
     for (const theme of ["dark", "light"] as const) {
-      const short = await render({ ...FULL, speaker_avatar_url: AVATAR, title: "Short" }, { theme });
-      const longer = await render({ ...FULL, speaker_avatar_url: AVATAR, title: title200 }, { theme });
+      const short = await render({ ...EVENT_FIELDS, speaker_avatar_url: AVATAR, title: "Short" }, { theme });
+      const longer = await render({ ...EVENT_FIELDS, speaker_avatar_url: AVATAR, title: title200 }, { theme });
       // The footer (below its rule) and the right and bottom margins are untouched by the title.
       expect(maxDiff(short, longer, 0, 452, 1200, 178)).toBeLessThanOrEqual(2);
       expect(maxDiff(short, longer, 1130, 0, 70, 630)).toBeLessThanOrEqual(2);

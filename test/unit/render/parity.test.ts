@@ -15,6 +15,7 @@ import { BUILT_IN_TEMPLATES, createTemplateRegistry } from "../../../src/templat
 import { imageDistance } from "../../support/engines.ts";
 import { decodePng, solidPngDataUri } from "../../support/png.ts";
 import { renderRequest } from "../../support/render-request.ts";
+import { EVENT_FIELDS } from "./event-fields.ts";
 
 const registry = createTemplateRegistry();
 const satori = createInProcessRenderer({ engine: "satori" });
@@ -35,16 +36,7 @@ const CASES: { name: string; kind: keyof typeof LIMITS; fields: Record<string, s
   {
     name: "Latin, every field and both images",
     kind: "latin",
-    fields: {
-      title: "Bun Meetup Berlin: Fast JavaScript Everywhere",
-      subtitle: "An evening of talks on runtimes and bundlers",
-      date: "Thursday, March 14, 2025",
-      time: "18:30 CET",
-      location: "Factory Görlitzer Park, Berlin",
-      speaker_name: "Jarred Sumner",
-      logo_url: LOGO,
-      speaker_avatar_url: AVATAR,
-    },
+    fields: { ...EVENT_FIELDS, logo_url: LOGO, speaker_avatar_url: AVATAR },
   },
   { name: "title only", kind: "latin", fields: { title: "Launch Week" } },
   {
