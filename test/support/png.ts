@@ -159,3 +159,23 @@ function encodeRaw(rgba: Uint8Array, w: number, h: number): Uint8Array {
   ihdr[9] = 6;
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", new Uint8Array(0))]);
 }
+
+/**
+ * For each row, the first column whose pixel is darker than `threshold` (the sum of R, G and
+ * B), or `png.width` when the row has none: where text on a light card starts, row by row.
+ */
+export function firstDarkColumns(png: DecodedPng, threshold = 384): number[] {
+  const columns: number[] = [];
+  for (let y = 0; y < png.height; y++) {
+    let first = png.width;
+    for (let x = 0; x < png.width; x++) {
+      const i = (y * png.width + x) * 4;
+      if (png.pixels[i]! + png.pixels[i + 1]! + png.pixels[i + 2]! < threshold) {
+        first = x;
+        break;
+      }
+    }
+    columns.push(first);
+  }
+  return columns;
+}

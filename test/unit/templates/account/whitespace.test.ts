@@ -11,7 +11,7 @@ import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src
 import { parseTemplateHtml } from "../../../../src/templates/account/html.ts";
 import type { SatoriNode } from "../../../../src/templates/types.ts";
 import { testEngine } from "../../../support/engines.ts";
-import { decodePng, pixelAt, type DecodedPng } from "../../../support/png.ts";
+import { decodePng, firstDarkColumns, pixelAt, type DecodedPng } from "../../../support/png.ts";
 
 const NBSP = "\u00a0";
 const FIELDS = [
@@ -186,24 +186,12 @@ describe("whitespace: pixels", () => {
     // The first ink column of each line of text: a paragraph starts every line at the left
     // edge; a row of pieces would start the lines after the first one at the piece's column.
     const lines: number[] = [];
-    let inLine = false;
-    let left = png.width;
-    for (let y = 0; y < png.height; y++) {
-      let rowLeft = png.width;
-      for (let x = 0; x < png.width; x++) {
-        const i = (y * png.width + x) * 4;
-        if (png.pixels[i]! + png.pixels[i + 1]! + png.pixels[i + 2]! < WHITE) {
-          rowLeft = x;
-          break;
-        }
-      }
-      if (rowLeft < png.width) {
-        inLine = true;
-        left = Math.min(left, rowLeft);
-      } else if (inLine) {
+    let left: number | undefined;
+    for (const x of [...firstDarkColumns(png, WHITE), png.width]) {
+      if (x < png.width) left = Math.min(left ?? x, x);
+      else if (left !== undefined) {
         lines.push(left);
-        inLine = false;
-        left = png.width;
+        left = undefined;
       }
     }
     expect(lines.length).toBeGreaterThanOrEqual(3);
