@@ -66,7 +66,9 @@ export class AccountTemplateService {
 
   /** Validates and stores version 1. 409 when the id is a global one, taken in the account, or the account has 50. */
   async create(accountId: string, body: unknown, globals: GlobalTemplates): Promise<AccountTemplateView> {
-    const spec = this.parse(body);
+    // 400 with every problem, positions included (names and descriptions stripped of control
+    // and bidi-override characters: people see them in lists, emails and terminals).
+    const spec = parseAccountTemplate(body);
     const global = globals.get(spec.id);
     if (global) throw new ApiError("CONFLICT", `"${spec.id}" is the id of a${globalSource(global) === "builtin" ? " built-in" : "n operator"} template; choose another id.`, [{ field: "id", message: "is taken by a template every account shares" }]);
     const created = await this.store.create(this.draft(accountId, spec), MAX_TEMPLATES_PER_ACCOUNT);
@@ -83,7 +85,7 @@ export class AccountTemplateService {
     }
     if (!ACCOUNT_TEMPLATE_ID.test(id)) throw notFound(id);
     const withId = typeof body === "object" && body !== null && !Array.isArray(body) && !("id" in body) ? { ...body, id } : body;
-    const spec = this.parse(withId);
+    const spec = parseAccountTemplate(withId);
     if (spec.id !== id) throw validationError([{ field: "id", message: `must be the id in the path (${id}); a template cannot be renamed` }]);
     const updated = await this.store.update(this.draft(accountId, spec), MAX_VERSIONS_PER_TEMPLATE);
     if (!updated) throw notFound(id);
@@ -142,15 +144,6 @@ export class AccountTemplateService {
       spec = this.remember(digest, JSON.parse(stored.definition) as AccountTemplateSpec);
     }
     return { version: head.found.version, digest, spec };
-  }
-
-  /**
-   * The definition validated (400 with every problem, positions included). The language also
-   * strips control and bidi-override characters from names and descriptions, which people see
-   * in lists, emails and terminals.
-   */
-  private parse(body: unknown): AccountTemplateSpec {
-    return parseAccountTemplate(body);
   }
 
   private draft(accountId: string, spec: AccountTemplateSpec) {
