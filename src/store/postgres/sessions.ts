@@ -45,6 +45,6 @@ export class PostgresSessions implements SessionsPort {
   }
 
   listSessions(accountId: string): Promise<SessionRecord[]> {
-    return this.c.run(async (sql) => (await sql`select ${sql.unsafe(SESSION_COLUMNS)} from dashboard_sessions where account_id = ${accountId} order by created_at`) as unknown as SessionRecord[]);
+    return this.c.run(async (sql) => (await sql`select ${sql.unsafe(SESSION_COLUMNS)} from dashboard_sessions where account_id = ${accountId} order by created_at, id`) as unknown as SessionRecord[]);
   }
 }

@@ -51,6 +51,6 @@ export class SqliteSessions implements SessionsPort {
   }
 
   listSessions(accountId: string): Promise<SessionRecord[]> {
-    return this.c.read(() => this.c.sql(`SELECT ${SESSION_COLUMNS} FROM dashboard_sessions WHERE account_id = ? ORDER BY created_at`).all(accountId) as SessionRecord[]);
+    return this.c.read(() => this.c.sql(`SELECT ${SESSION_COLUMNS} FROM dashboard_sessions WHERE account_id = ? ORDER BY created_at, rowid`).all(accountId) as SessionRecord[]);
   }
 }
