@@ -115,6 +115,7 @@ describe("connects to the checked address", () => {
 
   test("https: SNI and certificate verification use the name, the connection uses the checked address", async () => {
     const cert = selfSignedCert("public.test");
+    cleanups.push(async () => cert.cleanup());
     const server = later(await serveTls(cert, new TextEncoder().encode("secure")));
     const net = loopbackOnly();
     const resolver = fakeResolver({ "public.test": ["127.0.0.1"] });
@@ -127,6 +128,7 @@ describe("connects to the checked address", () => {
 
   test("https: a certificate for another name fails even though the address is right", async () => {
     const cert = selfSignedCert("other.test");
+    cleanups.push(async () => cert.cleanup());
     const server = later(await serveTls(cert, new TextEncoder().encode("secure")));
     const net = loopbackOnly();
     const resolver = fakeResolver({ "public.test": ["127.0.0.1"] });
