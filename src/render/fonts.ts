@@ -16,7 +16,7 @@
  * life of the worker, so only Inter's Latin faces are given up front; the other subsets are
  * handed over like the Noto slices, the first time a card has a character only they draw
  * (`fontsForSegment`). A worker that renders only Latin holds 6 parsed faces (four upright, two
- * italic), not 32.
+ * italic), not 42.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -56,14 +56,24 @@ import inter_vietnamese_400 from "../../assets/fonts/inter-vietnamese-400-normal
 import inter_vietnamese_600 from "../../assets/fonts/inter-vietnamese-600-normal.woff" with { type: "file" };
 import inter_vietnamese_700 from "../../assets/fonts/inter-vietnamese-700-normal.woff" with { type: "file" };
 import inter_vietnamese_800 from "../../assets/fonts/inter-vietnamese-800-normal.woff" with { type: "file" };
+import inter_cyrillic_400_italic from "../../assets/fonts/inter-cyrillic-400-italic.woff" with { type: "file" };
+import inter_cyrillic_700_italic from "../../assets/fonts/inter-cyrillic-700-italic.woff" with { type: "file" };
+import inter_cyrillic_ext_400_italic from "../../assets/fonts/inter-cyrillic-ext-400-italic.woff" with { type: "file" };
+import inter_cyrillic_ext_700_italic from "../../assets/fonts/inter-cyrillic-ext-700-italic.woff" with { type: "file" };
+import inter_greek_400_italic from "../../assets/fonts/inter-greek-400-italic.woff" with { type: "file" };
+import inter_greek_700_italic from "../../assets/fonts/inter-greek-700-italic.woff" with { type: "file" };
+import inter_greek_ext_400_italic from "../../assets/fonts/inter-greek-ext-400-italic.woff" with { type: "file" };
+import inter_greek_ext_700_italic from "../../assets/fonts/inter-greek-ext-700-italic.woff" with { type: "file" };
+import inter_vietnamese_400_italic from "../../assets/fonts/inter-vietnamese-400-italic.woff" with { type: "file" };
+import inter_vietnamese_700_italic from "../../assets/fonts/inter-vietnamese-700-italic.woff" with { type: "file" };
 
 type Weight = 400 | 600 | 700 | 800;
 /** The family templates name; its faces (Latin) are the only ones satori gets up front. */
 const PRIMARY_FAMILY = "Inter";
 /**
- * Italic faces exist for Latin and Latin-extended at 400 and 700 (what `<i>`, `<em>` and
- * `font-style: italic` ask for, bold or not; other weights take the nearest); they come after
- * the upright faces of their family, whose first face stands for the family's coverage.
+ * Every subset has italic faces at 400 and 700 (what `<i>`, `<em>` and `font-style: italic` ask
+ * for, bold or not; other weights take the nearest); they come after the upright faces of their
+ * family, whose first face stands for the family's coverage.
  */
 const BUNDLED: { family: string; weight: Weight; style?: "italic"; path: string }[] = [
   { family: "Inter", weight: 400, path: inter_latin_400 },
@@ -82,22 +92,32 @@ const BUNDLED: { family: string; weight: Weight; style?: "italic"; path: string 
   { family: "Inter Cyrillic", weight: 600, path: inter_cyrillic_600 },
   { family: "Inter Cyrillic", weight: 700, path: inter_cyrillic_700 },
   { family: "Inter Cyrillic", weight: 800, path: inter_cyrillic_800 },
+  { family: "Inter Cyrillic", weight: 400, style: "italic", path: inter_cyrillic_400_italic },
+  { family: "Inter Cyrillic", weight: 700, style: "italic", path: inter_cyrillic_700_italic },
   { family: "Inter Cyrillic Ext", weight: 400, path: inter_cyrillic_ext_400 },
   { family: "Inter Cyrillic Ext", weight: 600, path: inter_cyrillic_ext_600 },
   { family: "Inter Cyrillic Ext", weight: 700, path: inter_cyrillic_ext_700 },
   { family: "Inter Cyrillic Ext", weight: 800, path: inter_cyrillic_ext_800 },
+  { family: "Inter Cyrillic Ext", weight: 400, style: "italic", path: inter_cyrillic_ext_400_italic },
+  { family: "Inter Cyrillic Ext", weight: 700, style: "italic", path: inter_cyrillic_ext_700_italic },
   { family: "Inter Greek", weight: 400, path: inter_greek_400 },
   { family: "Inter Greek", weight: 600, path: inter_greek_600 },
   { family: "Inter Greek", weight: 700, path: inter_greek_700 },
   { family: "Inter Greek", weight: 800, path: inter_greek_800 },
+  { family: "Inter Greek", weight: 400, style: "italic", path: inter_greek_400_italic },
+  { family: "Inter Greek", weight: 700, style: "italic", path: inter_greek_700_italic },
   { family: "Inter Greek Ext", weight: 400, path: inter_greek_ext_400 },
   { family: "Inter Greek Ext", weight: 600, path: inter_greek_ext_600 },
   { family: "Inter Greek Ext", weight: 700, path: inter_greek_ext_700 },
   { family: "Inter Greek Ext", weight: 800, path: inter_greek_ext_800 },
+  { family: "Inter Greek Ext", weight: 400, style: "italic", path: inter_greek_ext_400_italic },
+  { family: "Inter Greek Ext", weight: 700, style: "italic", path: inter_greek_ext_700_italic },
   { family: "Inter Vietnamese", weight: 400, path: inter_vietnamese_400 },
   { family: "Inter Vietnamese", weight: 600, path: inter_vietnamese_600 },
   { family: "Inter Vietnamese", weight: 700, path: inter_vietnamese_700 },
   { family: "Inter Vietnamese", weight: 800, path: inter_vietnamese_800 },
+  { family: "Inter Vietnamese", weight: 400, style: "italic", path: inter_vietnamese_400_italic },
+  { family: "Inter Vietnamese", weight: 700, style: "italic", path: inter_vietnamese_700_italic },
 ];
 
 /** A font file from OG_FONTS_DIR, registered after the bundled ones so Inter wins where both have a glyph. */
