@@ -16,6 +16,7 @@
  * Nested `data:image/svg+xml` URIs are checked with the same policy, recursively.
  */
 import { SaxesParser, type SaxesTagNS } from "saxes";
+import { drawnElements, expansionProblem, referencesOf, type SvgReferenceNode } from "./svg-expansion.ts";
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 export const XLINK_NS = "http://www.w3.org/1999/xlink";
@@ -30,6 +31,8 @@ export const SVG_BOUNDS = {
   /** Elements in one template SVG (the template's own 2,000-element bound covers inline SVG). */
   templateElements: 2000,
   filterPrimitives: 8,
+  /** Elements drawn once `<use>` and `url(#…)` references are followed (svg-expansion.ts), nested SVG images included. */
+  drawnElements: 10_000,
   stdDeviation: 64,
   morphologyRadius: 20,
 } as const;
@@ -70,13 +73,25 @@ export interface SvgProblem {
 
 /** Why `text` (an SVG document) may not be drawn, or undefined when it may. */
 export function checkSvgText(text: string, policy: SvgPolicy, depth = 0): SvgProblem | undefined {
-  if (depth > SVG_BOUNDS.nesting) return { message: `SVG images nest at most ${SVG_BOUNDS.nesting} levels deep` };
+  return inspectSvgText(text, policy, depth).problem;
+}
+
+/** Nested SVG images met while checking an element's attributes: the elements they draw. */
+interface Nested {
+  drawn: number;
+}
+
+function inspectSvgText(text: string, policy: SvgPolicy, depth: number): { problem?: SvgProblem; drawn: number } {
+  if (depth > SVG_BOUNDS.nesting) return { problem: { message: `SVG images nest at most ${SVG_BOUNDS.nesting} levels deep` }, drawn: 0 };
   const parser = new SaxesParser({ xmlns: true, position: true });
   let problem: SvgProblem | undefined;
   let elements = 0;
   let filterPrimitives = 0;
   let sawRoot = false;
   const stack: string[] = [];
+  // The elements as far as their references go, to count what the document draws.
+  const document: SvgReferenceNode = { refs: [], children: [], self: 0 };
+  const open: SvgReferenceNode[] = [document];
   const fail = (message: string) => {
     problem ??= { message, line: parser.line, column: parser.column + 1 };
   };
@@ -106,11 +121,22 @@ export function checkSvgText(text: string, policy: SvgPolicy, depth = 0): SvgPro
     else if (stack.length === 0 || tag.uri === "http://www.w3.org/1999/xhtml") return fail(`element <${tag.name}> (namespace ${uri || "none"}) is not allowed in an SVG`);
     if (policy === "template" && elements > SVG_BOUNDS.templateElements) return fail(`an SVG has at most ${SVG_BOUNDS.templateElements} elements`);
     stack.push(local);
-    const attributeProblem = checkAttributes(tag as SaxesTagNS, local, uri === SVG_NS, policy, depth);
+    const nested: Nested = { drawn: 0 };
+    const attributeProblem = checkAttributes(tag as SaxesTagNS, local, uri === SVG_NS, policy, depth, nested);
     if (attributeProblem) fail(attributeProblem);
+    const attributes = Object.values((tag as SaxesTagNS).attributes);
+    const node: SvgReferenceNode = {
+      id: attributes.find((a) => a.local === "id" && !a.uri)?.value,
+      refs: referencesOf(attributes.map((a) => [a.uri === XLINK_NS ? `xlink:${a.local}` : a.local, a.value])),
+      children: [],
+      self: 1 + nested.drawn,
+    };
+    open[open.length - 1]!.children.push(node);
+    open.push(node);
   });
   parser.on("closetag", () => {
     stack.pop();
+    if (open.length > 1) open.pop();
   });
   parser.on("text", (value) => {
     if (problem || stack[stack.length - 1] !== "style") return;
@@ -130,11 +156,16 @@ export function checkSvgText(text: string, policy: SvgPolicy, depth = 0): SvgPro
   } catch (error) {
     fail(`not well-formed XML: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!problem && !sawRoot) return { message: "no <svg> element" };
-  return problem;
+  if (!problem && !sawRoot) return { problem: { message: "no <svg> element" }, drawn: 0 };
+  const drawn = problem ? 0 : drawnElements(document);
+  if (!problem) {
+    const tooMany = expansionProblem(drawn, SVG_BOUNDS.drawnElements);
+    if (tooMany) problem = { message: tooMany };
+  }
+  return { problem, drawn };
 }
 
-function checkAttributes(tag: SaxesTagNS, local: string, inSvg: boolean, policy: SvgPolicy, depth: number): string | undefined {
+function checkAttributes(tag: SaxesTagNS, local: string, inSvg: boolean, policy: SvgPolicy, depth: number, nested: Nested): string | undefined {
   for (const attribute of Object.values(tag.attributes)) {
     const name = attribute.local;
     const uri = attribute.uri;
@@ -149,12 +180,12 @@ function checkAttributes(tag: SaxesTagNS, local: string, inSvg: boolean, policy:
     }
     const isReference = REFERENCE_ATTRIBUTES.has(name) && (uri === "" || uri === XLINK_NS || uri === undefined);
     if (isReference || (name === "href" && uri)) {
-      const referenceProblem = checkReference(value, local, policy, depth);
+      const referenceProblem = checkReference(value, local, policy, depth, nested);
       if (referenceProblem) return `<${tag.name} ${attribute.name}>: ${referenceProblem}`;
       continue;
     }
     if (/url\(/i.test(value)) {
-      const urlProblem = checkCssUrls(value, policy, depth);
+      const urlProblem = checkCssUrls(value, policy, depth, nested);
       if (urlProblem) return `<${tag.name} ${attribute.name}>: ${urlProblem}`;
     }
     if (policy === "template") {
@@ -184,15 +215,18 @@ function boundedValue(element: string, attribute: string, value: string): string
  * A reference (`href`, `xlink:href`): a `#fragment`, or on an `<image>` a data: image URI
  * (an SVG one checked in turn). `<use>` may only point inside the document.
  */
-function checkReference(value: string, element: string, policy: SvgPolicy, depth: number): string | undefined {
+function checkReference(value: string, element: string, policy: SvgPolicy, depth: number, nested: Nested): string | undefined {
   const v = value.trim();
   if (v.startsWith("#")) return undefined;
   if (element !== "image") return "may only reference #fragments inside the document";
-  return checkDataImage(v, policy, depth);
+  return checkDataImage(v, policy, depth, nested);
 }
 
-/** A data:image URI; an SVG one is parsed and checked with the same policy, one level deeper. */
-export function checkDataImage(uri: string, policy: SvgPolicy, depth: number): string | undefined {
+/**
+ * A data:image URI; an SVG one is parsed and checked with the same policy, one level deeper
+ * (the elements it draws are added to `nested`, when given).
+ */
+export function checkDataImage(uri: string, policy: SvgPolicy, depth: number, nested?: Nested): string | undefined {
   const match = /^data:(image\/[a-z0-9.+-]+)((?:;[a-z0-9=.+-]*)*?)(;base64)?,/i.exec(uri.trim());
   if (!match) return /^(https?:)?\/\//i.test(uri.trim()) ? "may only use data: URIs, not http(s) URLs" : "may only use data:image URIs and #fragments, not files or URLs";
   if (match[1]!.toLowerCase() !== "image/svg+xml") return undefined;
@@ -203,8 +237,21 @@ export function checkDataImage(uri: string, policy: SvgPolicy, depth: number): s
   } catch {
     return "a data:image/svg+xml URI that does not decode";
   }
-  const nested = checkSvgText(text, policy, depth + 1);
-  return nested && `nested SVG: ${nested.message}`;
+  const inner = inspectSvgText(text, policy, depth + 1);
+  if (nested) nested.drawn += inner.drawn;
+  return inner.problem && `nested SVG: ${inner.problem.message}`;
+}
+
+/** The elements a data:image/svg+xml URI draws (0 for another image, or one that does not decode). */
+export function drawnBySvgImage(uri: string): number {
+  const match = /^data:image\/svg\+xml((?:;[a-z0-9=.+-]*)*?)(;base64)?,/i.exec(uri.trim());
+  if (!match) return 0;
+  const payload = uri.trim().slice(match[0].length);
+  try {
+    return inspectSvgText(match[2] ? Buffer.from(payload, "base64").toString("utf8") : decodeURIComponent(payload), "template", 1).drawn;
+  } catch {
+    return 0;
+  }
 }
 
 /** CSS inside a fetched SVG (`<style>`, `style=""`): no @import, url() only to #fragments or data: images. */
@@ -214,13 +261,13 @@ function checkSvgCss(css: string): string | undefined {
   return checkCssUrls(css, "fetched", 0);
 }
 
-function checkCssUrls(css: string, policy: SvgPolicy, depth: number): string | undefined {
+function checkCssUrls(css: string, policy: SvgPolicy, depth: number, nested?: Nested): string | undefined {
   // CSS escapes could hide a url( from the pattern; an SVG has no need for them.
   if (/\\/.test(css)) return "CSS escapes are not allowed in SVG";
   for (const match of css.matchAll(/url\(\s*(["']?)([^)]*?)\1\s*\)/gi)) {
     const target = match[2]!.trim();
     if (target.startsWith("#")) continue;
-    const problem = checkDataImage(target, policy, depth);
+    const problem = checkDataImage(target, policy, depth, nested);
     if (problem) return `url(): ${problem}`;
   }
   return undefined;

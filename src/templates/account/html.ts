@@ -9,7 +9,8 @@
  */
 import { parseFragment, type DefaultTreeAdapterMap } from "parse5";
 import type { FieldProblem } from "../../errors.ts";
-import { checkDataImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from "../../render/svg-safety.ts";
+import { drawnElements, expansionProblem, referencesOf, type SvgReferenceNode } from "../../render/svg-expansion.ts";
+import { checkDataImage, drawnBySvgImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from "../../render/svg-safety.ts";
 import { CSS_BOUNDS, camelCaseProperty, checkDeclaration, clipValue, COLOR_PROPERTIES, EFFECT_PROPERTIES, kebabCaseProperty, splitDeclarations } from "./css.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
 import { clip, splitPlaceholders, type Piece, type TagProblem } from "./placeholders.ts";
@@ -593,7 +594,23 @@ function convertSvg(node: P5Element, ctx: Context, depth: number): ElementNode {
   readStyles(node, ctx, root);
   svgAttributes(node, ctx, root, true);
   root.children = svgChildren(node.childNodes, ctx, depth);
+  const tooMany = expansionProblem(drawnElements(referenceTree(root)), SVG_BOUNDS.drawnElements);
+  if (tooMany) report(ctx, startOf(node), tooMany);
   return root;
+}
+
+/** Elements among `nodes`, those inside sections included (either branch may be drawn). */
+const elementsIn = (nodes: TemplateNode[]): ElementNode[] => nodes.flatMap((n) => (n.kind === "element" ? [n] : n.kind === "section" ? elementsIn(n.children) : []));
+
+/** An inline SVG's elements as far as their references go (svg-expansion.ts). */
+function referenceTree(node: ElementNode): SvgReferenceNode {
+  const href = node.attributes.href ?? node.attributes["xlink:href"];
+  return {
+    id: node.attributes.id,
+    refs: referencesOf(Object.entries(node.attributes)),
+    children: elementsIn(node.children).map(referenceTree),
+    self: 1 + (node.tag === "image" && href ? drawnBySvgImage(href) : 0),
+  };
 }
 
 function svgChildren(nodes: P5Node[], ctx: Context, depth: number): TemplateNode[] {

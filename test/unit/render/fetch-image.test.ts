@@ -167,6 +167,21 @@ describe("failures are 422 IMAGE_FETCH_FAILED naming the field and the reason", 
     }
   });
 
+  test("an SVG whose <use> references multiply its drawing past the bound is refused; a logo that reuses a shape is not", async () => {
+    // Ten <use> of ten <use> of … one rectangle: four levels draw over 10,000 times.
+    const pyramid = (levels: number) => {
+      let defs = '<g id="g0"><rect width="20" height="20" fill="red"/></g>';
+      for (let l = 1; l <= levels; l++) defs += `<g id="g${l}">${`<use href="#g${l - 1}"/>`.repeat(10)}</g>`;
+      return `<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><defs>${defs}</defs><use href="#g${levels}"/></svg>`;
+    };
+    const refused = await failure(fetchImage("logo_url", dataUri("image/svg+xml", pyramid(4)), options()));
+    expect(refused.reason).toBe("unsupported_format");
+    expect(refused.message).toContain("draws at most 10,000 elements");
+    const cycle = '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><g id="a"><rect width="9" height="9"/><use href="#a"/></g></svg>';
+    expect((await failure(fetchImage("logo_url", dataUri("image/svg+xml", cycle), options()))).message).toContain("refers to itself");
+    expect(await fetchImage("logo_url", dataUri("image/svg+xml", pyramid(2)), options())).toMatchObject({ mime: "image/svg+xml", sourceFormat: "svg" });
+  });
+
   test("a prefixed SVG element that names a local file is refused (resvg would draw the file)", async () => {
     // A red PNG on disk, drawn by resvg through `<s:image>` where `s` is bound to the SVG namespace.
     const dir = mkdtempSync(join(tmpdir(), "ogsmith-svg-"));
