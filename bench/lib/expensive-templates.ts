@@ -11,6 +11,12 @@ const n = (count: number, f: (i: number) => string) => Array.from({ length: coun
 const STOPS16 = n(16, (k) => `${k % 2 ? "red" : "blue"} ${k}%`).split("%").join("%, ").replace(/, $/, "");
 const GRADIENTS4 = n(4, () => `repeating-radial-gradient(circle, ${STOPS16})`).replace(/\)r/g, "), r");
 const SHADOW = "0 0 99px 99px red";
+/** An inline SVG over the whole 2400×2400 canvas. */
+const svg = (defs: string, body: string) => `<div style="display:flex;width:100%;height:100%;background:#fff"><svg width="2400" height="2400" viewBox="0 0 2400 2400"><defs>${defs}</defs>${body}</svg></div>`;
+const FULL = 'width="2400" height="2400"';
+const MASK = `<mask id="m"><rect ${FULL} fill="white"/></mask>`;
+/** `<use>` of `<use>` of … a translucent canvas-wide rectangle, ten at each of `levels` levels. */
+const usePyramid = (levels: number) => n(levels, (l) => `<g id="g${l + 1}">${n(10, () => `<use href="#g${l}"/>`)}</g>`);
 const shadows4 = (blur: number) => `0 0 ${blur}px 0 red,0 0 ${blur}px 0 red,inset 0 0 ${blur}px 0 red,0 0 ${blur}px 0 red`;
 
 export const EXPENSIVE_TEMPLATES: Record<string, Record<string, unknown>> = {
@@ -42,6 +48,10 @@ export const EXPENSIVE_TEMPLATES: Record<string, Record<string, unknown>> = {
     height: 2400,
     html: `<div style="display:flex;width:100%;height:100%;background:#fff"><div style="position:absolute;width:500px;height:500px;box-shadow:${shadows4(43)}"></div></div>`,
   },
+  /** Eight masked canvas-wide rectangles in an inline SVG. */
+  "svg-masks": { id: "svg-masks", width: 2400, height: 2400, html: svg(MASK, n(8, () => `<rect ${FULL} fill="red" mask="url(#m)"/>`)) },
+  /** Twenty <use> of a translucent canvas-wide rectangle. */
+  "svg-uses": { id: "svg-uses", width: 2400, height: 2400, html: svg(`<g id="g0"><rect ${FULL} fill="red" opacity="0.5"/></g>`, n(20, () => '<use href="#g0"/>')) },
 };
 
 /** What the same names were before the paint budget: each passed every other bound and took over a minute to draw. */
@@ -67,4 +77,8 @@ export const REFUSED_TEMPLATES: Record<string, Record<string, unknown>> = {
     height: 2400,
     html: `<div style="display:flex;width:100%;height:100%;background:#fff">${n(64, () => `<div style="position:absolute;width:2400px;height:2400px;box-shadow:${SHADOW},${SHADOW},inset ${SHADOW},${SHADOW}"></div>`)}</div>`,
   },
+  /** 300 masked canvas-wide rectangles in an inline SVG. */
+  "svg-masks": { id: "svg-masks", width: 2400, height: 2400, html: svg(MASK, n(300, () => `<rect ${FULL} fill="red" mask="url(#m)"/>`)) },
+  /** Ten <use> of ten <use> of ten <use> of a translucent canvas-wide rectangle: 1,000 layers from 34 elements. */
+  "svg-uses": { id: "svg-uses", width: 2400, height: 2400, html: svg(`<g id="g0"><rect ${FULL} fill="red" opacity="0.5"/></g>${usePyramid(3)}`, '<use href="#g3"/>') },
 };

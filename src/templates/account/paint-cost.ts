@@ -13,7 +13,9 @@
  * text), a `filter`'s whole canvas grown by 3σ per blur — the part of the region past 5 canvases
  * (which resvg does not draw) counts ×EFFECT_OUTSIDE_WEIGHT. SVG filters, inline or in a data:
  * SVG image, are a pass per primitive for every element using one, over the element's reach (the
- * numbers of its geometry) grown by the filter's region. A size the layout decides (auto,
+ * numbers of its geometry) grown by the filter's region; an inline SVG's shapes count by their
+ * boxes as well, weighted for masks, clips, layers, patterns and dashes (svgDrawingCost), each
+ * `<use>` again. A size the layout decides (auto,
  * flex) is taken at its largest: the parent's box, or for text whose values all have a
  * max_length, one font size per character.
  */
@@ -36,6 +38,10 @@ const EFFECT_WEIGHT = 60;
 const EFFECT_OUTSIDE_WEIGHT = 15;
 /** A colour function (brightness(), sepia()…) is a cheap pass next to a blur. */
 const COLOUR_FILTER_WEIGHT = EFFECT_WEIGHT / 5;
+/** An SVG element drawn through a mask: the mask's content drawn too, then the two composited. */
+const SVG_MASK_WEIGHT = 10;
+/** An SVG stroke with dashes: each dash a path of its own to outline and fill. */
+const SVG_DASH_WEIGHT = 20;
 /** resvg draws a filtered layer at most this many canvases wide (from 2 before it to 3 after). */
 const LAYER_CANVASES = 5;
 /** satori widens a text shadow's filter region by a tenth. */
@@ -261,9 +267,94 @@ function visitSvg(root: ElementNode, parent: Box, walk: Walk): void {
     };
     cost += passes * effectPass(region("width") * parent.scale, region("height") * parent.scale, walk.canvas);
   }, 1);
-  if (cost === 0) return;
-  walk.cost.total += cost * walk.toMegapixels;
-  if (cost * walk.toMegapixels > (walk.cost.worst?.cost ?? 0)) walk.cost.worst = { element: root, cost: cost * walk.toMegapixels, what: "SVG filters" };
+  const drawn = svgDrawingCost(root, width * parent.scale, height * parent.scale, units * parent.scale, walk.canvas);
+  for (const [part, what] of [[cost, "SVG filters"], [drawn, "SVG drawing"]] as const) {
+    if (part === 0) continue;
+    walk.cost.total += part * walk.toMegapixels;
+    if (part * walk.toMegapixels > (walk.cost.worst?.cost ?? 0)) walk.cost.worst = { element: root, cost: part * walk.toMegapixels, what };
+  }
+}
+
+/** SVG elements drawn only through a reference (a <use>, url(#id)), never where they stand. */
+const SVG_REFERENCED_ONLY = new Set(["defs", "symbol", "clipPath", "mask", "pattern", "linearGradient", "radialGradient", "filter", "title", "desc"]);
+const SVG_SHAPES = new Set(["rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "image"]);
+
+/**
+ * What an inline SVG's own drawing costs, in logical px² weighted: each shape its box (from its
+ * geometry, stroke included, at most the SVG's box) ×1, ×LAYER_WEIGHT when it or a group around
+ * it is drawn apart (opacity, clip-path) or filled with a pattern, ×SVG_MASK_WEIGHT when masked,
+ * ×SVG_DASH_WEIGHT when its stroke is dashed; a <use> costs what its target does, again.
+ * `scale` turns user units into logical px; `width`×`height` is the SVG's box in logical px.
+ */
+function svgDrawingCost(root: ElementNode, width: number, height: number, scale: number, canvas: number): number {
+  const cap = Math.min(width, canvas) * Math.min(height, canvas);
+  const byId = new Map<string, ElementNode>();
+  const index = (node: ElementNode) => {
+    if (node.attributes.id && !byId.has(node.attributes.id)) byId.set(node.attributes.id, node);
+    for (const child of flatten(node.children)) if (child.kind === "element") index(child);
+  };
+  index(root);
+  const drawing = new Set<ElementNode>();
+  const cost = (node: ElementNode, at: number): number => {
+    // A reference back to an element being drawn is refused by the language (svg-expansion.ts).
+    if (drawing.has(node)) return 0;
+    drawing.add(node);
+    const s = at * svgTransformScale(node.attributes.transform);
+    const weight = svgWeight(node, byId);
+    let total = 0;
+    if (SVG_SHAPES.has(node.tag)) total += Math.min(shapeArea(node) * s * s, cap) * weight;
+    else if (weight > 1) total += cap * (weight - 1); // a group drawn apart: one more layer
+    for (const child of flatten(node.children)) {
+      if (child.kind === "element" && !SVG_REFERENCED_ONLY.has(child.tag)) total += cost(child, s);
+    }
+    const target = node.tag === "use" ? byId.get((node.attributes.href ?? node.attributes["xlink:href"] ?? "").replace(/^#/, "")) : undefined;
+    if (target) total += cost(target, s);
+    drawing.delete(node);
+    return total;
+  };
+  return cost(root, scale);
+}
+
+/** How many times over an element's area costs to draw (see svgDrawingCost). */
+function svgWeight(node: ElementNode, byId: Map<string, ElementNode>): number {
+  const a = node.attributes;
+  const opacity = a.opacity === undefined ? 1 : Number.parseFloat(a.opacity);
+  let weight = 1;
+  if (Number.isFinite(opacity) && opacity < 1) weight *= LAYER_WEIGHT;
+  if (a["clip-path"] && /url\(/i.test(a["clip-path"])) weight *= LAYER_WEIGHT;
+  if (a.mask && /url\(/i.test(a.mask)) weight *= SVG_MASK_WEIGHT;
+  const paintServer = (value: string | undefined) => byId.get(/url\(\s*#([^)\s]+)\s*\)/.exec(value ?? "")?.[1] ?? "")?.tag;
+  if (paintServer(a.fill) === "pattern" || paintServer(a.stroke) === "pattern") weight *= LAYER_WEIGHT;
+  if (a.stroke && !/^none$/i.test(a.stroke.trim()) && a["stroke-dasharray"] && !/^(none|0[\s,0]*)$/i.test(a["stroke-dasharray"].trim())) weight *= SVG_DASH_WEIGHT;
+  return weight;
+}
+
+/** A shape's box in user units, from its own geometry (a bound for paths), with its stroke. */
+function shapeArea(node: ElementNode): number {
+  const a = node.attributes;
+  const num = (name: string) => Math.abs(Number.parseFloat(a[name] ?? "0")) || 0;
+  const stroke = a.stroke && !/^none$/i.test(a.stroke.trim()) ? (a["stroke-width"] === undefined ? 1 : num("stroke-width")) : 0;
+  let w: number;
+  let h: number;
+  switch (node.tag) {
+    case "rect":
+    case "image":
+      [w, h] = [num("width"), num("height")];
+      break;
+    case "circle":
+      w = h = 2 * num("r");
+      break;
+    case "ellipse":
+      [w, h] = [2 * num("rx"), 2 * num("ry")];
+      break;
+    case "line":
+      [w, h] = [Math.abs(num("x2") - num("x1")), Math.abs(num("y2") - num("y1"))];
+      break;
+    default:
+      // polyline, polygon, path: as far as the numbers in the geometry reach.
+      w = h = geometryExtent(node);
+  }
+  return (w + stroke) * (h + stroke);
 }
 
 /** How far an SVG element's geometry reaches from the origin, in its user units (a bound, not its box). */

@@ -37,7 +37,7 @@ describe("paint budget", () => {
       const problem = refusal(definition);
       expect(problem.field).toBe("html");
       expect(problem.message).toMatch(BUDGET_MESSAGE);
-      expect(problem.message).toMatch(/This <div> costs the most \(\d+, mostly its (filter|box-shadow|\d gradient layers)\)/);
+      expect(problem.message).toMatch(/This <(div|svg)> costs the most \(\d+, mostly its (filter|box-shadow|\d gradient layers|SVG drawing)\)/);
       expect(problem.line).toBe(1);
       expect(problem.column).toBeGreaterThanOrEqual(1);
     });
@@ -119,6 +119,68 @@ describe("paint budget", () => {
       const text = await Bun.file(new URL(`../../../../docs/${doc}`, import.meta.url)).text();
       expect(text).toContain(`${PAINT_BUDGET.megapixels} units`);
     }
+  });
+
+  test("an inline SVG's drawing counts: fills by area, masks, clips, translucent groups, patterns and dashes by their weights, a <use> each time it draws", () => {
+    // Measured at 2400×2400 (docs/render-bounds.md): fifty canvas-wide rectangles drew in 0.8–1.6 s;
+    // fifty masked in 9–16 s, clipped or translucent in 3–9 s, dashed circles in 17–22 s.
+    const full = 'x="0" y="0" width="1200" height="1200"';
+    const svg = (inner: string, defs = "") => ({
+      id: "t",
+      width: 1200,
+      height: 1200,
+      html: `<div style="display: flex; width: 100%; height: 100%; background: #fff"><svg width="1200" height="1200" viewBox="0 0 1200 1200"><defs>${defs}</defs>${inner}</svg></div>`,
+    });
+    const fits = (inner: string, defs?: string) => expect(() => parseAccountTemplate(svg(inner, defs))).not.toThrow();
+    const refused = (inner: string, defs?: string) => expect(refusal(svg(inner, defs)).message).toMatch(/This <svg> costs the most \(\d+, mostly its SVG drawing\)/);
+    fits(`<rect ${full} fill="red"/>`.repeat(50));
+    refused(`<rect ${full} fill="red"/>`.repeat(100));
+    const mask = `<mask id="m"><rect ${full} fill="white"/></mask>`;
+    fits(`<rect ${full} fill="red" mask="url(#m)"/>`.repeat(5), mask);
+    refused(`<rect ${full} fill="red" mask="url(#m)"/>`.repeat(50), mask);
+    const clip = '<clipPath id="c"><circle cx="600" cy="600" r="600"/></clipPath>';
+    fits(`<rect ${full} fill="red" clip-path="url(#c)"/>`.repeat(10), clip);
+    refused(`<rect ${full} fill="red" clip-path="url(#c)"/>`.repeat(50), clip);
+    refused(`<g opacity="0.5"><rect ${full} fill="red"/></g>`.repeat(50));
+    const pattern = '<pattern id="p" width="2" height="2" patternUnits="userSpaceOnUse"><rect width="1" height="1" fill="blue"/></pattern>';
+    refused(`<rect ${full} fill="url(#p)"/>`.repeat(50), pattern);
+    const dashed = '<circle cx="600" cy="600" r="500" fill="none" stroke="red" stroke-width="400" stroke-dasharray="1 1"/>';
+    fits(dashed);
+    refused(dashed.repeat(50));
+    // Ten <use> of a translucent canvas-wide rectangle fit; ten of ten do not (1.6–2 s at 1200×1200).
+    const uses = (levels: number) => {
+      let defs = `<g id="g0"><rect ${full} fill="red" opacity="0.5"/></g>`;
+      for (let l = 1; l <= levels; l++) defs += `<g id="g${l}">${`<use href="#g${l - 1}"/>`.repeat(10)}</g>`;
+      return { inner: `<use href="#g${levels}"/>`, defs };
+    };
+    fits(uses(1).inner, uses(1).defs);
+    refused(uses(2).inner, uses(2).defs);
+    // What designs are made of: an activity graph of 371 small squares, a dashed ring, icons.
+    fits(Array.from({ length: 371 }, (_, i) => `<rect x="${100 + (i % 53) * 18}" y="${400 + Math.floor(i / 53) * 18}" width="14" height="14" rx="3" fill="green" opacity="0.${1 + (i % 9)}"/>`).join(""));
+    fits('<circle cx="600" cy="600" r="300" fill="none" stroke="#888" stroke-width="6" stroke-dasharray="12 8"/>');
+  });
+
+  test("an SVG that draws over 10,000 elements once its references are followed is refused, inline or as a data: image; so is a reference cycle", () => {
+    // Ten <use> of ten <use> of … a small dot: each level draws ten times the one below.
+    const pyramid = (levels: number, xmlns = "") => {
+      let defs = '<g id="g0"><circle cx="5" cy="5" r="2" fill="red"/></g>';
+      for (let l = 1; l <= levels; l++) defs += `<g id="g${l}">${`<use href="#g${l - 1}"/>`.repeat(10)}</g>`;
+      return `<svg${xmlns} width="24" height="24" viewBox="0 0 24 24"><defs>${defs}</defs><use href="#g${levels}"/></svg>`;
+    };
+    const page = (inner: string) => ({ id: "t", html: `<div style="display: flex; width: 100%; height: 100%">\n${inner}</div>` });
+    expect(() => parseAccountTemplate(page(pyramid(3)))).not.toThrow();
+    const inline = refusal(page(pyramid(4)));
+    expect(inline.message).toMatch(/^an SVG draws at most 10,000 elements once its <use> and url\(#…\) references are followed; this one draws [\d,]+$/);
+    expect({ line: inline.line, column: inline.column }).toEqual({ line: 2, column: 1 });
+    const image = (svg: string) => page(`<img width="24" height="24" src="data:image/svg+xml,${encodeURIComponent(svg)}">`);
+    expect(() => parseAccountTemplate(image(pyramid(3, ' xmlns="http://www.w3.org/2000/svg"')))).not.toThrow();
+    expect(refusal(image(pyramid(4, ' xmlns="http://www.w3.org/2000/svg"'))).message).toContain("nested SVG: an SVG draws at most 10,000 elements");
+    // An inline SVG that uses an image a thousand times counts the image's elements each time.
+    const heavy = encodeURIComponent(pyramid(2, ' xmlns="http://www.w3.org/2000/svg"'));
+    const reused = `<svg width="24" height="24"><defs><image id="i" width="24" height="24" href="data:image/svg+xml,${heavy}"/></defs>${'<use href="#i"/>'.repeat(100)}</svg>`;
+    expect(refusal(page(reused)).message).toContain("an SVG draws at most 10,000 elements");
+    const cycle = refusal(page('<svg width="24" height="24"><g id="a"><circle cx="5" cy="5" r="2"/><use href="#a"/></g></svg>'));
+    expect(cycle.message).toContain("refers to itself");
   });
 
   test("SVG filters count, inline and in data: SVG images: an icon's shadow fits, canvas-wide or repeated filters do not", () => {
