@@ -10,6 +10,8 @@
 
 /** An SVG element as far as its references go. */
 export interface SvgReferenceNode {
+  /** The element's local name. */
+  tag: string;
   id?: string;
   /** The ids it refers to: `href="#id"`, and `url(#id)` in its attributes. */
   refs: string[];
@@ -17,6 +19,8 @@ export interface SvgReferenceNode {
   /** What the element draws by itself, in elements: 1, or a nested SVG image's own count. */
   self?: number;
 }
+
+const GRADIENTS = new Set(["linearGradient", "radialGradient"]);
 
 /** The ids an element's attributes refer to inside the document. */
 export function referencesOf(attributes: Iterable<[name: string, value: string]>): string[] {
@@ -52,7 +56,8 @@ export function drawnElements(root: SvgReferenceNode): number {
     for (const child of node.children) total += count(child);
     for (const id of node.refs) {
       const target = byId.get(id);
-      if (target) total += count(target);
+      // A gradient is a paint, looked up, not drawn again: its stops are not elements drawn.
+      if (target && !GRADIENTS.has(target.tag)) total += count(target);
     }
     drawing.delete(node);
     counted.set(node, total);

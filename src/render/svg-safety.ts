@@ -90,7 +90,7 @@ function inspectSvgText(text: string, policy: SvgPolicy, depth: number): { probl
   let sawRoot = false;
   const stack: string[] = [];
   // The elements as far as their references go, to count what the document draws.
-  const document: SvgReferenceNode = { refs: [], children: [], self: 0 };
+  const document: SvgReferenceNode = { tag: "", refs: [], children: [], self: 0 };
   const open: SvgReferenceNode[] = [document];
   const fail = (message: string) => {
     problem ??= { message, line: parser.line, column: parser.column + 1 };
@@ -126,6 +126,7 @@ function inspectSvgText(text: string, policy: SvgPolicy, depth: number): { probl
     if (attributeProblem) fail(attributeProblem);
     const attributes = Object.values((tag as SaxesTagNS).attributes);
     const node: SvgReferenceNode = {
+      tag: local,
       id: attributes.find((a) => a.local === "id" && !a.uri)?.value,
       refs: referencesOf(attributes.map((a) => [a.uri === XLINK_NS ? `xlink:${a.local}` : a.local, a.value])),
       children: [],

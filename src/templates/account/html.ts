@@ -606,6 +606,7 @@ const elementsIn = (nodes: TemplateNode[]): ElementNode[] => nodes.flatMap((n) =
 function referenceTree(node: ElementNode): SvgReferenceNode {
   const href = node.attributes.href ?? node.attributes["xlink:href"];
   return {
+    tag: node.tag,
     id: node.attributes.id,
     refs: referencesOf(Object.entries(node.attributes)),
     children: elementsIn(node.children).map(referenceTree),

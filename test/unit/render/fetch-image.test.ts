@@ -180,6 +180,10 @@ describe("failures are 422 IMAGE_FETCH_FAILED naming the field and the reason", 
     const cycle = '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><g id="a"><rect width="9" height="9"/><use href="#a"/></g></svg>';
     expect((await failure(fetchImage("logo_url", dataUri("image/svg+xml", cycle), options()))).message).toContain("refers to itself");
     expect(await fetchImage("logo_url", dataUri("image/svg+xml", pyramid(2)), options())).toMatchObject({ mime: "image/svg+xml", sourceFormat: "svg" });
+    // A gradient is a paint looked up, not drawn again: 3,000 shapes filled with one of 8 stops pass.
+    const stops = '<stop offset="0" stop-color="red"/>'.repeat(8);
+    const illustration = `<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><defs><linearGradient id="g">${stops}</linearGradient></defs>${'<rect width="1" height="1" fill="url(#g)"/>'.repeat(3000)}</svg>`;
+    expect(await fetchImage("logo_url", dataUri("image/svg+xml", illustration), options())).toMatchObject({ sourceFormat: "svg" });
   });
 
   test("a prefixed SVG element that names a local file is refused (resvg would draw the file)", async () => {
