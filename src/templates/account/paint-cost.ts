@@ -13,13 +13,14 @@
  * text), a `filter`'s whole canvas grown by 3σ per blur — the part of the region past 5 canvases
  * (which resvg does not draw) counts ×EFFECT_OUTSIDE_WEIGHT. SVG filters, inline or in a data:
  * SVG image, are a pass per primitive for every element using one, over the element's reach (the
- * numbers of its geometry) grown by the filter's region; an inline SVG's shapes count by their
- * boxes as well, weighted for masks, clips, layers, patterns and dashes (svgDrawingCost), each
+ * numbers of its geometry) grown by the filter's region; an SVG's shapes (inline, or in a data:
+ * SVG image) count by their boxes as well, weighted for masks, clips, layers, patterns and dashes (svgDrawingCost), each
  * `<use>` again. A size the layout decides (auto,
  * flex) is taken at its largest: the parent's box, or for text whose values all have a
  * max_length, one font size per character.
  */
 import valueParser, { type Node as ValueNode } from "postcss-value-parser";
+import { SaxesParser } from "saxes";
 import { MAX_SIZE } from "../../render/request.ts";
 import type { FieldProblem } from "../../errors.ts";
 import { type ParsedHtml, resolveVariables, themeVariables } from "./html.ts";
@@ -130,7 +131,10 @@ function visit(element: ElementNode, parent: Box, walk: Walk): void {
   const parts: Array<[cost: number, what: string]> = [];
   const fills = paints(element, style);
   if (fills) parts.push([visible * fills, "fill"]);
-  for (const uri of svgImages(element, style)) parts.push([svgImagePasses(uri, w, h, canvas), "SVG image's filters"]);
+  for (const uri of svgImages(element, style)) {
+    parts.push([svgImagePasses(uri, w, h, canvas), "SVG image's filters"]);
+    parts.push([svgImageDrawing(uri, w, h, canvas), "SVG image's drawing"]);
+  }
   const translucent = style.opacity !== undefined && !/^(1|1\.0*|100%)$/.test(style.opacity) && children.some((c) => c.kind === "element");
   const clipped = style.clipPath !== undefined && !/^none$/i.test(style.clipPath);
   if (translucent || clipped) parts.push([visible * LAYER_WEIGHT, clipped ? "clip-path" : "opacity"]);
@@ -418,6 +422,52 @@ function svgImagePasses(uri: string, w: number, h: number, canvas: number): numb
   }
   const grow = 1.2 * Math.max(1, size > 0 ? (2 * reach) / size : 1);
   return uses * primitives * effectPass(w * grow, h * grow, canvas);
+}
+
+/**
+ * A data: SVG image's own drawing, as an inline SVG's (svgDrawingCost), over the w×h logical px
+ * box it is drawn in, its viewBox (or size) scaled to fit. 0 for an image that does not parse:
+ * the language has refused it already.
+ */
+function svgImageDrawing(uri: string, w: number, h: number, canvas: number): number {
+  const root = svgTree(svgText(uri));
+  if (!root) return 0;
+  const viewBox = (root.attributes.viewBox ?? "").trim().split(/[\s,]+/).map(Number);
+  const [vw, vh] = viewBox.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0 ? [viewBox[2]!, viewBox[3]!] : [Number.parseFloat(root.attributes.width ?? "") || w, Number.parseFloat(root.attributes.height ?? "") || h];
+  return svgDrawingCost(root, w, h, Math.max(w / vw, h / vh), canvas);
+}
+
+/** The text of a data: SVG URI ("" when it does not decode). */
+function svgText(uri: string): string {
+  const comma = uri.indexOf(",");
+  try {
+    return /;base64,/i.test(uri.slice(0, comma + 1)) ? Buffer.from(uri.slice(comma + 1), "base64").toString("utf8") : decodeURIComponent(uri.slice(comma + 1));
+  } catch {
+    return "";
+  }
+}
+
+/** An SVG document as the elements svgDrawingCost reads (local names, attributes by local name). */
+function svgTree(text: string): ElementNode | undefined {
+  const parser = new SaxesParser({ xmlns: true });
+  const top: ElementNode[] = [];
+  const open: ElementNode[] = [];
+  parser.on("opentag", (tag) => {
+    const attributes: Record<string, string> = {};
+    for (const a of Object.values(tag.attributes)) attributes[a.local === "href" && a.prefix === "xlink" ? "xlink:href" : a.local] = a.value;
+    const node: ElementNode = { kind: "element", tag: tag.local, attributes, fieldAttributes: {}, style: [], children: [], svg: true };
+    (open.length ? open[open.length - 1]!.children : top).push(node);
+    open.push(node);
+  });
+  parser.on("closetag", () => {
+    open.pop();
+  });
+  try {
+    parser.write(text).close();
+  } catch {
+    return undefined;
+  }
+  return top[0]?.tag === "svg" ? top[0] : undefined;
 }
 
 /** One filter pass over a region of w×h logical px (unweighted area × weights). */

@@ -158,6 +158,15 @@ describe("paint budget", () => {
     // What designs are made of: an activity graph of 371 small squares, a dashed ring, icons.
     fits(Array.from({ length: 371 }, (_, i) => `<rect x="${100 + (i % 53) * 18}" y="${400 + Math.floor(i / 53) * 18}" width="14" height="14" rx="3" fill="green" opacity="0.${1 + (i % 9)}"/>`).join(""));
     fits('<circle cx="600" cy="600" r="300" fill="none" stroke="#888" stroke-width="6" stroke-dasharray="12 8"/>');
+    // The same drawing in a data: SVG image, drawn over the whole card, costs the same.
+    const image = (rects: number) => ({
+      id: "t",
+      width: 1200,
+      height: 1200,
+      html: `<div style="display: flex; width: 100%; height: 100%"><img width="1200" height="1200" src="data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><defs><mask id="m"><rect width="100" height="100" fill="white"/></mask></defs>${'<rect width="100" height="100" fill="red" mask="url(#m)"/>'.repeat(rects)}</svg>`)}"></div>`,
+    });
+    expect(() => parseAccountTemplate(image(5))).not.toThrow();
+    expect(refusal(image(50)).message).toMatch(/This <img> costs the most \(\d+, mostly its SVG image's drawing\)/);
   });
 
   test("an SVG that draws over 10,000 elements once its references are followed is refused, inline or as a data: image; so is a reference cycle", () => {
