@@ -10,7 +10,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { serveHttp, type HttpFixture } from "../support/loopback.ts";
 import { solidPngDataUri } from "../support/png.ts";
-import { startTestService, TEST_STORE, type TestService } from "../support/harness.ts";
+import { startTestService, TEST_STORE, type TestService, useUp } from "../support/harness.ts";
 import { waitFor } from "../support/wait.ts";
 import { fillDisk, withSmallDisk } from "../support/disk.ts";
 
@@ -36,17 +36,6 @@ async function usage(s: TestService, key: string): Promise<{ used: number; remai
 }
 
 /** Generates until refused; every answer is 200 or 429 QUOTA_EXCEEDED. Returns how many were 200. */
-async function useUp(s: TestService, key: string, attempts: number): Promise<number> {
-  let ok = 0;
-  for (let i = 0; i < attempts; i++) {
-    const res = await s.api("/api/generate", { key, json: { title: `after the fault ${i}` } });
-    await res.arrayBuffer();
-    if (res.status === 200) ok++;
-    else expect(res.status).toBe(429);
-  }
-  return ok;
-}
-
 const sqliteOnly = TEST_STORE === "sqlite" ? describe : describe.skip;
 
 sqliteOnly("SQLite: the disk fills while renders are in flight", () => {

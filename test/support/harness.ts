@@ -10,7 +10,7 @@
  * A test that restarts the service names its store by a file path (`OG_DB_PATH`); the same
  * path gives the same store in either mode (`storeEnv`).
  */
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -171,6 +171,21 @@ export async function startTestService(env: Record<string, string> = {}, options
 
 /** A valid event body. */
 export const eventBody = (overrides: Record<string, unknown> = {}) => ({ title: "Bun Meetup Berlin", ...overrides });
+
+/**
+ * Generates one card after another, `attempts` times, each answered 200 or 429 (quota used up):
+ * how many were 200. After a fault, exactly the quota left must be usable, and not one more.
+ */
+export async function useUp(s: TestService, key: string, attempts: number): Promise<number> {
+  let ok = 0;
+  for (let i = 0; i < attempts; i++) {
+    const res = await s.api("/api/generate", { key, json: eventBody({ title: `after ${i}` }) });
+    await res.arrayBuffer();
+    if (res.status === 200) ok++;
+    else expect(res.status).toBe(429);
+  }
+  return ok;
+}
 
 export interface ServiceWithReceiver {
   s: TestService;
