@@ -231,28 +231,29 @@ export function checkDataImage(uri: string, policy: SvgPolicy, depth: number, ne
   const match = /^data:(image\/[a-z0-9.+-]+)((?:;[a-z0-9=.+-]*)*?)(;base64)?,/i.exec(uri.trim());
   if (!match) return /^(https?:)?\/\//i.test(uri.trim()) ? "may only use data: URIs, not http(s) URLs" : "may only use data:image URIs and #fragments, not files or URLs";
   if (match[1]!.toLowerCase() !== "image/svg+xml") return undefined;
-  const payload = uri.trim().slice(match[0].length);
-  let text: string;
-  try {
-    text = match[3] ? Buffer.from(payload, "base64").toString("utf8") : decodeURIComponent(payload);
-  } catch {
-    return "a data:image/svg+xml URI that does not decode";
-  }
+  const text = svgDataUriText(uri);
+  if (text === undefined) return "a data:image/svg+xml URI that does not decode";
   const inner = inspectSvgText(text, policy, depth + 1);
   if (nested) nested.drawn += inner.drawn;
   return inner.problem && `nested SVG: ${inner.problem.message}`;
 }
 
-/** The elements a data:image/svg+xml URI draws (0 for another image, or one that does not decode). */
-export function drawnBySvgImage(uri: string): number {
+/** The text of a data:image/svg+xml URI; undefined for another URI, or one that does not decode. */
+export function svgDataUriText(uri: string): string | undefined {
   const match = /^data:image\/svg\+xml((?:;[a-z0-9=.+-]*)*?)(;base64)?,/i.exec(uri.trim());
-  if (!match) return 0;
+  if (!match) return undefined;
   const payload = uri.trim().slice(match[0].length);
   try {
-    return inspectSvgText(match[2] ? Buffer.from(payload, "base64").toString("utf8") : decodeURIComponent(payload), "template", 1).drawn;
+    return match[2] ? Buffer.from(payload, "base64").toString("utf8") : decodeURIComponent(payload);
   } catch {
-    return 0;
+    return undefined;
   }
+}
+
+/** The elements a data:image/svg+xml URI draws (0 for another image, or one that does not decode). */
+export function drawnBySvgImage(uri: string): number {
+  const text = svgDataUriText(uri);
+  return text === undefined ? 0 : inspectSvgText(text, "template", 1).drawn;
 }
 
 /** CSS inside a fetched SVG (`<style>`, `style=""`): no @import, url() only to #fragments or data: images. */

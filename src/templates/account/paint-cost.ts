@@ -21,6 +21,7 @@
  */
 import valueParser, { type Node as ValueNode } from "postcss-value-parser";
 import { SaxesParser } from "saxes";
+import { svgDataUriText } from "../../render/svg-safety.ts";
 import { MAX_SIZE } from "../../render/request.ts";
 import type { FieldProblem } from "../../errors.ts";
 import { type ParsedHtml, resolveVariables, themeVariables } from "./html.ts";
@@ -403,13 +404,7 @@ function svgImages(element: ElementNode, style: Record<string, string | undefine
  * viewBox (and a tenth more, the default filter region).
  */
 function svgImagePasses(uri: string, w: number, h: number, canvas: number): number {
-  const comma = uri.indexOf(",");
-  let text: string;
-  try {
-    text = /;base64,/i.test(uri.slice(0, comma + 1)) ? Buffer.from(uri.slice(comma + 1), "base64").toString("utf8") : decodeURIComponent(uri.slice(comma + 1));
-  } catch {
-    return 0;
-  }
+  const text = svgDataUriText(uri) ?? "";
   const uses = (text.match(/filter\s*[=:]\s*["']?\s*url\(/gi) ?? []).length;
   if (uses === 0) return 0;
   const primitives = (text.match(/<(\w+:)?fe(?!MergeNode|Func)[A-Za-z]+/g) ?? []).length || 1;
@@ -430,21 +425,11 @@ function svgImagePasses(uri: string, w: number, h: number, canvas: number): numb
  * the language has refused it already.
  */
 function svgImageDrawing(uri: string, w: number, h: number, canvas: number): number {
-  const root = svgTree(svgText(uri));
+  const root = svgTree(svgDataUriText(uri) ?? "");
   if (!root) return 0;
   const viewBox = (root.attributes.viewBox ?? "").trim().split(/[\s,]+/).map(Number);
   const [vw, vh] = viewBox.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0 ? [viewBox[2]!, viewBox[3]!] : [Number.parseFloat(root.attributes.width ?? "") || w, Number.parseFloat(root.attributes.height ?? "") || h];
   return svgDrawingCost(root, w, h, Math.max(w / vw, h / vh), canvas);
-}
-
-/** The text of a data: SVG URI ("" when it does not decode). */
-function svgText(uri: string): string {
-  const comma = uri.indexOf(",");
-  try {
-    return /;base64,/i.test(uri.slice(0, comma + 1)) ? Buffer.from(uri.slice(comma + 1), "base64").toString("utf8") : decodeURIComponent(uri.slice(comma + 1));
-  } catch {
-    return "";
-  }
 }
 
 /** An SVG document as the elements svgDrawingCost reads (local names, attributes by local name). */
