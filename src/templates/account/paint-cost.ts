@@ -133,8 +133,9 @@ function visit(element: ElementNode, parent: Box, walk: Walk): void {
   const fills = paints(element, style);
   if (fills) parts.push([visible * fills, "fill"]);
   for (const uri of svgImages(element, style)) {
-    parts.push([svgImagePasses(uri, w, h, canvas), "SVG image's filters"]);
-    parts.push([svgImageDrawing(uri, w, h, canvas), "SVG image's drawing"]);
+    const text = svgDataUriText(uri) ?? "";
+    parts.push([svgImagePasses(text, w, h, canvas), "SVG image's filters"]);
+    parts.push([svgImageDrawing(text, w, h, canvas), "SVG image's drawing"]);
   }
   const translucent = style.opacity !== undefined && !/^(1|1\.0*|100%)$/.test(style.opacity) && children.some((c) => c.kind === "element");
   const clipped = style.clipPath !== undefined && !/^none$/i.test(style.clipPath);
@@ -403,8 +404,7 @@ function svgImages(element: ElementNode, style: Record<string, string | undefine
  * primitive in the image, over the image's box grown as far as the numbers in it reach past its
  * viewBox (and a tenth more, the default filter region).
  */
-function svgImagePasses(uri: string, w: number, h: number, canvas: number): number {
-  const text = svgDataUriText(uri) ?? "";
+function svgImagePasses(text: string, w: number, h: number, canvas: number): number {
   const uses = (text.match(/filter\s*[=:]\s*["']?\s*url\(/gi) ?? []).length;
   if (uses === 0) return 0;
   const primitives = (text.match(/<(\w+:)?fe(?!MergeNode|Func)[A-Za-z]+/g) ?? []).length || 1;
@@ -424,8 +424,8 @@ function svgImagePasses(uri: string, w: number, h: number, canvas: number): numb
  * box it is drawn in, its viewBox (or size) scaled to fit. 0 for an image that does not parse:
  * the language has refused it already.
  */
-function svgImageDrawing(uri: string, w: number, h: number, canvas: number): number {
-  const root = svgTree(svgDataUriText(uri) ?? "");
+function svgImageDrawing(text: string, w: number, h: number, canvas: number): number {
+  const root = svgTree(text);
   if (!root) return 0;
   const viewBox = (root.attributes.viewBox ?? "").trim().split(/[\s,]+/).map(Number);
   const [vw, vh] = viewBox.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0 ? [viewBox[2]!, viewBox[3]!] : [Number.parseFloat(root.attributes.width ?? "") || w, Number.parseFloat(root.attributes.height ?? "") || h];
