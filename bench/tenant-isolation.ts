@@ -38,7 +38,7 @@ const row = (xs: number[]) => {
 async function uncapped() {
   console.log(`| template | engine | ${MAX_SIZE}×${MAX_SIZE} ms, median of 3 (60 s cap) |\n|---|---|---|`);
   for (const engine of ["satori", "takumi"] as const) {
-    const pool = new RenderPool({ workers: 1, engine, logger: silentLogger, accountTemplateTimeoutMs: 60_000, jobTimeoutMs: 60_000 });
+    const pool = new RenderPool({ workers: 1, engine, logger: silentLogger, timeoutMs: 60_000 });
     await pool.ready();
     try {
       for (const [name, definition] of Object.entries(EXPENSIVE_TEMPLATES)) {

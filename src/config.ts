@@ -16,6 +16,10 @@ export interface Config {
   allowPrivateNetworks: boolean;
   testClock: boolean;
   renderWorkers: number;
+  /** OG_RENDER_TIMEOUT_MS: a render still running after this is killed with its render process (422 RENDER_FAILED). */
+  renderTimeoutMs: number;
+  /** OG_RENDER_MEMORY_MB: a render process holding more resident memory than this is killed (422 RENDER_FAILED). */
+  renderMemoryMb: number;
   templatesDir: string | undefined;
   fontsDir: string | undefined;
   smtpUrl: string | undefined;
@@ -160,6 +164,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     allowPrivateNetworks: bool(env, "OG_ALLOW_PRIVATE_NETWORKS", false),
     testClock,
     renderWorkers: int(env, "OG_RENDER_WORKERS", availableParallelism(), 1, 256),
+    renderTimeoutMs: int(env, "OG_RENDER_TIMEOUT_MS", 5_000, 100, 600_000),
+    renderMemoryMb: int(env, "OG_RENDER_MEMORY_MB", 1024, 128, 1024 * 1024),
     templatesDir: readableDir("OG_TEMPLATES_DIR", optional(env, "OG_TEMPLATES_DIR")),
     fontsDir: readableDir("OG_FONTS_DIR", optional(env, "OG_FONTS_DIR")),
     smtpUrl: url(env, "SMTP_URL", ["smtp:", "smtps:"]),

@@ -9,6 +9,7 @@ import { ListenError } from "./cli/listen.ts";
 import { UsageError } from "./cli/output.ts";
 import { ConfigError, loadConfig, type ConfigOverrides } from "./config.ts";
 import { ApiError } from "./errors.ts";
+import { RENDER_PROCESS_ARG } from "./render/sandbox/protocol.ts";
 import { VERSION } from "./version.ts";
 
 const HELP = `ogsmith ${VERSION}: Open Graph images as a service.
@@ -48,6 +49,12 @@ function splitGlobalFlags(argv: string[]): { overrides: ConfigOverrides; rest: s
 }
 
 async function main(argv: string[]): Promise<number> {
+  // A render process of `ogsmith serve` (not a public command): it lives on its IPC channel.
+  if (argv[0] === RENDER_PROCESS_ARG) {
+    const { runRenderProcess } = await import("./render/sandbox/process-main.ts");
+    runRenderProcess();
+    return -1;
+  }
   const { overrides, rest } = splitGlobalFlags(argv);
   const [command = "serve", ...args] = rest;
   if (command === "--help" || command === "-h" || command === "help") {

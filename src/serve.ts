@@ -68,13 +68,16 @@ export async function startService(
 
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
-  // Images fetched here, rendered images cached here (memory, then OG_CACHE_DIR), rendering itself in OG_RENDER_WORKERS worker threads.
+  // Images fetched here, rendered images cached here (memory, then OG_CACHE_DIR), rendering itself in OG_RENDER_WORKERS render processes.
   const renderer = createServiceRenderer({ config, logger: services.logger, ...options.renderer });
   const metrics = new Metrics({ processMetrics: true });
-  metrics.gauge("ogsmith_render_pool", "Render pool: workers, ready, busy, queued, rendered, replaced", () => {
-    const { workers, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
-    return { workers, ready, busy, queued, rendered, replaced };
+  metrics.gauge("ogsmith_render_pool", "Render pool: workers (render processes configured), alive, ready, busy, queued, rendered, replaced", () => {
+    const { workers, alive, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
+    return { workers, alive, ready, busy, queued, rendered, replaced };
   }, "state");
+  metrics.gauge("ogsmith_render_processes_alive", "Render processes alive (starting, ready or busy)", () => renderer.pool.stats.alive);
+  metrics.gauge("ogsmith_renders_waiting", "Renders waiting for a render process", () => renderer.pool.stats.queued);
+  metrics.gauge("ogsmith_render_restarts", "Render processes killed or lost during a render since start, by reason (deadline, memory, crash)", () => renderer.pool.stats.restarts, "reason");
   metrics.gauge("ogsmith_render_engine", "The render engine in use (OG_RENDER_ENGINE): 1 for it", () => ({ [config.renderEngine]: 1 }), "engine");
   if (renderer.diskCache) {
     const disk = renderer.diskCache;

@@ -27,6 +27,10 @@ export interface AccountRenderContext {
 
 /** Validates the request for this account; 400 UNKNOWN_TEMPLATE for a template the account cannot use (another account's included). */
 export async function parseAccountRenderRequest(body: unknown, context: AccountRenderContext): Promise<RenderRequest> {
+  return { ...(await parseForAccount(body, context)), requester: context.accountId };
+}
+
+async function parseForAccount(body: unknown, context: AccountRenderContext): Promise<RenderRequest> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return parseRenderRequest(body, context.templates);
   const { [TEMPLATE_VERSION]: rawVersion, ...rest } = body as Record<string, unknown>;
   const problems: FieldProblem[] = [];

@@ -25,7 +25,7 @@ import type { initLayout as InitLayout, satori as Satori } from "./layout.ts";
 import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "./encode.ts";
 import { unpremultiply } from "./png.ts";
 import { renderWithTakumi } from "./takumi.ts";
-import { withPreviewMark } from "./preview.ts";
+import { withPreviewMark } from "./preview-mark.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 /**

@@ -1,79 +1,44 @@
 /**
- * The render worker pool: `OG_RENDER_WORKERS` Bun Workers, each running
- * render-worker.ts, and a queue in front of them.
+ * The render pool: `OG_RENDER_WORKERS` render processes (sandbox/process-main.ts), children of
+ * the serving process, and a queue in front of them. The serving process never runs satori,
+ * resvg or takumi: a render is native code working on what a tenant sent, and only a process can
+ * be stopped in the middle of native code.
  *
- * - One job per worker at a time. A job that finds no free worker waits while its expected
- *   wait to start (jobs queued × recent render time ÷ workers) is within `maxWaitMs` (10 s);
+ * - One job per process at a time. A job that finds no free process waits while its expected
+ *   wait to start (jobs queued × recent render time ÷ processes) is within `maxWaitMs` (10 s);
  *   beyond that it fails at once with 503 SERVER_BUSY and a `Retry-After` of that estimate.
- *   A burst two workers can finish in a few seconds is served, not refused; under real overload
- *   callers get a fast answer that says when to come back, not a latency that grows without
- *   bound. Memory is bounded too: at most `maxQueue` jobs and `maxQueuedBytes` of their images
- *   and definitions wait.
+ *   Memory is bounded too: at most `maxQueue` jobs and `maxQueuedBytes` of their images and
+ *   definitions wait.
  * - An account's own templates (data the account wrote, so of any cost the bounds allow) run on
- *   at most half of the ready workers per account at a time: its other jobs wait, and other
- *   accounts' jobs are served by the rest. Such a render is stopped after `accountTemplateTimeoutMs`
- *   (5 s): its worker is terminated and replaced, and the job fails with 422 RENDER_FAILED.
- * - The main thread never renders, so HTTP handling (auth, usage, webhooks) stays responsive
- *   however many renders are queued.
- * - A worker that dies (uncaught error, native crash, `process.exit`) or overruns the job
- *   timeout is terminated and replaced; the job it held fails with 500 INTERNAL_ERROR, and the
- *   queue carries on with the replacement. If workers keep dying before they finish starting
- *   (a broken build), the pool stops respawning and fails jobs instead of looping.
+ *   at most half of the ready processes per account at a time: its other jobs wait, and other
+ *   accounts' jobs are served by the rest.
+ * - The deadline (`timeoutMs`, OG_RENDER_TIMEOUT_MS): a render still running then is killed
+ *   with its process (SIGKILL) and answers 422 RENDER_FAILED; a fresh process takes the place.
+ * - The memory bound (`memoryBytes`, OG_RENDER_MEMORY_MB): every process's resident memory is
+ *   read every `memoryWatchMs` (100 ms); one over the bound is killed, and the render it held
+ *   answers 422 RENDER_FAILED naming the bound.
+ * - A process that dies on its own (abort, segfault, the OOM killer) costs the render it held
+ *   (422 RENDER_FAILED) and nothing else: waiting jobs go to the other processes or to its
+ *   replacement, started at once. If processes keep dying before they finish starting (a
+ *   broken build), the pool stops respawning and fails jobs instead of looping.
+ * - Repeat offenders (sandbox/offenders.ts): a killed or crashed render's content address is
+ *   refused at once for 10 minutes, and an account with two of them in 10 minutes gets one
+ *   process at a time for the next 10.
  */
-import { isCompiledBinary } from "../compiled.ts";
-import { ApiError, apiErrorFrom, type PlainError } from "../errors.ts";
+import { ApiError, apiErrorFrom } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { Theme } from "../templates/types.ts";
-import type { ImageFormat } from "./encode.ts";
-import type { RenderedImage, RenderEngine, RenderTimings } from "./engine.ts";
-import { layoutModule } from "./layout-wasm.ts";
-import type { RenderRequest } from "./types.ts";
+import type { RenderedImage, RenderEngine } from "./engine.ts";
+import { RenderChild, renderProcessCommand } from "./sandbox/child.ts";
+import { RepeatOffenders } from "./sandbox/offenders.ts";
+import type { RenderJob, RenderProcessReply } from "./sandbox/protocol.ts";
+import { residentMemoryReader, type ResidentMemoryReader } from "./sandbox/resident-memory.ts";
 
-/** What a worker needs to draw one image: images are already data: URIs. */
-export interface RenderJob {
-  template: string;
-  theme: Theme;
-  fields: Record<string, string | undefined>;
-  images: Record<string, string | undefined>;
-  width: number;
-  height: number;
-  /** Encoding happens in the worker too, off the HTTP thread. Default png. */
-  format?: ImageFormat;
-  /** 1–100 for jpeg and webp. */
-  quality?: number;
-  /**
-   * An account's own template: the worker builds its definition from this plain-JSON spec
-   * (`template` is then the spec's id). `version` 0 is an unsaved definition (a preview).
-   */
-  accountTemplate?: RenderRequest["accountTemplate"];
-  /** Draw it as a preview: a small PREVIEW mark in the bottom-right corner (preview.ts). */
-  preview?: boolean;
-}
-
-// ---- The message protocol between the pool and render-worker.ts. ----
-export interface WorkerInit {
-  type: "init";
-  templatesDir: string | undefined;
-  fontsDir: string | undefined;
-  /** Force a full GC every this many renders (0: never). */
-  gcEvery: number;
-  warmUp: boolean;
-  /** What draws the cards (OG_RENDER_ENGINE); absent: satori. */
-  engine?: RenderEngine;
-  /** satori's layout engine, compiled once by the main thread (layout-wasm.ts). */
-  layout: WebAssembly.Module;
-}
-export type WorkerRequest = WorkerInit | { type: "render"; id: number; job: RenderJob };
-export type WorkerReply =
-  | { type: "ready"; templates: string[] }
-  | { type: "init_failed"; message: string }
-  | { type: "done"; id: number; bytes: Uint8Array; timings: RenderTimings; missingGlyphs: number[] }
-  | { type: "failed"; id: number; error: PlainError };
+export type { RenderJob } from "./sandbox/protocol.ts";
 
 export interface RenderPoolOptions {
-  /** Worker threads (OG_RENDER_WORKERS). */
+  /** Render processes (OG_RENDER_WORKERS). */
   workers: number;
-  /** A job waits for a free worker while its expected wait is at most this; beyond: SERVER_BUSY. Default 10 s. */
+  /** A job waits for a free process while its expected wait is at most this; beyond: SERVER_BUSY. Default 10 s. */
   maxWaitMs?: number;
   /** At most this many jobs wait, whatever the estimate says (memory). Default 256 × workers. */
   maxQueue?: number;
@@ -81,33 +46,44 @@ export interface RenderPoolOptions {
   maxQueuedBytes?: number;
   /** What a render is assumed to take before any has finished. Default 100 ms. */
   initialRenderMs?: number;
-  /** How many of one account's own templates may render at once. Default half the workers (at least one). */
+  /** How many of one account's own templates may render at once. Default half the processes (at least one). */
   perAccountLimit?: number;
-  /** An account template's render running longer than this is stopped: 422 RENDER_FAILED. Default 5 s. */
-  accountTemplateTimeoutMs?: number;
+  /** A render running longer than this is killed with its process: 422 RENDER_FAILED (OG_RENDER_TIMEOUT_MS). Default 5 s. */
+  timeoutMs?: number;
+  /** A render process holding more resident memory than this is killed (OG_RENDER_MEMORY_MB). Default 1 GiB. */
+  memoryBytes?: number;
+  /** How often each process's resident memory is read. Default 100 ms. */
+  memoryWatchMs?: number;
+  /** Reads processes' resident memory; default the platform's (none on Windows). Tests substitute one. */
+  readMemory?: ResidentMemoryReader;
   templatesDir?: string;
   fontsDir?: string;
   logger: Logger;
-  /** A full GC in each worker every N renders (a young-generation one after every render); 0: never. See render-worker.ts. */
+  /** A full GC in each process every N renders (a young-generation one after every render); 0: never. See worker-memory.ts. */
   gcEvery?: number;
-  /** A render running longer than this is killed with its worker (real time). */
-  jobTimeoutMs?: number;
-  /** Render one card in each worker at start-up so the first request is not slow. Default true. */
+  /** Render one card in each process at start-up so the first request is not slow. Default true. */
   warmUp?: boolean;
-  /** The worker script; tests substitute a fixture that speaks the same protocol. */
-  workerUrl?: string | URL;
-  /** Compiles satori's layout engine for the workers (layout-wasm.ts); tests substitute a failing one. */
-  layout?: () => Promise<WebAssembly.Module>;
+  /** The command that starts a render process; tests substitute a fixture that speaks the same protocol. */
+  command?: string[];
   /** What draws the cards (OG_RENDER_ENGINE). Default satori. */
   engine?: RenderEngine;
-  /** The timers the bounds above run on: real time; tests substitute timers they fire themselves. */
+  /** The timers the deadline runs on: real time; tests substitute timers they fire themselves. */
   timers?: PoolTimers;
+  /** The clock of the repeat-offender windows (ms). Default Date.now. */
+  now?: () => number;
+}
+
+/** Who asked for a render, and what it is: for the repeat-offender rules. */
+export interface RenderJobContext {
+  /** The content address (the cache key): a killed render's address is refused for a while. */
+  address?: string;
+  /** The account that asked (its own template or not). */
+  account?: string;
 }
 
 /**
- * Where the pool's bounds (the job timeouts, the grace of a stopped render) get their timers.
- * A test that fires them by hand proves what a bound does without racing real renders against it
- * on a loaded machine.
+ * Where the pool's deadline gets its timers. A test that fires them by hand proves what the
+ * bound does without racing real renders against it on a loaded machine.
  */
 export interface PoolTimers {
   setTimeout(callback: () => void, ms: number): unknown;
@@ -119,25 +95,34 @@ const realTimers: PoolTimers = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
+export type KillReason = "deadline" | "memory" | "crash";
+
 export interface RenderPoolStats {
   workers: number;
+  /** Render processes alive (starting, ready or busy). */
+  alive: number;
   ready: number;
   busy: number;
   queued: number;
   maxQueue: number;
   /** Recent render time (moving average, ms) the wait estimate uses. */
   recentRenderMs: number;
-  /** What a job arriving now would expect to wait for a worker (ms). */
+  /** What a job arriving now would expect to wait for a process (ms). */
   expectedWaitMs: number;
   rendered: number;
-  /** Workers that died or were killed and replaced. */
+  /** Render processes that died or were killed and replaced. */
   replaced: number;
+  /** Render processes killed or lost during a render, by reason. */
+  restarts: Record<KillReason, number>;
 }
 
 interface Pending {
   job: RenderJob;
-  /** Whose account template it is (at most `perAccountLimit` of theirs render at once); none for operator templates. */
+  /** Whose account template it is (at most the share of theirs render at once); none for operator templates. */
+  tenant: string | undefined;
+  /** Who asked: the account the repeat-offender rules hold to one process. */
   account: string | undefined;
+  address: string | undefined;
   /** What it holds in memory while it waits (its images and definition). */
   bytes: number;
   resolve(result: RenderedImage): void;
@@ -146,9 +131,9 @@ interface Pending {
 
 interface Slot {
   index: number;
-  worker: Worker;
+  child: RenderChild;
   ready: boolean;
-  /** Set once the worker is gone (or being killed) so its late events are ignored. */
+  /** Set once the process is gone or being killed (and replaced), so its late events are ignored. */
   dead: boolean;
   current?: { id: number; pending: Pending; timer: unknown; started: number };
 }
@@ -156,57 +141,44 @@ interface Slot {
 /** The weight of the latest render in the moving average of render times. */
 const RECENT_WEIGHT = 0.2;
 
-/** At most this long a stopped render's thread counts against its account's share (see holdShareUntilGone). */
-const STOPPED_THREAD_HOLD_MS = 10 * 60_000;
-
-/** How long a stopped render's thread may take to end before it counts as stuck in native code. */
-const STOPPED_GRACE_MS = 1_000;
-
-/** While stopped renders hold an account's whole share, its new renders are refused with at least this Retry-After. */
-const STOPPED_RETRY_MS = 20_000;
-
 /** Accounts whose recent render time is kept. */
 const MAX_ACCOUNTS_REMEMBERED = 1024;
 
 /** Consecutive start-up failures after which the pool gives up respawning. */
 const MAX_STARTUP_FAILURES = 3;
 
-/**
- * Where the worker script is. From source it sits next to this file. In a `bun build
- * --compile` binary every entrypoint lands in the embedded filesystem relative to the common
- * root of the entrypoints (src/), and a relative specifier resolves from there; a URL built
- * from this (bundled) module's import.meta.url would point at the binary itself, or with
- * `--bytecode` at the build machine's source tree.
- */
-export function defaultWorkerUrl(): string | URL {
-  return isCompiledBinary ? "./render/render-worker.ts" : new URL("./render-worker.ts", import.meta.url);
-}
+const MiB = 1024 * 1024;
 
 export class RenderPool {
   readonly size: number;
   readonly maxQueue: number;
   readonly maxWaitMs: number;
-  /** How many of one account's own templates render at once: half the workers, at least one. */
+  readonly timeoutMs: number;
+  readonly memoryBytes: number;
+  /** How many of one account's own templates render at once: half the processes, at least one. */
   readonly perAccountLimit: number;
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private queuedBytes = 0;
-  /** Account templates rendering now, by account (stopped renders whose thread runs on included). */
+  /** Renders running now, by account (its own templates and, for a held account, every render). */
   private readonly running = new Map<string, number>();
-  /** Stopped renders whose thread runs on past the grace period, by account. */
-  private readonly stopped = new Map<string, number>();
   private recentRenderMs: number;
   /**
-   * Recent render time of each account's own templates, stopped renders included (they held a
-   * worker for the whole bound): its own queue is estimated with it, so one account's slow
+   * Recent render time of each account's own templates, killed renders included (they held a
+   * process for the whole deadline): its own queue is estimated with it, so one account's slow
    * template makes its own backlog short, not everyone's. Bounded, least recently used out.
    */
   private readonly accountRenderMs = new Map<string, number>();
-  private readonly options: Required<Pick<RenderPoolOptions, "gcEvery" | "jobTimeoutMs" | "warmUp" | "maxQueuedBytes" | "accountTemplateTimeoutMs">> & RenderPoolOptions;
+  private readonly options: Required<Pick<RenderPoolOptions, "gcEvery" | "warmUp" | "maxQueuedBytes" | "memoryWatchMs">> & RenderPoolOptions;
   private readonly timers: PoolTimers;
+  private readonly offenders: RepeatOffenders;
+  private readonly readMemory: ResidentMemoryReader | undefined;
+  private memoryWatch: ReturnType<typeof setInterval> | undefined;
+  private memoryReading = false;
   private nextId = 1;
   private rendered = 0;
   private replaced = 0;
+  private readonly restarts: Record<KillReason, number> = { deadline: 0, memory: 0, crash: 0 };
   private startupFailures = 0;
   private broken: string | undefined;
   private closing = false;
@@ -217,27 +189,50 @@ export class RenderPool {
     this.size = options.workers;
     this.maxQueue = options.maxQueue ?? 256 * options.workers;
     this.maxWaitMs = options.maxWaitMs ?? 10_000;
+    this.timeoutMs = options.timeoutMs ?? 5_000;
+    this.memoryBytes = options.memoryBytes ?? 1024 * MiB;
     this.perAccountLimit = options.perAccountLimit ?? Math.max(1, Math.floor(options.workers / 2));
     this.recentRenderMs = options.initialRenderMs ?? 100;
-    this.options = { gcEvery: 32, jobTimeoutMs: 30_000, warmUp: true, maxQueuedBytes: 256 * 1024 * 1024, accountTemplateTimeoutMs: 5_000, ...options };
+    this.options = { gcEvery: 32, warmUp: true, maxQueuedBytes: 256 * MiB, memoryWatchMs: 100, ...options };
     this.timers = options.timers ?? realTimers;
+    this.offenders = new RepeatOffenders({ now: options.now ?? Date.now });
+    this.readMemory = options.readMemory ?? residentMemoryReader();
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(i));
+    if (this.readMemory) {
+      this.memoryWatch = setInterval(() => void this.watchMemory(), this.options.memoryWatchMs);
+      this.memoryWatch.unref?.();
+    }
   }
 
-  /** Resolves once every worker has loaded fonts and templates; rejects if they cannot start. */
+  /** Resolves once every process has loaded fonts and templates; rejects if they cannot start. */
   ready(): Promise<void> {
     if (this.broken) return Promise.reject(new Error(this.broken));
     if (this.slots.every((s) => s.ready)) return Promise.resolve();
     return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
   }
 
-  render(job: RenderJob): Promise<RenderedImage> {
+  /** False once processes have kept failing to start (a broken build): /readyz says so. */
+  get available(): boolean {
+    return !this.broken && !this.closing;
+  }
+
+  render(job: RenderJob, context: RenderJobContext = {}): Promise<RenderedImage> {
     if (this.closing) return Promise.reject(busy("The renderer is shutting down; retry shortly.", 1));
     if (this.broken) return Promise.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer is unavailable."));
-    const pending: Omit<Pending, "resolve" | "reject"> = { job, account: job.accountTemplate?.accountId, bytes: jobBytes(job) };
+    const refusedFor = this.offenders.refusedFor(context.address);
+    if (refusedFor > 0) {
+      return Promise.reject(
+        new ApiError(
+          "RENDER_FAILED",
+          `This image was stopped while rendering less than ${Math.round(this.offenders.windowMs / 60_000)} minutes ago (it ran past the render deadline or memory bound, or crashed the renderer); it is refused for another ${Math.ceil(refusedFor / 1000)} s. Simplify the template or its images.`,
+        ),
+      );
+    }
+    const tenant = job.accountTemplate?.accountId;
+    const pending: Omit<Pending, "resolve" | "reject"> = { job, tenant, account: context.account ?? tenant, address: context.address, bytes: jobBytes(job) };
     const idle = this.mayStart(pending) ? this.slots.find((s) => s.ready && !s.dead && !s.current) : undefined;
     if (!idle) {
-      const wait = this.expectedWaitMs(pending.account);
+      const wait = this.expectedWaitMs(this.heldAccount(pending));
       if (wait > this.maxWaitMs || this.queue.length >= this.maxQueue || this.queuedBytes + pending.bytes > this.options.maxQueuedBytes) {
         return Promise.reject(busy("Too many images are being rendered right now; retry after the time in Retry-After.", Math.max(1, Math.ceil(wait / 1000))));
       }
@@ -253,33 +248,25 @@ export class RenderPool {
   }
 
   /**
-   * How long a job arriving now would wait for a worker: the jobs already waiting, each taking
-   * the recent render time, spread over every worker. A job of an account's own template waits
-   * at least for that account's queued jobs on its share of the workers, so one account's
-   * backlog stays its own: it reaches the bound long before the pool-wide estimate does.
+   * How long a job arriving now would wait for a process: the jobs already waiting, each taking
+   * the recent render time, spread over every process. A job held to a share (an account's own
+   * template, or any job of an account held to one process) waits at least for that account's
+   * queued jobs on its share, so one account's backlog stays its own: it reaches the bound long
+   * before the pool-wide estimate does.
    */
   expectedWaitMs(account?: string): number {
     const everyone = (this.queue.length * this.recentRenderMs) / this.size;
     if (account === undefined) return Math.round(everyone);
-    // Its share held by stopped renders still running: nothing of its can start for a while.
-    if ((this.stopped.get(account) ?? 0) >= this.perAccountLimit) return Math.max(everyone, this.maxWaitMs + STOPPED_RETRY_MS);
     let own = 0;
-    for (const pending of this.queue) if (pending.account === account) own++;
+    for (const pending of this.queue) if (this.heldAccount(pending) === account) own++;
     const theirs = this.accountRenderMs.get(account) ?? this.recentRenderMs;
-    return Math.round(Math.max(everyone, (own * theirs) / this.perAccountLimit));
-  }
-
-  private learnAccount(account: string | undefined, elapsedMs: number): void {
-    if (account === undefined) return;
-    const before = this.accountRenderMs.get(account);
-    this.accountRenderMs.delete(account);
-    this.accountRenderMs.set(account, before === undefined ? elapsedMs : before + RECENT_WEIGHT * (elapsedMs - before));
-    if (this.accountRenderMs.size > MAX_ACCOUNTS_REMEMBERED) this.accountRenderMs.delete(this.accountRenderMs.keys().next().value!);
+    return Math.round(Math.max(everyone, (own * theirs) / this.shareOf(account)));
   }
 
   get stats(): RenderPoolStats {
     return {
       workers: this.size,
+      alive: this.slots.filter((s) => !s.dead).length,
       ready: this.slots.filter((s) => s.ready && !s.dead).length,
       busy: this.slots.filter((s) => s.current).length,
       queued: this.queue.length,
@@ -288,13 +275,20 @@ export class RenderPool {
       expectedWaitMs: this.expectedWaitMs(),
       rendered: this.rendered,
       replaced: this.replaced,
+      restarts: { ...this.restarts },
     };
   }
 
-  /** Terminates every worker. Jobs still waiting fail with SERVER_BUSY (retryable). */
+  /** The render processes' ids, alive ones only (tests and the bench measure them). */
+  get pids(): number[] {
+    return this.slots.filter((s) => !s.dead).map((s) => s.child.pid);
+  }
+
+  /** Ends every render process. Jobs still waiting fail with SERVER_BUSY (retryable). */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    if (this.memoryWatch) clearInterval(this.memoryWatch);
     this.queuedBytes = 0;
     for (const pending of this.queue.splice(0)) pending.reject(busy("The renderer is shutting down; retry shortly.", 1));
     for (const waiter of this.readyWaiters.splice(0)) waiter.reject(new Error("render pool closed"));
@@ -306,55 +300,43 @@ export class RenderPool {
           slot.current = undefined;
         }
         slot.dead = true;
-        const closed = new Promise<void>((resolve) => slot.worker.addEventListener("close", () => resolve(), { once: true }));
-        slot.worker.terminate();
-        await Promise.race([closed, Bun.sleep(2_000)]);
+        slot.child.kill();
+        await Promise.race([slot.child.exited, Bun.sleep(2_000)]);
       }),
     );
   }
 
   private spawn(index: number): Slot {
-    const worker = new Worker(this.options.workerUrl ?? defaultWorkerUrl());
-    const slot: Slot = { index, worker, ready: false, dead: false };
-    worker.addEventListener("message", (event: MessageEvent<WorkerReply>) => this.onMessage(slot, event.data));
-    worker.addEventListener("error", (event: ErrorEvent) => {
-      this.options.logger.error("render worker error", { worker: index, error: event.message });
-      // Bun ends a worker after an uncaught error anyway; make sure, and replace it.
-      this.onDeath(slot, `uncaught error: ${event.message}`);
+    let slot!: Slot;
+    const child = new RenderChild(this.options.command ?? renderProcessCommand(), {
+      message: (reply) => this.onMessage(slot, reply),
+      exit: (code, signal) => this.onExit(slot, code, signal),
     });
-    worker.addEventListener("close", (event: Event) => this.onDeath(slot, `exited with code ${(event as CloseEvent).code}`));
-    const init: Omit<WorkerInit, "layout"> = {
+    slot = { index, child, ready: false, dead: false };
+    child.send({
       type: "init",
       templatesDir: this.options.templatesDir,
       fontsDir: this.options.fontsDir,
       gcEvery: this.options.gcEvery,
       warmUp: this.options.warmUp,
       engine: this.options.engine,
-    };
-    // Jobs go to a slot only once it is ready, so the init may follow when the module is compiled.
-    (this.options.layout ?? layoutModule)().then(
-      (layout) => {
-        if (!slot.dead) worker.postMessage({ ...init, layout } satisfies WorkerInit);
-      },
-      // Only a broken build gets here (the file is embedded): count it as a failed start.
-      (error: unknown) => this.onDeath(slot, `layout engine failed to compile: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    });
     return slot;
   }
 
-  private onMessage(slot: Slot, message: WorkerReply): void {
+  private onMessage(slot: Slot, message: RenderProcessReply): void {
     if (slot.dead) return;
     switch (message.type) {
       case "ready":
         slot.ready = true;
         this.startupFailures = 0;
         if (this.slots.every((s) => s.ready)) for (const waiter of this.readyWaiters.splice(0)) waiter.resolve();
-        // One more ready worker may give an account its share back: any free worker may take its job.
+        // One more ready process may give an account its share back: any free one may take its job.
         this.pumpAll();
         return;
       case "init_failed":
-        this.options.logger.error("render worker failed to start", { worker: slot.index, error: message.message });
-        this.onDeath(slot, `start-up failed: ${message.message}`);
+        this.options.logger.error("render process failed to start", { worker: slot.index, error: message.message });
+        this.replace(slot, `start-up failed: ${message.message}`);
         return;
       case "done":
       case "failed": {
@@ -364,16 +346,16 @@ export class RenderPool {
         slot.current = undefined;
         if (message.type === "done") {
           this.rendered++;
-          // Only successes teach the estimate: a refusal inside the worker took no drawing.
+          // Only successes teach the estimate: a refusal inside the process took no drawing.
           const elapsed = performance.now() - current.started;
           this.recentRenderMs += RECENT_WEIGHT * (elapsed - this.recentRenderMs);
-          this.learnAccount(current.pending.account, elapsed);
+          this.learnAccount(current.pending.tenant, elapsed);
           current.pending.resolve({ bytes: message.bytes, timings: message.timings, missingGlyphs: message.missingGlyphs ?? [] });
         } else if (message.error.code) {
           current.pending.reject(apiErrorFrom(message.error));
         } else {
           // Not ours: the HTTP error mapper logs it (with the request id) and answers a bare 500.
-          const error = new Error(`render failed in worker ${slot.index}: ${message.error.message}`);
+          const error = new Error(`render failed in render process ${slot.index}: ${message.error.message}`);
           if (message.error.stack) error.stack = `${error.message}\n${message.error.stack}`;
           current.pending.reject(error);
         }
@@ -383,111 +365,157 @@ export class RenderPool {
     }
   }
 
-  /**
-   * An account's own template may start only while that account holds fewer than half of the
-   * workers that are ready. Half of the ready ones, not of all: while a worker stopped by the
-   * 5 s bound is being replaced, the one left is kept for the other accounts instead of going to
-   * the account whose render was just stopped.
-   */
-  private mayStart(pending: Pick<Pending, "account">): boolean {
-    if (pending.account === undefined) return true;
-    return (this.running.get(pending.account) ?? 0) < this.shareNow();
-  }
-
-  private shareNow(): number {
+  /** An account's share of the processes now: one while it is held, else half of the ready ones. */
+  private shareOf(account: string): number {
+    if (this.offenders.restricted(account)) return 1;
     if (this.options.perAccountLimit !== undefined || this.size === 1) return this.perAccountLimit;
+    // Half of the ready ones, not of all: while a killed process is being replaced, the one
+    // left is kept for the other accounts instead of going to the account whose render was killed.
     const ready = this.slots.filter((s) => s.ready && !s.dead).length;
     return Math.min(this.perAccountLimit, Math.floor(ready / 2));
   }
 
+  /** The account whose share this job counts against, if any: the owner of an account template, or a held account. */
+  private heldAccount(pending: Pick<Pending, "tenant" | "account">): string | undefined {
+    if (pending.account !== undefined && this.offenders.restricted(pending.account)) return pending.account;
+    return pending.tenant;
+  }
+
+  private mayStart(pending: Pick<Pending, "tenant" | "account">): boolean {
+    const account = this.heldAccount(pending);
+    if (account === undefined) return true;
+    return (this.running.get(account) ?? 0) < this.shareOf(account);
+  }
+
+  private learnAccount(account: string | undefined, elapsedMs: number): void {
+    if (account === undefined) return;
+    const before = this.accountRenderMs.get(account);
+    this.accountRenderMs.delete(account);
+    this.accountRenderMs.set(account, before === undefined ? elapsedMs : before + RECENT_WEIGHT * (elapsedMs - before));
+    if (this.accountRenderMs.size > MAX_ACCOUNTS_REMEMBERED) this.accountRenderMs.delete(this.accountRenderMs.keys().next().value!);
+  }
+
   private dispatch(slot: Slot, pending: Pending): void {
     const id = this.nextId++;
-    const { job, account } = pending;
-    const tenant = job.accountTemplate !== undefined;
-    const timeoutMs = tenant ? Math.min(this.options.accountTemplateTimeoutMs, this.options.jobTimeoutMs) : this.options.jobTimeoutMs;
+    const timeoutMs = this.timeoutMs;
     const timer = this.timers.setTimeout(() => {
-      if (tenant) {
-        // Tenant data made the renderer spin: the account hears why, the operator sees which template.
-        this.options.logger.warn("account template render took too long; stopped and its worker replaced", { worker: slot.index, timeout_ms: timeoutMs, template: job.template, account });
-        this.learnAccount(account, timeoutMs);
-        this.holdShareUntilGone(slot.worker, account);
-        this.onDeath(slot, "render timed out", new ApiError("RENDER_FAILED", `The template took longer than ${timeoutMs / 1000} s to render and was stopped. Simplify it (fewer elements, smaller blurs and shadows) and try again.`));
-      } else {
-        this.options.logger.error("render timed out; replacing its worker", { worker: slot.index, timeout_ms: timeoutMs, template: job.template });
-        this.onDeath(slot, "render timed out");
-      }
+      this.learnAccount(pending.tenant, timeoutMs);
+      this.kill(slot, "deadline", new ApiError("RENDER_FAILED", `The image took longer than ${timeoutMs / 1000} s to render and was stopped. Simplify the template (fewer elements, smaller blurs and shadows) or its images and try again.`));
     }, timeoutMs);
     slot.current = { id, pending, timer, started: performance.now() };
-    if (account !== undefined) this.running.set(account, (this.running.get(account) ?? 0) + 1);
-    const message: WorkerRequest = { type: "render", id, job };
-    slot.worker.postMessage(message);
+    // Counted for every account: a held account's renders of any template count against its one process.
+    for (const account of new Set([pending.tenant, pending.account])) if (account !== undefined) this.running.set(account, (this.running.get(account) ?? 0) + 1);
+    slot.child.send({ type: "render", id, job: pending.job });
   }
 
-  /**
-   * A stopped render's thread may go on running: terminating a worker interrupts JavaScript and
-   * wasm (satori) at once, but not native code (resvg rasterizing), which runs to its end — over a
-   * minute for the most expensive templates the bounds allow — on a core of its own. Until the
-   * thread is really gone (its `close` event), it keeps counting against its account's share, so
-   * an account can never have more threads busy than its share, stopped ones included. (A
-   * replacement worker starts at once: the other accounts keep every worker.)
-   */
-  private holdShareUntilGone(worker: Worker, account: string | undefined): void {
-    if (account === undefined) return;
-    this.running.set(account, (this.running.get(account) ?? 0) + 1);
-    let released = false;
-    // A thread stopped in JavaScript ends within moments; one still there after a second is
-    // stuck in native code, and its account's new renders are refused rather than left waiting.
-    let lingering = false;
-    const linger = this.timers.setTimeout(() => {
-      lingering = true;
-      this.stopped.set(account, (this.stopped.get(account) ?? 0) + 1);
-      if ((this.stopped.get(account) ?? 0) < this.perAccountLimit) return;
-      // Its waiting renders would wait on that thread too, for minutes maybe: answer them now.
-      const retryAfter = Math.ceil((this.maxWaitMs + STOPPED_RETRY_MS) / 1000);
-      for (let i = this.queue.length - 1; i >= 0; i--) {
-        const pending = this.queue[i]!;
-        if (pending.account !== account) continue;
-        this.queue.splice(i, 1);
-        this.queuedBytes -= pending.bytes;
-        pending.reject(busy("A render of this account's was stopped and is still winding down; retry after the time in Retry-After.", retryAfter));
-      }
-    }, STOPPED_GRACE_MS);
-    const release = () => {
-      if (released) return;
-      released = true;
-      clearTimeout(fallback);
-      this.timers.clearTimeout(linger);
-      if (lingering) {
-        const stoppedLeft = (this.stopped.get(account) ?? 1) - 1;
-        if (stoppedLeft > 0) this.stopped.set(account, stoppedLeft);
-        else this.stopped.delete(account);
-      }
-      const left = (this.running.get(account) ?? 1) - 1;
-      if (left > 0) this.running.set(account, left);
-      else this.running.delete(account);
-      if (!this.closing) this.pumpAll();
-    };
-    worker.addEventListener("close", release, { once: true });
-    // Should the runtime never report the end, the share comes back after a generous while.
-    const fallback = setTimeout(release, STOPPED_THREAD_HOLD_MS);
-    fallback.unref?.();
-  }
-
-  /** The slot's job is over (answered, failed, or its worker gone): stop its timer, free its account's share. */
+  /** The slot's job is over (answered, failed, or its process gone): stop its timer, free its account's share. */
   private finish(slot: Slot): void {
     const current = slot.current;
     if (!current) return;
     this.timers.clearTimeout(current.timer);
-    const account = current.pending.account;
-    if (account === undefined) return;
-    const left = (this.running.get(account) ?? 1) - 1;
-    if (left > 0) this.running.set(account, left);
-    else this.running.delete(account);
+    for (const account of new Set([current.pending.tenant, current.pending.account])) {
+      if (account === undefined) continue;
+      const left = (this.running.get(account) ?? 1) - 1;
+      if (left > 0) this.running.set(account, left);
+      else this.running.delete(account);
+    }
+  }
+
+  /** Reads every process's resident memory and kills the ones over the bound. */
+  private async watchMemory(): Promise<void> {
+    if (this.memoryReading || this.closing || !this.readMemory) return;
+    this.memoryReading = true;
+    try {
+      const live = this.slots.filter((s) => !s.dead);
+      const sizes = await this.readMemory(live.map((s) => s.child.pid));
+      for (const slot of live) {
+        const size = sizes.get(slot.child.pid);
+        if (size === undefined || size <= this.memoryBytes || slot.dead) continue;
+        this.kill(
+          slot,
+          "memory",
+          new ApiError("RENDER_FAILED", `The image took more than the render memory bound (${Math.round(this.memoryBytes / MiB)} MB) to draw and was stopped. Simplify the template (fewer nested clips, rounded or translucent layers, smaller images) and try again.`),
+          { resident_mb: Math.round(size / MiB), bound_mb: Math.round(this.memoryBytes / MiB) },
+        );
+      }
+    } finally {
+      this.memoryReading = false;
+    }
+  }
+
+  /** The pool ends a process: the render it held answers `failure` at once, and a fresh process takes its place. */
+  private kill(slot: Slot, reason: Exclude<KillReason, "crash">, failure: ApiError, extra: Record<string, unknown> = {}): void {
+    if (slot.dead) return;
+    this.logKill(slot, reason, extra);
+    this.replace(slot, reason, { reason, failure });
+  }
+
+  private logKill(slot: Slot, reason: KillReason, extra: Record<string, unknown>): void {
+    const job = slot.current?.pending;
+    const fields = {
+      reason,
+      worker: slot.index,
+      pid: slot.child.pid,
+      ...(job
+        ? { account: job.account ?? null, template: job.job.template, version: job.job.accountTemplate?.version ?? null, ...(reason === "deadline" ? { timeout_ms: this.timeoutMs } : {}) }
+        : {}),
+      ...extra,
+    };
+    if (job) this.options.logger.warn("render process killed during a render; replacing it", fields);
+    else this.options.logger.warn("render process killed while idle; replacing it", fields);
+  }
+
+  /** The render a killed or crashed process held fails with `failure`, and is remembered as an offender. */
+  private settleLost(slot: Slot, reason: KillReason, failure: ApiError): void {
+    const current = slot.current;
+    if (!current) return;
+    this.finish(slot);
+    slot.current = undefined;
+    this.restarts[reason]++;
+    this.offenders.record(current.pending.address, current.pending.account);
+    current.pending.reject(failure);
+    // Its account's share is free again: another process may take one of its queued jobs.
+    this.pumpAll();
+  }
+
+  /** A process ended that the pool did not end: a crash (abort, segfault, the OOM killer, an exit). */
+  private onExit(slot: Slot, code: number | null, signal: string | null): void {
+    if (slot.dead) return;
+    const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+    if (slot.current) this.logKill(slot, "crash", { how });
+    else if (!this.closing) this.options.logger.error("render process exited", { worker: slot.index, pid: slot.child.pid, how });
+    this.replace(slot, how, {
+      reason: "crash",
+      failure: new ApiError("RENDER_FAILED", "The renderer crashed while drawing this image and was restarted. Simplify the template or its images and try again."),
+    });
   }
 
   /**
-   * Gives an idle, ready worker the first queued job allowed to start: in arrival order, except
-   * that an account at its share of workers is passed over until one of its renders ends.
+   * A process is gone (or is to go): make sure it is, answer the render it held with `lost`, and
+   * start another (or give up if they never start). The slot is out of use before anything else
+   * happens, so the queue never hands a job to the process being replaced.
+   */
+  private replace(slot: Slot, why: string, lost?: { reason: KillReason; failure: ApiError }): void {
+    if (slot.dead) return;
+    slot.dead = true;
+    slot.child.kill();
+    if (slot.current) this.settleLost(slot, lost?.reason ?? "crash", lost?.failure ?? new ApiError("RENDER_FAILED", "The renderer stopped while drawing this image and was restarted; try again."));
+    if (this.closing || this.broken) return;
+    this.replaced++;
+    if (!slot.ready && ++this.startupFailures >= MAX_STARTUP_FAILURES) {
+      this.broken = `render processes cannot start (${why})`;
+      this.options.logger.error("render pool disabled: render processes keep failing to start", { why });
+      this.queuedBytes = 0;
+      for (const pending of this.queue.splice(0)) pending.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer is unavailable."));
+      for (const waiter of this.readyWaiters.splice(0)) waiter.reject(new Error(this.broken));
+      return;
+    }
+    this.slots[slot.index] = this.spawn(slot.index);
+  }
+
+  /**
+   * Gives an idle, ready process the first queued job allowed to start: in arrival order, except
+   * that an account at its share of processes is passed over until one of its renders ends.
    */
   private pump(slot: Slot): void {
     if (slot.dead || !slot.ready || slot.current) return;
@@ -498,39 +526,9 @@ export class RenderPool {
     this.dispatch(slot, next!);
   }
 
-  /** A job ended: its worker is free, and its account may have room again for a job another worker can take. */
+  /** A job ended: its process is free, and its account may have room again for a job another process can take. */
   private pumpAll(): void {
     for (const slot of this.slots) this.pump(slot);
-  }
-
-  /** A worker is gone (or is to go): end it, fail its job, replace it (or give up if it never starts). */
-  private onDeath(slot: Slot, why: string, failure?: ApiError): void {
-    if (slot.dead) return;
-    slot.dead = true;
-    slot.worker.terminate();
-    const current = slot.current;
-    this.finish(slot);
-    slot.current = undefined;
-    if (current) {
-      if (!failure) this.options.logger.error("render worker died during a render", { worker: slot.index, why, template: current.pending.job.template });
-      current.pending.reject(failure ?? new ApiError("INTERNAL_ERROR", "Internal server error: the renderer failed while drawing this image."));
-      // Its account's share is free again: another worker may take one of its queued jobs.
-      this.pumpAll();
-    }
-    if (this.closing) return;
-    // Disabled already (a start that was under way failed too): said and done once.
-    if (this.broken) return;
-    this.replaced++;
-    if (!slot.ready && ++this.startupFailures >= MAX_STARTUP_FAILURES) {
-      this.broken = `render workers cannot start (${why})`;
-      this.options.logger.error("render pool disabled: workers keep failing to start", { why });
-      this.queuedBytes = 0;
-      for (const pending of this.queue.splice(0)) pending.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer is unavailable."));
-      for (const waiter of this.readyWaiters.splice(0)) waiter.reject(new Error(this.broken));
-      return;
-    }
-    const replacement = this.spawn(slot.index);
-    this.slots[slot.index] = replacement;
   }
 }
 

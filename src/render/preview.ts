@@ -9,14 +9,12 @@
  */
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../templates/account/index.ts";
-import type { RenderContext, SatoriNode, TemplateDefinition } from "../templates/types.ts";
 import { parseRenderRequest } from "./request.ts";
 import type { RenderRequest } from "./types.ts";
 
+export { MARK_BOX, PREVIEW_MARK_TEXT, withPreviewMark } from "./preview-mark.ts";
+
 export const PREVIEW_MAX_SIDE = 1500;
-/** The mark stays inside this many pixels (width × height) of the bottom-right corner. */
-export const MARK_BOX = { width: 240, height: 60 } as const;
-export const PREVIEW_MARK_TEXT = "PREVIEW";
 
 /** The size a preview of `width`×`height` is drawn at: the same proportions, capped. */
 export function previewSize(width: number, height: number): { width: number; height: number } {
@@ -29,64 +27,6 @@ export function previewSize(width: number, height: number): { width: number; hei
 /** A validated request turned into its preview: capped size, marked, kept apart from real renders in every cache. */
 export function asPreview(request: RenderRequest): RenderRequest {
   return { ...request, ...previewSize(request.width, request.height), preview: true };
-}
-
-// The mark in output pixels: a dark translucent pill with white capitals, 12 px from the edges;
-// about 130×36 px, well inside MARK_BOX whatever the card's colours.
-const MARK = { margin: 12, paddingX: 12, paddingY: 7, fontSize: 17, letterSpacing: 2, radius: 6 } as const;
-
-/**
- * The definition drawn with the mark on top. `width` is the output width in pixels: the tree is
- * laid out on the design canvas (ctx), so the mark is sized by output ÷ canvas to come out the
- * same in pixels at every size.
- */
-export function withPreviewMark(definition: TemplateDefinition, output: { width: number }): TemplateDefinition {
-  return {
-    ...definition,
-    render(fields, ctx: RenderContext): SatoriNode {
-      const card = definition.render(fields, ctx);
-      const unit = ctx.width / output.width;
-      const px = (n: number) => n * unit;
-      const background = (card?.props as { style?: { backgroundColor?: unknown } } | undefined)?.style?.backgroundColor;
-      const mark: SatoriNode = {
-        type: "div",
-        props: {
-          style: {
-            position: "absolute",
-            right: px(MARK.margin),
-            bottom: px(MARK.margin),
-            display: "flex",
-            padding: `${px(MARK.paddingY)}px ${px(MARK.paddingX)}px`,
-            borderRadius: px(MARK.radius),
-            backgroundColor: "rgba(17, 17, 17, 0.72)",
-            border: `${px(1)}px solid rgba(255, 255, 255, 0.55)`,
-            color: "#FFFFFF",
-            fontFamily: "Inter",
-            fontSize: px(MARK.fontSize),
-            fontWeight: 700,
-            letterSpacing: px(MARK.letterSpacing),
-            lineHeight: 1,
-          },
-          children: PREVIEW_MARK_TEXT,
-        },
-      };
-      return {
-        type: "div",
-        props: {
-          style: {
-            display: "flex",
-            position: "relative",
-            width: ctx.width,
-            height: ctx.height,
-            overflow: "hidden",
-            // A JPEG is flattened onto the root's colour: keep the card's.
-            ...(typeof background === "string" ? { backgroundColor: background } : {}),
-          },
-          children: [card, mark],
-        },
-      };
-    },
-  };
 }
 
 /** The top-level names of a template preview body (POST /api/templates/preview). */

@@ -1,6 +1,6 @@
 /**
- * The renderer `ogsmith serve` uses (the CLI and the benchmark baseline keep the in-process one
- * of engine.ts). Per request:
+ * The renderer `ogsmith serve` and `ogsmith render --batch` use (a single `ogsmith render` and the
+ * benchmark baseline keep the in-process one of engine.ts). Per request:
  *
  *   1. images: each image field is fetched (or its data: URI decoded) on the main thread,
  *      where I/O belongs, through fetchImage and the address guard, with a per-service LRU
@@ -11,8 +11,8 @@
  *      the disk or rendering share that one attempt (single-flight); all report `cached: true`
  *      except the one that rendered;
  *   3. pool: otherwise the job (fields + data: URIs, and an account template's definition as
- *      plain JSON) goes to a render worker (pool.ts), or is refused with 503 SERVER_BUSY when
- *      its expected wait for a worker is over the bound.
+ *      plain JSON) goes to a render process (pool.ts), or is refused with 503 SERVER_BUSY when
+ *      its expected wait for a process is over the bound.
  *
  * Steps 1 and 2's memory cache are the "front"; the persistent cache and the pool are the
  * "backend" it calls on a miss.
@@ -30,7 +30,8 @@ import { RenderPool, type RenderJob, type RenderPoolOptions } from "./pool.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 export interface ServiceRendererOptions {
-  config: Pick<Config, "renderWorkers" | "allowPrivateNetworks" | "templatesDir" | "fontsDir"> & Partial<Pick<Config, "cacheDir" | "cacheMaxBytes" | "renderEngine">>;
+  config: Pick<Config, "renderWorkers" | "allowPrivateNetworks" | "templatesDir" | "fontsDir"> &
+    Partial<Pick<Config, "cacheDir" | "cacheMaxBytes" | "renderEngine" | "renderTimeoutMs" | "renderMemoryMb">>;
   logger: Logger;
   /** Pool knobs beyond the config (queue length, GC cadence, job timeout); tests set these. */
   pool?: Partial<Omit<RenderPoolOptions, "workers" | "logger" | "templatesDir" | "fontsDir">>;
@@ -64,6 +65,8 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     templatesDir: config.templatesDir,
     fontsDir: config.fontsDir,
     engine: config.renderEngine,
+    timeoutMs: config.renderTimeoutMs,
+    memoryBytes: config.renderMemoryMb === undefined ? undefined : config.renderMemoryMb * 1024 * 1024,
     logger,
     ...options.pool,
   });
@@ -105,7 +108,7 @@ export interface ProducedImage {
 /** Behind the in-memory cache: the persistent cache, then the render pool. */
 interface RenderBackend {
   /** The image at this content address: from disk, from an identical render in flight, or rendered now. */
-  produce(key: string, job: RenderJob): Promise<ProducedImage>;
+  produce(key: string, job: RenderJob, account: string | undefined): Promise<ProducedImage>;
   /** An in-memory hit in front: keeps the file's place in the persistent cache's recency order. */
   used(key: string): void;
 }
@@ -115,7 +118,7 @@ function createRenderBackend(pool: RenderPool, diskCache: DiskCache | undefined)
   const inflight = new Map<string, Promise<ProducedImage>>();
   return {
     used: (key) => diskCache?.used(key),
-    async produce(key, job) {
+    async produce(key, job, account) {
       const shared = inflight.get(key);
       if (shared) return { ...(await shared), rendered: false };
       const attempt = (async (): Promise<ProducedImage> => {
@@ -123,7 +126,7 @@ function createRenderBackend(pool: RenderPool, diskCache: DiskCache | undefined)
         const disk = job.preview ? undefined : diskCache;
         const stored = await disk?.get(key);
         if (stored) return { bytes: stored.bytes, rendered: false, missingGlyphs: stored.missingGlyphs };
-        const { bytes, missingGlyphs } = await pool.render(job);
+        const { bytes, missingGlyphs } = await pool.render(job, { address: key, account });
         // Not awaited: the answer need not wait for the disk; close() does.
         void disk?.set(key, bytes, missingGlyphs);
         return { bytes, rendered: true, missingGlyphs };
@@ -233,7 +236,7 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
             quality: request.quality,
             ...(request.accountTemplate ? { accountTemplate: request.accountTemplate } : {}),
             ...(request.preview ? { preview: true } : {}),
-          })
+          }, request.requester)
           .then((produced) => {
             cache?.set(key, produced.bytes);
             rememberMissing(key, produced.missingGlyphs);

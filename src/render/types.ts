@@ -43,6 +43,11 @@ export interface RenderRequest {
   };
   /** A preview (render/preview.ts: capped size, PREVIEW mark); never shares a cache entry with a real render. */
   preview?: boolean;
+  /**
+   * The account that asked, where there is one: a render of its that is killed or crashes counts
+   * against it (render/sandbox/offenders.ts). Not part of the content address.
+   */
+  requester?: string;
 }
 
 export interface RenderResult {

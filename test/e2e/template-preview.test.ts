@@ -3,11 +3,12 @@
  * for PostgreSQL): POST /api/templates/preview (capped, marked, not counted, no event, under the
  * rate limit, create's 400 for a bad definition, in the OpenAPI document), the dashboard
  * playground's preview (capped and marked too), and an account template rendering past 5 s
- * (422 RENDER_FAILED, nothing counted, its worker replaced). The slow render comes from a
- * test-only hook in front of the real render worker (test/support/gated-render-worker.ts).
+ * (422 RENDER_FAILED, nothing counted, its render process replaced). The slow render comes from
+ * a test-only hook in front of the real render process (test/support/gated-render-process.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MARK_BOX } from "../../src/render/preview.ts";
+import { GATED_PROCESS } from "../support/gated-render-process.ts";
 import { startTestService, type TestService } from "../support/harness.ts";
 import { decodePng, type DecodedPng } from "../support/png.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
@@ -18,7 +19,7 @@ let key: string;
 beforeAll(async () => {
   s = await startTestService(
     { OG_ALLOW_PRIVATE_NETWORKS: "1" },
-    { renderer: { pool: { warmUp: false, workerUrl: new URL("../support/gated-render-worker.ts", import.meta.url) } } },
+    { renderer: { pool: { warmUp: false, command: GATED_PROCESS } } },
   );
   r = await startReceiver();
   key = (await s.createAccount({ plan: "custom", quota: 1_000, requests_per_second: 1_000 })).apiKey;

@@ -1,7 +1,7 @@
 /**
- * The render worker pool with real workers (render-worker.ts): concurrent renders at several
- * sizes, the bounded queue, a crashed or stuck worker replaced, close().
- * Misbehaving templates come from a temp OG_TEMPLATES_DIR, loaded by each worker like any
+ * The render pool with real render processes (sandbox/process-main.ts): concurrent renders at
+ * several sizes, the bounded queue, a crashed or stuck process replaced, close().
+ * Misbehaving templates come from a temp OG_TEMPLATES_DIR, loaded by each process like any
  * disk template.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -17,8 +17,8 @@ import { waitFor } from "../../support/wait.ts";
 
 let templatesDir: string;
 
-// process.exit inside a Worker ends that worker only; an endless loop never answers (it says
-// first, by a file, that it is in the loop).
+// process.exit ends the render process; an endless loop never answers (it says first, by a
+// file, that it is in the loop).
 const misbehavingTemplate = (hangingFile: string) => `
 import { writeFileSync } from "node:fs";
 export default {
@@ -108,7 +108,7 @@ describe("RenderPool", () => {
     }
   });
 
-  test("a worker that dies mid-render fails that job with INTERNAL_ERROR and is replaced", async () => {
+  test("a render process that dies mid-render fails that job with 422 RENDER_FAILED and is replaced", async () => {
     const pool = new RenderPool({ workers: 1, logger: silentLogger, templatesDir, warmUp: false });
     try {
       const queuedBehind = pool.render(job({ fields: { title: "after the crash" } }));
@@ -116,8 +116,9 @@ describe("RenderPool", () => {
       // Order: the first job was dispatched first; the crash is queued behind it.
       expect(decodePng((await queuedBehind).bytes).width).toBe(1200);
       const error = await rejection(crashed);
-      expect(error.code).toBe("INTERNAL_ERROR");
-      expect(error.status).toBe(500);
+      expect(error.code).toBe("RENDER_FAILED");
+      expect(error.status).toBe(422);
+      expect(pool.stats.restarts).toEqual({ deadline: 0, memory: 0, crash: 1 });
 
       // The replacement serves both the disk template and the built-ins.
       const again = await pool.render(job({ template: "misbehave", fields: { title: "fine" } }));
@@ -129,24 +130,24 @@ describe("RenderPool", () => {
     }
   });
 
-  test("jobs waiting behind a crash are served by the replacement worker", async () => {
+  test("jobs waiting behind a crash are served by the replacement process", async () => {
     const pool = new RenderPool({ workers: 1, logger: silentLogger, templatesDir, warmUp: false });
     try {
       await pool.ready();
       const crashed = pool.render(job({ template: "misbehave", fields: { title: "crash" } }));
       const waiting = [1, 2, 3].map((i) => pool.render(job({ fields: { title: `waiting ${i}` } })));
-      expect((await rejection(crashed)).code).toBe("INTERNAL_ERROR");
+      expect((await rejection(crashed)).code).toBe("RENDER_FAILED");
       for (const result of await Promise.all(waiting)) expect(decodePng(result.bytes).height).toBe(630);
     } finally {
       await pool.close();
     }
   });
 
-  test("a render that overruns the job timeout is killed with its worker, not left hanging", async () => {
+  test("a render that overruns the deadline is killed with its process: 422 RENDER_FAILED", async () => {
     // The bound is fired by the test once the render is in its endless loop: on real time it
     // would also race the next, ordinary render, which a loaded machine can make slow.
     const timers = new ManualTimers();
-    const pool = new RenderPool({ workers: 1, logger: silentLogger, templatesDir, warmUp: false, jobTimeoutMs: 7_000, timers });
+    const pool = new RenderPool({ workers: 1, logger: silentLogger, templatesDir, warmUp: false, timeoutMs: 7_000, timers });
     try {
       await pool.ready();
       const hung = pool.render(job({ template: "misbehave", fields: { title: "hang" } }));
@@ -154,19 +155,20 @@ describe("RenderPool", () => {
       expect(timers.pending).toEqual([7_000]);
       timers.fire(7_000);
       const error = await rejection(hung);
-      expect(error.code).toBe("INTERNAL_ERROR");
+      expect(error.code).toBe("RENDER_FAILED");
+      expect(error.message).toContain("7 s");
       expect(pool.stats.replaced).toBe(1);
       // The replacement serves the next job, whose own bound was armed and is cleared.
       expect(decodePng((await pool.render(job())).bytes).width).toBe(1200);
       expect(timers.set).toEqual([7_000, 7_000]);
       expect(timers.pending).toEqual([]);
-      expect(pool.stats).toMatchObject({ replaced: 1, rendered: 1 });
+      expect(pool.stats).toMatchObject({ replaced: 1, rendered: 1, restarts: { deadline: 1, memory: 0, crash: 0 } });
     } finally {
       await pool.close();
     }
   });
 
-  test("a template error inside the worker is an ordinary failure; the worker survives", async () => {
+  test("a template error inside the render process is an ordinary failure; the process survives", async () => {
     const pool = new RenderPool({ workers: 1, logger: silentLogger, warmUp: false });
     try {
       const error = await rejection(pool.render(job({ template: "no-such-template" })));
@@ -178,20 +180,22 @@ describe("RenderPool", () => {
     }
   });
 
-  test("close() terminates the workers and refuses new work", async () => {
+  test("close() ends the render processes and refuses new work", async () => {
     const pool = new RenderPool({ workers: 2, logger: silentLogger, warmUp: false });
     await pool.ready();
+    const pids = pool.pids;
     await pool.close();
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
     expect((await rejection(pool.render(job()))).code).toBe("SERVER_BUSY");
     expect(pool.stats.ready).toBe(0);
   });
 
-  test("workers that cannot start make the pool fail jobs instead of respawning forever", async () => {
+  test("render processes that cannot start make the pool fail jobs instead of respawning forever", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ogsmith-pool-broken-"));
     try {
-      const script = join(dir, "broken-worker.ts");
+      const script = join(dir, "broken-render-process.ts");
       writeFileSync(script, `throw new Error("cannot start");\n`);
-      const pool = new RenderPool({ workers: 1, logger: silentLogger, workerUrl: script });
+      const pool = new RenderPool({ workers: 1, logger: silentLogger, command: [process.execPath, script] });
       try {
         await expect(pool.ready()).rejects.toThrow(/cannot start/);
         expect((await rejection(pool.render(job()))).code).toBe("INTERNAL_ERROR");
@@ -200,26 +204,6 @@ describe("RenderPool", () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  test("a layout engine that fails to compile counts as a failed start: the pool gives up and fails jobs", async () => {
-    let compiles = 0;
-    const layout = async (): Promise<WebAssembly.Module> => {
-      compiles++;
-      // A real compile error, as a truncated or corrupt layout.wasm would raise.
-      return WebAssembly.compile(new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00]));
-    };
-    const pool = new RenderPool({ workers: 2, logger: silentLogger, layout });
-    try {
-      await expect(pool.ready()).rejects.toThrow(/render workers cannot start \(layout engine failed to compile: /);
-      expect((await rejection(pool.render(job()))).code).toBe("INTERNAL_ERROR");
-      // Two first starts and their two replacements: the third failure disables the pool, and the
-      // fourth (already under way) spawns nothing more.
-      expect(compiles).toBe(4);
-      expect(pool.stats.ready).toBe(0);
-    } finally {
-      await pool.close();
     }
   });
 });
