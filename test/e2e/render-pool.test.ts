@@ -130,7 +130,7 @@ describe("overload and crashes", () => {
       join(templatesDir, "crashy.ts"),
       `export default {
         id: "crashy",
-        description: "Ends its worker on title 'crash' (test).",
+        description: "Ends its render process on title 'crash' (test).",
         fields: [{ name: "title", type: "text", required: true }],
         render(fields, ctx) {
           if (fields.title === "crash") process.exit(9);
@@ -164,12 +164,12 @@ describe("overload and crashes", () => {
     expect(await svc.used()).toBe(before + statuses.filter((s) => s === 200).length);
   });
 
-  test("a worker that crashes fails its request with a bare 500, counts nothing, and is replaced", async () => {
+  test("a render process that crashes fails its request with 422 RENDER_FAILED, counts nothing, and is replaced", async () => {
     const before = await svc.used();
     const crashed = await svc.generate({ template: "crashy", title: "crash" });
-    expect(crashed.status).toBe(500);
+    expect(crashed.status).toBe(422);
     const body = (await crashed.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ error: true, code: "INTERNAL_ERROR" });
+    expect(body).toMatchObject({ error: true, code: "RENDER_FAILED" });
     expect(JSON.stringify(body)).not.toContain("exit");
     expect(await svc.used()).toBe(before);
 
