@@ -227,6 +227,17 @@ describe("Tailwind classes drawn as Tailwind means them", () => {
   });
 });
 
+describe("line breaks", () => {
+  test("<br> in text makes the element a paragraph, laid out as a block so the break breaks", () => {
+    const tree = render({ id: "t", html: "<p>one<br>two</p>" }, {});
+    expect(tree.props.style).toMatchObject({ display: "block" });
+    expect(find(tree, "br")).toHaveLength(1);
+    expect(textOf(tree)).toBe("one||two");
+    // A flex box keeps each child an item, as in a browser.
+    expect(render({ id: "t", html: '<div style="display: flex">one<br>two</div>' }, {}).props.style).toMatchObject({ display: "flex" });
+  });
+});
+
 describe("substitution", () => {
   const definition = { id: "t", html: '<div style="display: flex"><h1>Hello {{name}}!</h1><img src="{{logo}}" alt="logo"></div>', fields: [TEXT("name"), { name: "logo", type: "image_url" }] };
 

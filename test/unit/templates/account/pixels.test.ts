@@ -227,6 +227,18 @@ describe("pixels", () => {
     expect((await word("tracking-[0.5em]")) - (await word("tracking-normal"))).toBeCloseTo(60, -1);
   });
 
+  test("<p>one<br>two</p> draws two lines", async () => {
+    const lines = async (html: string) => {
+      const png = await draw({ id: "t", fields: [{ name: "a", type: "text" }], html: `<div style="display: flex; width: 100%; height: 100%; background-color: white; color: black; font-size: 40px; padding: 50px">${html}</div>` }, {});
+      // Rows with ink, grouped into runs: one run per line of text.
+      const rows = firstDarkColumns(png).map((x) => x < png.width);
+      return rows.filter((inked, y) => inked && !rows[y - 1]).length;
+    };
+    expect(await lines("<p>one<br>two</p>")).toBe(2);
+    expect(await lines("<p>\n  one<br>\n  {{a}}two\n</p>")).toBe(2);
+    expect(await lines("<p>one two</p>")).toBe(1);
+  });
+
   test("the documented examples draw (ink on the card, not a blank)", async () => {
     for (const example of Object.values(EXAMPLES)) {
       const png = await draw(example, example.sample as Record<string, string>, "dark");
