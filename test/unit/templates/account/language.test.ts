@@ -111,6 +111,14 @@ describe("refused with the position of the problem", () => {
     });
   }
 
+  test("-webkit- properties are named with one dash after the prefix", () => {
+    expect(htmlProblem('<div style="-webkit-box-orient: vertical"></div>').message).toBe('CSS property "-webkit-box-orient" is not supported');
+    expect(htmlProblem('<div style="-webkit-line-clamp: 50"></div>').message).toMatch(/^-webkit-line-clamp: takes a whole number from 1 to 20$/);
+    const placeholder = htmlProblem('<div style="width: {{accent}}"></div>', [{ name: "accent", type: "color" }]).message;
+    expect(placeholder).toContain("-webkit-text-stroke-color");
+    expect(placeholder).not.toContain("--");
+  });
+
   test("more than 64 shadows and filters in one template", () => {
     const html = `<div>${'<span style="box-shadow: 0 0 4px red">x</span>'.repeat(64)}<b class="shadow-lg">y</b></div>`;
     const problem = htmlProblem(html);
