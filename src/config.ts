@@ -121,6 +121,9 @@ function readableFile(name: string, path: string | undefined): string | undefine
 }
 
 /** Flags given on the command line win over the environment. */
+/** The SQLite file when neither OG_DB_PATH nor --db names one (relative to the working directory). */
+export const DEFAULT_DB_PATH = "./data/ogsmith.db";
+
 export interface ConfigOverrides {
   port?: number;
   host?: string;
@@ -142,7 +145,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     throw new ConfigError("OG_METRICS_TOKEN must be at least 16 characters");
   }
   const baseUrl = url(env, "OG_BASE_URL", ["http:", "https:"]);
-  const dbPath = overrides.dbPath ?? optional(env, "OG_DB_PATH") ?? "./data/ogsmith.db";
+  const dbPath = overrides.dbPath ?? optional(env, "OG_DB_PATH") ?? DEFAULT_DB_PATH;
   const cacheMaxBytes = int(env, "OG_CACHE_MAX_BYTES", 1024 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER);
   // By default the cache lives beside the database (./data/cache for the default ./data/ogsmith.db),
   // so a service pointed at another data directory brings its cache along; a :memory: database

@@ -130,6 +130,7 @@ export async function startService(
         services.accounts,
         { print: options.print ?? ((text) => process.stderr.write(text + "\n")), keyFile: firstKeyFile(config) },
         selfCommand(),
+        config,
       );
     }
     if (config.role !== "api") await worker.start();

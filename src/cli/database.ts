@@ -6,6 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { DEFAULT_DB_PATH } from "../config.ts";
 import { UsageError } from "./output.ts";
 
 /** Returns `args` without `--create`; throws when the database file is missing and `--create` is absent. */
@@ -15,7 +16,7 @@ export function requireDatabase(dbPath: string, args: string[]): string[] {
   if (dbPath === ":memory:" || create || existsSync(dbPath)) return rest;
   throw new UsageError(
     [
-      `no database at ${resolve(dbPath)} (from ${dbPath === "./data/ogsmith.db" ? "the default OG_DB_PATH" : "OG_DB_PATH or --db"}).`,
+      `no database at ${resolve(dbPath)} (from ${dbPath === DEFAULT_DB_PATH ? "the default OG_DB_PATH" : "OG_DB_PATH or --db"}).`,
       "Operator commands change the server's database: run them where the server runs, or pass --db PATH (or set OG_DB_PATH).",
       "To start a new, empty database at this path, add --create.",
     ].join("\n"),

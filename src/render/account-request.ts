@@ -11,7 +11,7 @@ import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import { accountTemplateDefinition } from "../templates/account/index.ts";
 import { type AccountTemplateService, isBuiltInId } from "../templates/account-templates.ts";
 import type { TemplateDefinition } from "../templates/types.ts";
-import { DEFAULT_TEMPLATE, parseRenderRequest, type TemplateLookup } from "./request.ts";
+import { DEFAULT_TEMPLATE, parseRenderRequest, type TemplateLookup, unknownTemplate } from "./request.ts";
 import type { RenderRequest } from "./types.ts";
 
 /** The body field that pins a version (`v` in a signed URL's query). */
@@ -22,7 +22,13 @@ const MAX_VERSION = 2_147_483_647;
 export interface AccountRenderContext {
   accountId: string;
   templates: TemplateLookup;
-  accountTemplates: Pick<AccountTemplateService, "resolve">;
+  accountTemplates: Pick<AccountTemplateService, "resolve" | "ids">;
+  /**
+   * The caller is the account itself (its API key or session): the answer for a template it does
+   * not have lists its own templates beside the global ones. A signed URL's viewer is anyone,
+   * so there it lists the global ones only.
+   */
+  callerIsAccount: boolean;
 }
 
 /** Validates the request for this account; 400 UNKNOWN_TEMPLATE for a template the account cannot use (another account's included). */
@@ -50,10 +56,23 @@ async function parseForAccount(body: unknown, context: AccountRenderContext): Pr
     }
   }
   // A built-in or operator template (or an unknown id: parseRenderRequest says UNKNOWN_TEMPLATE).
-  const request = parseRenderRequest(rest, context.templates);
+  const request = await unknownListsOwn(context, String(id), () => parseRenderRequest(rest, context.templates));
   if (version !== undefined) problems.push({ field: TEMPLATE_VERSION, message: `only account templates have versions; ${request.template} has none` });
   if (problems.length) throw validationError(problems);
   return request;
+}
+
+/** Runs `parse`; an UNKNOWN_TEMPLATE from it names the account's own templates too, when the caller is the account. */
+async function unknownListsOwn(context: AccountRenderContext, id: string, parse: () => RenderRequest): Promise<RenderRequest> {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== "UNKNOWN_TEMPLATE" || !context.callerIsAccount) throw error;
+    const own = await context.accountTemplates.ids(context.accountId);
+    if (own.length === 0) throw error;
+    const global = context.templates.list().map((t) => t.id);
+    throw unknownTemplate(id, [...global, ...own.filter((ownId) => !global.includes(ownId))]);
+  }
 }
 
 function checkVersion(raw: unknown, problems: FieldProblem[]): number | undefined {

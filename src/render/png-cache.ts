@@ -68,8 +68,9 @@ export function engineCacheKey(contentAddress: string, engine: RenderEngine = "s
  * Raised when the account-template language starts drawing a stored template differently (2:
  * whitespace between inline content is kept as a space, text with inline elements in it
  * wraps as one paragraph, and `<i>`, `<em>` and `font-style: italic` draw Inter's italic; 3:
- * Cyrillic, Greek and Vietnamese italics too). It is part of the cache key and so of
+ * Cyrillic, Greek and Vietnamese italics too; 4: Tailwind border classes over Tailwind's border
+ * reset, and `<br>` breaking the line of the text it is in). It is part of the cache key and so of
  * the ETag of every account-template image, so images drawn the old way are neither served from
  * a cache nor kept by a client's revalidation; counting is by content address and is unchanged.
  */
-export const ACCOUNT_DRAWING_REVISION = 3;
+export const ACCOUNT_DRAWING_REVISION = 4;

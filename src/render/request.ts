@@ -105,6 +105,11 @@ function checkEnum<T extends string>(name: string, raw: unknown, allowed: readon
   return raw as T;
 }
 
+/** 400 UNKNOWN_TEMPLATE for `id`, naming the templates the caller may use. */
+export function unknownTemplate(id: string, known: string[]): ApiError {
+  return new ApiError("UNKNOWN_TEMPLATE", `Unknown template "${id}". Known templates: ${known.join(", ")}.`, [{ field: "template", message: `must be one of ${known.join(", ")}` }]);
+}
+
 export function parseRenderRequest(body: unknown, templates: TemplateLookup): RenderRequest {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw validationError([{ field: "body", message: "must be a JSON object" }]);
@@ -113,12 +118,7 @@ export function parseRenderRequest(body: unknown, templates: TemplateLookup): Re
   const templateId = input.template ?? DEFAULT_TEMPLATE;
   if (typeof templateId !== "string") throw validationError([{ field: "template", message: "must be a string" }]);
   const template = templates.get(templateId);
-  if (!template) {
-    const known = templates.list().map((t) => t.id);
-    throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template "${templateId}". Known templates: ${known.join(", ")}.`, [
-      { field: "template", message: `must be one of ${known.join(", ")}` },
-    ]);
-  }
+  if (!template) throw unknownTemplate(templateId, templates.list().map((t) => t.id));
 
   const problems: FieldProblem[] = [];
   const theme = checkEnum("theme", input.theme, THEMES, "dark", problems);

@@ -14,6 +14,8 @@
  *   browser's: `h1` is 2em and bold, `p` has 1em margins…) go under the element's own style, as
  *   satori applies them; takumi adds none, so an account template's `<h1>` would come out in
  *   regular weight on one engine and bold on the other.
+ * - `<br>` in a `display: block` box is a line break, as satori draws it (takumi has no `br`):
+ *   a newline kept by `white-space: pre`. Elsewhere it is an empty box, as in satori's rows.
  */
 import type { Node } from "@takumi-rs/core";
 
@@ -29,15 +31,15 @@ const isElement = (value: unknown): value is Element => typeof value === "object
 /** Guards against a component that renders itself forever (a stack overflow is an error too, but a late one). */
 const MAX_COMPONENT_DEPTH = 256;
 
-/** One element (or string, array, fragment) as zero or more takumi nodes. */
-function convert(value: unknown, out: TakumiNode[], depth: number): void {
+/** One element (or string, array, fragment) as zero or more takumi nodes; `block`: in a `display: block` box. */
+function convert(value: unknown, out: TakumiNode[], depth: number, block = false): void {
   if (value === null || value === undefined || typeof value === "boolean") return;
   if (typeof value === "string" || typeof value === "number") {
     out.push({ type: "text", text: String(value) } as TakumiNode);
     return;
   }
   if (Array.isArray(value)) {
-    for (const child of value) convert(child, out, depth);
+    for (const child of value) convert(child, out, depth, block);
     return;
   }
   if (!isElement(value)) return;
@@ -45,16 +47,20 @@ function convert(value: unknown, out: TakumiNode[], depth: number): void {
   const { type } = value;
   if (typeof type === "function") {
     if (depth > MAX_COMPONENT_DEPTH) throw new Error("components nested too deeply");
-    convert((type as (props: unknown) => unknown)(props), out, depth + 1);
+    convert((type as (props: unknown) => unknown)(props), out, depth + 1, block);
     return;
   }
   // React's fragment (and any other symbol type): its children in place.
   if (typeof type === "symbol") {
-    convert(props.children, out, depth);
+    convert(props.children, out, depth, block);
     return;
   }
   if (typeof type !== "string") return;
   const meta = metadata(props, type);
+  if (type === "br" && block) {
+    out.push({ type: "text", text: "\n", style: { whiteSpace: "pre" } } as TakumiNode);
+    return;
+  }
   if (type === "img") {
     out.push({ type: "image", src: props.src as string, ...size(props), ...meta } as TakumiNode);
     return;
@@ -69,7 +75,7 @@ function convert(value: unknown, out: TakumiNode[], depth: number): void {
     return;
   }
   const children: TakumiNode[] = [];
-  convert(props.children, children, depth);
+  convert(props.children, children, depth, (meta.style as { display?: unknown } | undefined)?.display === "block");
   out.push({ type: "container", children, ...meta } as TakumiNode);
 }
 

@@ -115,6 +115,11 @@ export class AccountTemplateService {
     return views;
   }
 
+  /** The ids of the account's templates, sorted (no definition is read). */
+  async ids(accountId: string): Promise<string[]> {
+    return (await this.store.list(accountId)).map((listing) => listing.id);
+  }
+
   async versions(accountId: string, id: string): Promise<{ version: number; created_at: string }[]> {
     const versions = ACCOUNT_TEMPLATE_ID.test(id) ? await this.store.versions(accountId, id) : undefined;
     if (!versions) throw notFound(id);

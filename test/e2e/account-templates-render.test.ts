@@ -217,6 +217,26 @@ describe("signed URLs and POST /api/image-urls", () => {
   });
 });
 
+describe("a template the account does not have", () => {
+  test("400 UNKNOWN_TEMPLATE lists the account's own templates beside the global ones; a signed URL's viewer hears the global ones only", async () => {
+    const k = await newKey();
+    for (const id of ["promo", "sale", "flash", "quote"]) expect((await s.api("/api/templates", { key: k, json: card(id, RED) })).status).toBe(201);
+    const known = "event, blog, flash, promo, quote, sale";
+    const generated = await expectError(await generate(k, { template: "promoo", title: "Hello" }), 400, "UNKNOWN_TEMPLATE");
+    expect(generated.message).toBe(`Unknown template "promoo". Known templates: ${known}.`);
+    expect(generated.details).toEqual([{ field: "template", message: `must be one of ${known}` }]);
+    // Pinned to a version, and when signing a URL: the same answer.
+    const pinned = await expectError(await generate(k, { template: "promoo", title: "Hello", template_version: 1 }), 400, "UNKNOWN_TEMPLATE");
+    expect(pinned.message).toBe(generated.message);
+    const sk = await (await s.api("/api/signing-keys", { key: k, method: "POST" })).json();
+    const signing = await expectError(await s.api("/api/image-urls", { key: k, json: { signing_key_id: sk.id, template: "promoo", title: "Hello" } }), 400, "UNKNOWN_TEMPLATE");
+    expect(signing.message).toBe(generated.message);
+    // A signed URL is public: whoever holds one does not learn the account's template ids.
+    const url = buildSignedUrl({ baseUrl: s.url, keyId: sk.id, secret: sk.secret, template: "promoo", ext: "png", params: { title: "x" } });
+    expect((await expectError(await fetch(url), 400, "UNKNOWN_TEMPLATE")).message).toBe('Unknown template "promoo". Known templates: event, blog.');
+  });
+});
+
 describe("a version stored before the paint budget", () => {
   test("still renders: the budget is checked when a definition is written, not when a stored one is drawn", async () => {
     const key = await newKey();

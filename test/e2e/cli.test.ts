@@ -184,7 +184,7 @@ describe("operator CLI", () => {
     expect(stdout).toContain("owner@example.com");
   });
 
-  test("the bootstrap banner says how to raise the first account's free plan, in one command that works", async () => {
+  test("the bootstrap banner says how to raise the first account's free plan, in one command that works as printed", async () => {
     const dbEnv = { OG_DB_PATH: join(dir, "plan.db"), PORT: "0", HOST: "127.0.0.1" };
     // Both streams in one: the banner is for the operator's terminal, whichever stream carries it.
     const proc = Bun.spawn(["sh", "-c", `exec bun ${REPO_ROOT}/src/main.ts serve 2>&1`], { cwd: REPO_ROOT, env: { ...process.env, ...dbEnv }, stdout: "pipe" });
@@ -192,10 +192,14 @@ describe("operator CLI", () => {
     proc.kill("SIGTERM");
     await proc.exited;
     expect(text).toContain("Raise its plan (free: 25 images a month, 1 request a second) with: ");
-    const hint = text.match(/Raise its plan .* with: (bun run ogsmith accounts update (acc_\w+) --plan pro)\n/);
+    // The database is not the default one: the command names it, so it works in a shell without the server's OG_DB_PATH.
+    const hint = text.match(/Raise its plan .* with: (bun run ogsmith accounts update (acc_\w+) --db (\S+) --plan pro)\n/);
     expect(hint).not.toBeNull();
-    const run = Bun.spawn(hint![1]!.split(" "), { cwd: REPO_ROOT, env: { ...process.env, ...dbEnv }, stdout: "pipe", stderr: "pipe" });
-    expect(await run.exited).toBe(0);
+    expect(hint![3]).toBe(dbEnv.OG_DB_PATH);
+    const { OG_DB_PATH: _, ...shell } = process.env;
+    const run = Bun.spawn(hint![1]!.split(" "), { cwd: REPO_ROOT, env: shell, stdout: "pipe", stderr: "pipe" });
+    const [code, stderr] = await Promise.all([run.exited, new Response(run.stderr).text()]);
+    expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
     const shown = JSON.parse((await runCli(["accounts", "show", hint![2]!, "--json"], dbEnv)).stdout);
     expect(shown).toMatchObject({ plan: "pro", quota: 2000, requests_per_second: 10 });
   });

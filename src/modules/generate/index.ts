@@ -20,7 +20,7 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
     "/api/generate",
     async ({ request, body }) => {
       const { account } = authOf(request);
-      const renderRequest = await parseAccountRenderRequest(body, { accountId: account.id, templates, accountTemplates: services.accountTemplates });
+      const renderRequest = await parseAccountRenderRequest(body, { accountId: account.id, templates, accountTemplates: services.accountTemplates, callerIsAccount: true });
       const requestId = requestState(request).id;
       const factsOf = (result: RenderResult) => ({
         requestId,

@@ -138,10 +138,11 @@ function renderElement(node: ElementNode, state: RenderState, direction: Directi
 /** Flex container properties: a box that sets one is laid out as the row it asks for. */
 const FLEX_CONTAINER = new Set(["gap", "rowGap", "columnGap", "alignItems", "alignContent", "justifyContent", "justifyItems", "flexDirection", "flexWrap", "flexFlow"]);
 
-/** Text and inline elements only (sections looked into): an inline element beside text, or several. */
+/** Text and inline elements only (sections looked into): an inline element beside text, or several, or a `<br>` in text. */
 function isParagraph(node: ElementNode): boolean {
   if (node.fit || node.style.some(([property]) => FLEX_CONTAINER.has(property))) return false;
   let inlineElements = 0;
+  let breaks = 0;
   let text = false;
   const walk = (nodes: TemplateNode[]): boolean =>
     nodes.every((child) => {
@@ -150,11 +151,16 @@ function isParagraph(node: ElementNode): boolean {
         return true;
       }
       if (child.kind === "section") return walk(child.children);
+      // A line break is part of the paragraph's text ("one<br>two"); it breaks only in a block.
+      if (child.tag === "br" && !child.style.length) {
+        breaks++;
+        return true;
+      }
       if (child.svg || child.flow !== "row" || !INLINE_TAGS.has(child.tag)) return false;
       inlineElements++;
       return true;
     });
-  return walk(node.children) && (inlineElements > 1 || (inlineElements === 1 && text));
+  return walk(node.children) && (inlineElements > 1 || ((inlineElements === 1 || breaks > 0) && text));
 }
 
 function imageOrColor(node: ElementNode, attribute: string, field: string, state: RenderState): string | undefined {

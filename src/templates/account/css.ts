@@ -461,8 +461,9 @@ export function camelCaseProperty(name: string): string {
   return vendor + rest.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()).replace(/^[a-z]/, (c) => (vendor ? c.toUpperCase() : c));
 }
 
+/** `backgroundColor` → `background-color`; `WebkitTextStroke` → `-webkit-text-stroke` (its capital W is the leading dash). */
 export function kebabCaseProperty(name: string): string {
-  return name.replace(/^Webkit/, "-webkit-").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replace(/^--webkit/, "-webkit");
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
 /**

@@ -58,6 +58,8 @@ interface Context {
   effects: number;
   /** The orientation of card this tree is for (orientation classes and fit values follow it). */
   orientation: Orientation;
+  /** The template uses Tailwind classes, so its elements get Tailwind's border reset (see readStyles). */
+  tailwind: boolean;
 }
 
 export interface ParsedHtml {
@@ -111,8 +113,10 @@ export function parseTemplateHtml(
     tooManyElements: false,
     effects: 0,
     orientation,
+    tailwind: false,
   };
   const fragment = parseFragment(html, { sourceCodeLocationInfo: true });
+  ctx.tailwind = hasClasses(fragment.childNodes);
   const root = children(fragment.childNodes, ctx, 0, spec.width, undefined, false, false);
   if (ctx.tooManyElements) report(ctx, 0, `has ${ctx.elements} elements or more; at most ${HTML_BOUNDS.elements}`);
   if (root.length === 0 && problems.length === 0) report(ctx, 0, "has no elements: write the card as HTML, e.g. <div style=\"display: flex\">…</div>");
@@ -125,6 +129,16 @@ export function parseTemplateHtml(
  */
 export function themeVariables(themes: AccountTemplateSpec["themes"]): { dark: Record<string, string>; light: Record<string, string> } {
   return { dark: { ...themes.light, ...themes.dark }, light: { ...themes.dark, ...themes.light } };
+}
+
+/** Whether any HTML element has a class (SVG's own elements take none). */
+function hasClasses(nodes: P5Node[]): boolean {
+  return nodes.some((node) => {
+    if (!("tagName" in node)) return false;
+    const element = node as P5Element;
+    if (element.attrs.some((a) => a.name === "class" && a.value.trim() !== "")) return true;
+    return element.namespaceURI !== SVG_NS && hasClasses(element.childNodes);
+  });
 }
 
 function lineStarts(text: string): number[] {
@@ -441,7 +455,16 @@ function readStyles(node: P5Element, ctx: Context, element: ElementNode): void {
       if (parsed && countEffect(ctx, parsed[0], parsed[1], offset + declaration.offset)) element.style.push(parsed);
     }
   }
+  // Tailwind's preflight gives every element `border-width: 0; border-style: solid`, so that
+  // `border-t border-slate-300` is a 1px top rule and nothing more. Under the element's own
+  // declarations, and only where it draws a border at all, so other trees stay as they were.
+  if (ctx.tailwind && element.style.some(([property]) => BORDER_PROPERTY.test(property))) {
+    element.style.unshift(["borderWidth", "0"], ["borderStyle", "solid"]);
+  }
 }
+
+/** Border widths, styles and colours (not radii). */
+const BORDER_PROPERTY = /^border(Top|Right|Bottom|Left)?(Width|Style|Color)?$/;
 
 /** Counts shadows and filters across the template; false (reported once) past the bound. */
 function countEffect(ctx: Context, property: string, value: StyleValue, offset: number): boolean {

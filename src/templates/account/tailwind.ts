@@ -5,15 +5,82 @@
  * checked is what is drawn. satori's engine supports a subset of Tailwind (layout, spacing,
  * colours, typography, borders, radii, shadows, opacity); a class it does not know is refused
  * by name instead of being dropped silently.
+ *
+ * A few families it leaves out or draws otherwise than Tailwind are expanded here instead
+ * (`ownClass`): `gap-*` (it has none), `leading-*` and `tracking-*` (it refuses the relative
+ * ones without a `text-*` size on the same element, and turns them into px of that size where
+ * Tailwind means the element's own font size), and border widths (it has no `border-x`/`border-y`).
  */
 import { twStyles } from "satori/standalone";
 
 /** Variants that mean something for a still image: breakpoints against the design canvas. */
-const VARIANTS = new Set(["sm", "md", "lg", "xl", "2xl", "portrait", "landscape"]);
+const VARIANT_ORDER = ["sm", "md", "lg", "xl", "2xl", "portrait", "landscape"];
+const VARIANTS = new Set(VARIANT_ORDER);
 export const MAX_CLASSES = 100;
 
 /** Properties satori's engine gives as plain numbers that are not lengths. */
 const UNITLESS = new Set(["opacity", "flexGrow", "flexShrink", "fontWeight", "zIndex", "lineClamp", "aspectRatio", "flex"]);
+
+/** Tailwind's spacing scale: `4` is 1rem (16px); `px` is 1px. */
+function spacing(key: string): string | undefined {
+  if (key === "px") return "1px";
+  if (!/^\d{1,4}(\.5)?$/.test(key)) return undefined;
+  return `${Number(key) * 4}px`;
+}
+
+/** `[12px]` → `12px` (underscores are spaces, as in Tailwind); undefined when not bracketed. */
+function arbitrary(key: string): string | undefined {
+  const m = /^\[([^\]]+)\]$/.exec(key);
+  return m ? m[1]!.replace(/_/g, " ") : undefined;
+}
+
+const LEADING: Record<string, string> = { none: "1", tight: "1.25", snug: "1.375", normal: "1.5", relaxed: "1.625", loose: "2" };
+const TRACKING: Record<string, string> = { tighter: "-0.05em", tight: "-0.025em", normal: "0em", wide: "0.025em", wider: "0.05em", widest: "0.1em" };
+const BORDER_SIDES: Record<string, string[]> = {
+  "": ["Top", "Right", "Bottom", "Left"],
+  x: ["Right", "Left"],
+  y: ["Top", "Bottom"],
+  t: ["Top"],
+  r: ["Right"],
+  b: ["Bottom"],
+  l: ["Left"],
+};
+
+interface OwnClass {
+  style: Array<[string, string]>;
+  /** Tailwind's order within the family, for classes that set the same property: `gap-4` before `gap-x-2`, `border-2` before `border-x-4` before `border-l-8`. */
+  rank: number;
+}
+
+/** The classes expanded here rather than by the engine (see the top of this file), or undefined. */
+export function ownClass(base: string): OwnClass | undefined {
+  let m = /^gap(?:-([xy]))?-(.+)$/.exec(base);
+  if (m) {
+    const value = spacing(m[2]!) ?? arbitrary(m[2]!);
+    if (value === undefined) return undefined;
+    const properties = m[1] === "x" ? ["columnGap"] : m[1] === "y" ? ["rowGap"] : ["rowGap", "columnGap"];
+    return { style: properties.map((p) => [p, value]), rank: m[1] ? 1 : 0 };
+  }
+  m = /^leading-(.+)$/.exec(base);
+  if (m) {
+    const value = LEADING[m[1]!] ?? (/^\d{1,2}$/.test(m[1]!) ? spacing(m[1]!) : undefined) ?? arbitrary(m[1]!);
+    return value === undefined ? undefined : { style: [["lineHeight", value]], rank: 0 };
+  }
+  m = /^tracking-(.+)$/.exec(base);
+  if (m) {
+    const value = TRACKING[m[1]!] ?? arbitrary(m[1]!);
+    return value === undefined ? undefined : { style: [["letterSpacing", value]], rank: 0 };
+  }
+  // Border widths only: `border-red-500`, `border-solid`, `border-[#f00]` stay the engine's.
+  m = /^border(?:-([xytrbl]))?(?:-(\d{1,3}|\[\d[^\]]*\]))?$/.exec(base);
+  if (m) {
+    const key = m[2];
+    const value = key === undefined ? "1px" : /^\d+$/.test(key) ? `${key}px` : arbitrary(key)!;
+    const side = m[1] ?? "";
+    return { style: BORDER_SIDES[side]!.map((s) => [`border${s}Width`, value]), rank: side === "" ? 0 : side === "x" || side === "y" ? 1 : 2 };
+  }
+  return undefined;
+}
 
 export interface ExpandedClasses {
   style: Array<[property: string, value: string]>;
@@ -54,6 +121,7 @@ function expandUncached(value: string, canvas: { width: number; height: number }
     return { style: [], problems };
   }
   const kept: string[] = [];
+  const own: Array<OwnClass & { level: number; index: number }> = [];
   for (const match of tokens) {
     const token = match[0];
     const parts = token.split(":");
@@ -65,6 +133,14 @@ function expandUncached(value: string, canvas: { width: number; height: number }
     }
     if (/url\(|https?:|data:/i.test(token)) {
       problems.push({ token, offset: match.index, message: `class "${token}": images in classes are not supported (use <img src="{{field}}">)` });
+      continue;
+    }
+    const mine = ownClass(base);
+    if (mine) {
+      // Whether the variants match this canvas, asked of the engine with a class it knows.
+      if (parts.length === 0 || Object.keys(expand(`${parts.join(":")}:opacity-50`, canvas)).length > 0) {
+        own.push({ ...mine, level: parts.length === 0 ? 0 : Math.max(...parts.map((p) => VARIANT_ORDER.indexOf(p) + 1)), index: own.length });
+      }
       continue;
     }
     // A breakpoint that does not match the canvas expands to nothing on purpose; its base must still exist.
@@ -80,6 +156,10 @@ function expandUncached(value: string, canvas: { width: number; height: number }
     if (typeof expanded.boxShadow === "string") expanded.boxShadow = expanded.boxShadow.replace(/rgba?\([^)]+\)/g, expanded.shadowColor);
     delete expanded.shadowColor;
   }
+  // After the engine's: `leading-*` wins over the line height of a `text-*` size, as in Tailwind 4.
+  // Among these, a class with variants wins over one without, then Tailwind's order in the family.
+  own.sort((a, b) => a.level - b.level || a.rank - b.rank || a.index - b.index);
+  for (const { style } of own) for (const [property, value] of style) expanded[property] = value;
   const style: Array<[string, string]> = [];
   for (const [property, raw] of Object.entries(expanded)) {
     if (typeof raw === "number") style.push([property, UNITLESS.has(property) ? String(raw) : `${raw}px`]);

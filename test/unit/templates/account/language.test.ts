@@ -111,6 +111,14 @@ describe("refused with the position of the problem", () => {
     });
   }
 
+  test("-webkit- properties are named with one dash after the prefix", () => {
+    expect(htmlProblem('<div style="-webkit-box-orient: vertical"></div>').message).toBe('CSS property "-webkit-box-orient" is not supported');
+    expect(htmlProblem('<div style="-webkit-line-clamp: 50"></div>').message).toMatch(/^-webkit-line-clamp: takes a whole number from 1 to 20$/);
+    const placeholder = htmlProblem('<div style="width: {{accent}}"></div>', [{ name: "accent", type: "color" }]).message;
+    expect(placeholder).toContain("-webkit-text-stroke-color");
+    expect(placeholder).not.toContain("--");
+  });
+
   test("more than 64 shadows and filters in one template", () => {
     const html = `<div>${'<span style="box-shadow: 0 0 4px red">x</span>'.repeat(64)}<b class="shadow-lg">y</b></div>`;
     const problem = htmlProblem(html);
@@ -156,6 +164,85 @@ describe("refused with the position of the problem", () => {
     const spec = parseAccountTemplate({ id: "t", name: "Pro\u202Emo\u0007", description: "a\u2066b", html: "<div></div>" });
     expect(spec.name).toBe("Promo");
     expect(spec.description).toBe("ab");
+  });
+});
+
+describe("Tailwind classes drawn as Tailwind means them", () => {
+  const style = (classes: string, inline = "") => render({ id: "t", html: `<div class="${classes}"${inline ? ` style="${inline}"` : ""}>x</div>` }, {}).props.style;
+
+  test("gap-*, gap-x-*, gap-y-* and gap-[…] set the gaps on Tailwind's spacing scale", () => {
+    expect(style("flex gap-4")).toMatchObject({ rowGap: "16px", columnGap: "16px" });
+    expect(style("flex gap-px gap-x-2.5")).toMatchObject({ rowGap: "1px", columnGap: "10px" });
+    expect(style("flex gap-y-2")).toMatchObject({ rowGap: "8px" });
+    expect(style("flex gap-[12px]")).toMatchObject({ rowGap: "12px", columnGap: "12px" });
+    // Tailwind's order, not the attribute's: gap-x after gap.
+    expect(style("flex gap-x-2 gap-4")).toMatchObject({ rowGap: "16px", columnGap: "8px" });
+  });
+
+  test("leading-* is a line height relative to the element's own size, or a length; it wins over a text-* size's", () => {
+    expect(style("leading-tight")).toMatchObject({ lineHeight: "1.25" });
+    expect(style("leading-none")).toMatchObject({ lineHeight: "1" });
+    expect(style("leading-6")).toMatchObject({ lineHeight: "24px" });
+    expect(style("leading-[1.1]")).toMatchObject({ lineHeight: "1.1" });
+    expect(style("leading-tight text-xl")).toMatchObject({ fontSize: "20px", lineHeight: "1.25" });
+    expect(style("text-xl")).toMatchObject({ lineHeight: "28px" });
+  });
+
+  test("tracking-* is letter spacing in em of the element's size, beside a text-* size or not", () => {
+    expect(style("tracking-tight")).toMatchObject({ letterSpacing: "-0.025em" });
+    expect(style("text-xl tracking-tight")).toMatchObject({ fontSize: "20px", letterSpacing: "-0.025em" });
+    expect(style("tracking-widest")).toMatchObject({ letterSpacing: "0.1em" });
+    expect(style("tracking-[0.02em]")).toMatchObject({ letterSpacing: "0.02em" });
+  });
+
+  test("variants apply these classes as they do the others", () => {
+    expect(style("leading-tight lg:leading-loose")).toMatchObject({ lineHeight: "2" });
+    expect(style("lg:leading-loose leading-tight")).toMatchObject({ lineHeight: "2" });
+    // xl: is 1280px and up; the design canvas is 1200px wide.
+    expect(style("leading-tight xl:leading-loose")).toMatchObject({ lineHeight: "1.25" });
+    expect(style("gap-2 portrait:gap-8")).toMatchObject({ rowGap: "8px" });
+  });
+
+  test("values out of bounds and unknown names are still refused by name", () => {
+    expect(htmlProblem('<div class="gap-[20000px]">x</div>').message).toMatch(/20000px/);
+    expect(htmlProblem('<div class="leading-[50]">x</div>').message).toMatch(/line height is 0 to 10/);
+    expect(htmlProblem('<div class="tracking-[500px]">x</div>').message).toMatch(/letter-spacing/);
+    expect(htmlProblem('<div class="flex leading-huge">x</div>').message).toMatch(/Tailwind class "leading-huge" is not supported/);
+    expect(htmlProblem('<div class="flex gap-wide">x</div>').message).toMatch(/Tailwind class "gap-wide" is not supported/);
+  });
+
+  test("borders: widths on the sides named only, over Tailwind's reset (no width, solid)", () => {
+    const sides = (classes: string) => {
+      const s = style(classes) as Record<string, string>;
+      return { s, widths: ["Top", "Right", "Bottom", "Left"].map((side) => s[`border${side}Width`] ?? s.borderWidth) };
+    };
+    expect(sides("border-t border-slate-300")).toMatchObject({ s: { borderStyle: "solid", borderColor: "#cbd5e1" }, widths: ["1px", "0", "0", "0"] });
+    expect(sides("border-t border-solid").widths).toEqual(["1px", "0", "0", "0"]);
+    expect(sides("border-4 border-red-500")).toMatchObject({ s: { borderStyle: "solid", borderColor: "#ef4444" }, widths: ["4px", "4px", "4px", "4px"] });
+    expect(sides("border-b-2").widths).toEqual(["0", "0", "2px", "0"]);
+    expect(sides("border-x").widths).toEqual(["0", "1px", "0", "1px"]);
+    expect(sides("border-y-[3px]").widths).toEqual(["3px", "0", "3px", "0"]);
+    expect(sides("border-l-4 border-dashed").s).toMatchObject({ borderStyle: "dashed", borderLeftWidth: "4px" });
+    // Tailwind's order: border-2, then border-x-4, then border-l-8, whatever the attribute's.
+    expect(sides("border-l-8 border-x-4 border-2").widths).toEqual(["2px", "4px", "2px", "8px"]);
+    // No colour class: the border takes the text's colour, as in Tailwind 4.
+    expect(sides("border-t").s).not.toHaveProperty("borderColor");
+    // The element's own style wins over the reset and the classes.
+    expect(style("p-2", "border-bottom: 2px solid red")).toMatchObject({ borderWidth: "0", borderStyle: "solid", borderBottom: "2px solid red" });
+    // A template without classes keeps CSS's own initial border (style none): nothing added.
+    expect(render({ id: "t", html: '<div style="border-top: 2px solid red">x</div>' }, {}).props.style).not.toHaveProperty("borderWidth");
+    expect(style("p-2")).not.toHaveProperty("borderWidth");
+  });
+});
+
+describe("line breaks", () => {
+  test("<br> in text makes the element a paragraph, laid out as a block so the break breaks", () => {
+    const tree = render({ id: "t", html: "<p>one<br>two</p>" }, {});
+    expect(tree.props.style).toMatchObject({ display: "block" });
+    expect(find(tree, "br")).toHaveLength(1);
+    expect(textOf(tree)).toBe("one||two");
+    // A flex box keeps each child an item, as in a browser.
+    expect(render({ id: "t", html: '<div style="display: flex">one<br>two</div>' }, {}).props.style).toMatchObject({ display: "flex" });
   });
 });
 

@@ -175,6 +175,70 @@ describe("pixels", () => {
     }
   });
 
+  test("Tailwind borders draw on the sides their classes name, in their colour", async () => {
+    // A 400×200 box at (100, 100) on white; `at` reads a 4 px band just inside each side.
+    const box = async (classes: string) => {
+      const png = await draw({ id: "t", html: `<div class="flex w-full h-full bg-white p-[100px]"><div class="w-[400px] h-[200px] ${classes}"></div></div>` }, {});
+      const band = (x: number, y: number, w: number, h: number) => fractionNear(png, x, y, w, h, RED) > 0.9;
+      return { top: band(120, 100, 360, 1), right: band(499, 120, 1, 160), bottom: band(120, 299, 360, 1), left: band(100, 120, 1, 160), inside: fractionNear(png, 110, 110, 380, 180, WHITE) > 0.99 };
+    };
+    expect(await box("border-t border-[#ff0000]")).toEqual({ top: true, right: false, bottom: false, left: false, inside: true });
+    expect(await box("border-t border-solid border-[#ff0000]")).toEqual({ top: true, right: false, bottom: false, left: false, inside: true });
+    expect(await box("border-4 border-[#ff0000]")).toEqual({ top: true, right: true, bottom: true, left: true, inside: true });
+    expect(await box("border-b-2 border-[#ff0000]")).toEqual({ top: false, right: false, bottom: true, left: false, inside: true });
+    expect(await box("border-x border-[#ff0000]")).toEqual({ top: false, right: true, bottom: false, left: true, inside: true });
+    expect(await box("border-l-4 border-[#ff0000]")).toEqual({ top: false, right: false, bottom: false, left: true, inside: true });
+    // Widths: border-4 is 4 px deep, border-t 1 px.
+    const four = await draw({ id: "t", html: '<div class="flex w-full h-full bg-white p-[100px]"><div class="w-[400px] h-[200px] border-4 border-[#ff0000]"></div></div>' }, {});
+    expect(fractionNear(four, 120, 100, 360, 4, RED)).toBeGreaterThan(0.95);
+    expect(fractionNear(four, 120, 105, 360, 4, WHITE)).toBeGreaterThan(0.95);
+  });
+
+  test("Tailwind gap-*, leading-* and tracking-* move what they space", async () => {
+    const ink = (png: DecodedPng) => {
+      let left = png.width, right = -1, top = png.height, bottom = -1;
+      for (let y = 0; y < png.height; y++) {
+        for (let x = 0; x < png.width; x++) {
+          const i = (y * png.width + x) * 4;
+          if (png.pixels[i]! + png.pixels[i + 1]! + png.pixels[i + 2]! < 384) {
+            left = Math.min(left, x);
+            right = Math.max(right, x);
+            top = Math.min(top, y);
+            bottom = Math.max(bottom, y);
+          }
+        }
+      }
+      return { width: right - left + 1, height: bottom - top + 1 };
+    };
+    const card = (inner: string) => draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black p-[50px]">${inner}</div>` }, {});
+    // Two 100 px black boxes: 200 px of ink wide, plus the gap.
+    const boxes = (classes: string) => card(`<div class="flex ${classes}"><div class="w-[100px] h-[50px] bg-black"></div><div class="w-[100px] h-[50px] bg-black"></div></div>`);
+    expect(ink(await boxes("gap-10")).width).toBe(240);
+    expect(ink(await boxes("gap-x-[12px]")).width).toBe(212);
+    expect(ink(await boxes("flex-col gap-y-4")).height).toBe(116);
+    // Two lines of 40 px text: the second line starts one line height below the first.
+    const lines = async (classes: string) => ink(await card(`<p class="m-0 w-[50px] text-[40px] ${classes}">III III</p>`)).height;
+    expect((await lines("leading-[2]")) - (await lines("leading-none"))).toBeCloseTo(40, -1);
+    expect((await lines("leading-tight")) - (await lines("leading-none"))).toBeCloseTo(10, -1);
+    // Four letters, three gaps between them: 0.1em of 40 px each for tracking-widest.
+    const word = async (classes: string) => ink(await card(`<span class="text-[40px] ${classes}">IIII</span>`)).width;
+    expect((await word("tracking-widest")) - (await word("tracking-normal"))).toBeCloseTo(12, -1);
+    expect((await word("tracking-normal")) - (await word("tracking-tight"))).toBeCloseTo(3, 0);
+    expect((await word("tracking-[0.5em]")) - (await word("tracking-normal"))).toBeCloseTo(60, -1);
+  });
+
+  test("<p>one<br>two</p> draws two lines", async () => {
+    const lines = async (html: string) => {
+      const png = await draw({ id: "t", fields: [{ name: "a", type: "text" }], html: `<div style="display: flex; width: 100%; height: 100%; background-color: white; color: black; font-size: 40px; padding: 50px">${html}</div>` }, {});
+      // Rows with ink, grouped into runs: one run per line of text.
+      const rows = firstDarkColumns(png).map((x) => x < png.width);
+      return rows.filter((inked, y) => inked && !rows[y - 1]).length;
+    };
+    expect(await lines("<p>one<br>two</p>")).toBe(2);
+    expect(await lines("<p>\n  one<br>\n  {{a}}two\n</p>")).toBe(2);
+    expect(await lines("<p>one two</p>")).toBe(1);
+  });
+
   test("the documented examples draw (ink on the card, not a blank)", async () => {
     for (const example of Object.values(EXAMPLES)) {
       const png = await draw(example, example.sample as Record<string, string>, "dark");
