@@ -79,6 +79,12 @@ export interface RenderJobContext {
   address?: string;
   /** The account that asked (its own template or not). */
   account?: string;
+  /**
+   * Background work (a batch's items): starts only when no interactive render waits, so an
+   * interactive render waits for at most one background render per process. Never refused for
+   * the expected wait (the caller paces itself); at most `maxQueue` wait.
+   */
+  background?: boolean;
 }
 
 /**
@@ -104,6 +110,8 @@ export interface RenderPoolStats {
   ready: number;
   busy: number;
   queued: number;
+  /** Background renders waiting (batches), behind every interactive one. */
+  background: number;
   maxQueue: number;
   /** Recent render time (moving average, ms) the wait estimate uses. */
   recentRenderMs: number;
@@ -159,6 +167,8 @@ export class RenderPool {
   readonly perAccountLimit: number;
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
+  /** Background jobs waiting: served only when `queue` has nothing that may start. */
+  private readonly backgroundQueue: Pending[] = [];
   private queuedBytes = 0;
   /** Renders running now, by account (its own templates and, for a held account, every render). */
   private readonly running = new Map<string, number>();
@@ -230,6 +240,7 @@ export class RenderPool {
     }
     const tenant = job.accountTemplate?.accountId;
     const pending: Omit<Pending, "resolve" | "reject"> = { job, tenant, account: context.account ?? tenant, address: context.address, bytes: jobBytes(job) };
+    if (context.background) return this.renderInBackground(pending);
     const idle = this.mayStart(pending) ? this.slots.find((s) => s.ready && !s.dead && !s.current) : undefined;
     if (!idle) {
       const wait = this.expectedWaitMs(this.heldAccount(pending));
@@ -244,6 +255,17 @@ export class RenderPool {
         this.queue.push(entry);
         this.queuedBytes += entry.bytes;
       }
+    });
+  }
+
+  private renderInBackground(pending: Omit<Pending, "resolve" | "reject">): Promise<RenderedImage> {
+    const interactiveWaiting = this.queue.some((p) => this.mayStart(p));
+    const idle = !interactiveWaiting && this.mayStart(pending) ? this.slots.find((s) => s.ready && !s.dead && !s.current) : undefined;
+    if (!idle && this.backgroundQueue.length >= this.maxQueue) return Promise.reject(busy("Too many background renders are waiting; retry shortly.", 1));
+    return new Promise<RenderedImage>((resolve, reject) => {
+      const entry: Pending = { ...pending, resolve, reject };
+      if (idle) this.dispatch(idle, entry);
+      else this.backgroundQueue.push(entry);
     });
   }
 
@@ -270,6 +292,7 @@ export class RenderPool {
       ready: this.slots.filter((s) => s.ready && !s.dead).length,
       busy: this.slots.filter((s) => s.current).length,
       queued: this.queue.length,
+      background: this.backgroundQueue.length,
       maxQueue: this.maxQueue,
       recentRenderMs: Math.round(this.recentRenderMs),
       expectedWaitMs: this.expectedWaitMs(),
@@ -290,7 +313,7 @@ export class RenderPool {
     this.closing = true;
     if (this.memoryWatch) clearInterval(this.memoryWatch);
     this.queuedBytes = 0;
-    for (const pending of this.queue.splice(0)) pending.reject(busy("The renderer is shutting down; retry shortly.", 1));
+    for (const pending of [...this.queue.splice(0), ...this.backgroundQueue.splice(0)]) pending.reject(busy("The renderer is shutting down; retry shortly.", 1));
     for (const waiter of this.readyWaiters.splice(0)) waiter.reject(new Error("render pool closed"));
     await Promise.all(
       this.slots.map(async (slot) => {
@@ -506,7 +529,7 @@ export class RenderPool {
       this.broken = `render processes cannot start (${why})`;
       this.options.logger.error("render pool disabled: render processes keep failing to start", { why });
       this.queuedBytes = 0;
-      for (const pending of this.queue.splice(0)) pending.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer is unavailable."));
+      for (const pending of [...this.queue.splice(0), ...this.backgroundQueue.splice(0)]) pending.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer is unavailable."));
       for (const waiter of this.readyWaiters.splice(0)) waiter.reject(new Error(this.broken));
       return;
     }
@@ -515,15 +538,20 @@ export class RenderPool {
 
   /**
    * Gives an idle, ready process the first queued job allowed to start: in arrival order, except
-   * that an account at its share of processes is passed over until one of its renders ends.
+   * that an account at its share of processes is passed over until one of its renders ends;
+   * background jobs only when no interactive one may start.
    */
   private pump(slot: Slot): void {
     if (slot.dead || !slot.ready || slot.current) return;
     const index = this.queue.findIndex((pending) => this.mayStart(pending));
-    if (index < 0) return;
-    const [next] = this.queue.splice(index, 1);
-    this.queuedBytes -= next!.bytes;
-    this.dispatch(slot, next!);
+    if (index >= 0) {
+      const [next] = this.queue.splice(index, 1);
+      this.queuedBytes -= next!.bytes;
+      this.dispatch(slot, next!);
+      return;
+    }
+    const background = this.backgroundQueue.findIndex((pending) => this.mayStart(pending));
+    if (background >= 0) this.dispatch(slot, this.backgroundQueue.splice(background, 1)[0]!);
   }
 
   /** A job ended: its process is free, and its account may have room again for a job another process can take. */

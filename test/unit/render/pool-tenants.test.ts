@@ -299,4 +299,67 @@ describe("account templates in the pool", () => {
       await pool.close();
     }
   }, 30_000);
+  test("background renders start only when no interactive render waits", async () => {
+    const pool = gatedPool({ workers: 1 });
+    try {
+      await pool.ready();
+      const held = pool.render(builtIn(`hold:${join(gateDir, "bg-first")}`));
+      await waitFor(() => existsSync(join(gateDir, "bg-first.started")), "the process to be held");
+      // Two background renders queue first, then an interactive one: it goes ahead of both.
+      const backgrounds = ["bg-1", "bg-2"].map((name) => pool.render(builtIn(`hold:${join(gateDir, name)}`), { background: true }));
+      const interactive = pool.render(builtIn(`hold:${join(gateDir, "fg")}`));
+      expect(pool.stats).toMatchObject({ queued: 1, background: 2 });
+      // Background work never makes an interactive estimate longer.
+      expect(pool.expectedWaitMs()).toBe(pool.stats.recentRenderMs);
+      writeFileSync(join(gateDir, "bg-first.release"), "");
+      await waitFor(() => existsSync(join(gateDir, "fg.started")), "the interactive render to start next");
+      expect(existsSync(join(gateDir, "bg-1.started"))).toBe(false);
+      writeFileSync(join(gateDir, "fg.release"), "");
+      await waitFor(() => existsSync(join(gateDir, "bg-1.started")), "the first background render to start");
+      for (const name of ["bg-1", "bg-2"]) writeFileSync(join(gateDir, `${name}.release`), "");
+      for (const result of await Promise.all([held, interactive, ...backgrounds])) expect(decodePng(result.bytes).width).toBe(400);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+  test("repeat offenders: a killed render is refused at once when asked again; two kills hold the account to one process", async () => {
+    const timers = new ManualTimers();
+    let now = 0;
+    const pool = gatedPool({ workers: 2, timers, now: () => now });
+    try {
+      await pool.ready();
+      const kill = async (title: string, address: string) => {
+        const stuck = pool.render(tenantJob("acc_a", "slow-card", title), { address, account: "acc_a" });
+        await waitFor(() => started(title), "the render to be stuck");
+        timers.fire(BOUND_MS);
+        expect((await rejection(stuck)).code).toBe("RENDER_FAILED");
+        await waitFor(() => pool.stats.ready === 2, "the replacement to be ready");
+      };
+      await kill("offender-1", "address-1");
+      // The same address again: refused at once, no process started or killed.
+      const again = await rejection(pool.render(tenantJob("acc_a", "slow-card", "offender-1"), { address: "address-1", account: "acc_a" }));
+      expect(again.code).toBe("RENDER_FAILED");
+      expect(again.message).toContain("refused");
+      expect(pool.stats.restarts.deadline).toBe(1);
+      // One kill: the account still renders on both processes (a built-in of its own beside its template).
+      now += 60_000;
+      await kill("offender-2", "address-2");
+      // Two kills within 10 minutes: every render of acc_a now waits for its one process.
+      const first = pool.render(builtIn(`hold:${join(gateDir, "held-a1")}`), { account: "acc_a" });
+      const second = pool.render(builtIn(`hold:${join(gateDir, "held-a2")}`), { account: "acc_a" });
+      await waitFor(() => existsSync(join(gateDir, "held-a1.started")), "acc_a's first render to start");
+      expect(pool.stats).toMatchObject({ busy: 1, queued: 1 });
+      // Another account takes the free process meanwhile.
+      expect(decodePng((await pool.render(builtIn("other account"), { account: "acc_b" })).bytes).width).toBe(400);
+      writeFileSync(join(gateDir, "held-a1.release"), "");
+      await waitFor(() => existsSync(join(gateDir, "held-a2.started")), "acc_a's second render to start after the first");
+      writeFileSync(join(gateDir, "held-a2.release"), "");
+      await Promise.all([first, second]);
+      // Ten minutes after the second kill the hold ends, and the first address is drawn again.
+      now += 10 * 60_000;
+      expect(decodePng((await pool.render(tenantJob("acc_a", "card", "after the hold"), { address: "address-1", account: "acc_a" })).bytes).width).toBe(400);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
 });
