@@ -119,6 +119,10 @@ export async function startService(
     await closeStore();
     throw listenError(error, config.host, config.port);
   }
+  // Render processes start once the server listens, so their start-up (fonts, engines, a warm-up
+  // card each) does not hold up /healthz; a render that arrives first waits for one. The
+  // operations-only role renders nothing unless asked.
+  if (config.role !== "worker") renderer.start();
   // Several instances: a lease of an instance that hangs while staying connected runs out within
   // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
   const worker = new JobWorker(services, services.store.kind === "postgres" ? { leaseMs: 30_000 } : {});

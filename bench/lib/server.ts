@@ -28,9 +28,9 @@ async function firstOk(url: string, limitMs: number): Promise<void> {
   throw new Error(`${url} did not answer 200 within ${limitMs} ms`);
 }
 
-async function spawnServer(cmd: string[], env: Record<string, string>, port: number, health: string): Promise<ChildServer> {
+async function spawnServer(cmd: string[], env: Record<string, string>, port: number, health: string, cwd?: string): Promise<ChildServer> {
   const started = performance.now();
-  const proc = Bun.spawn(cmd, { env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+  const proc = Bun.spawn(cmd, { env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit", cwd });
   const url = `http://127.0.0.1:${port}`;
   await firstOk(url + health, 30_000);
   const startMs = performance.now() - started;
@@ -54,11 +54,12 @@ export function freePort(): number {
 
 /**
  * `ogsmith serve` with its own temp database; extra env (OG_RENDER_WORKERS, …) on top. From
- * source, or the compiled binary at `binary` (default OG_BENCH_BINARY).
+ * source (this tree, or another checkout at `root`), or the compiled binary at `binary`
+ * (default OG_BENCH_BINARY).
  */
-export function startOgsmith(dir: string, env: Record<string, string> = {}, binary = process.env.OG_BENCH_BINARY): Promise<ChildServer> {
+export function startOgsmith(dir: string, env: Record<string, string> = {}, binary = process.env.OG_BENCH_BINARY, root = REPO): Promise<ChildServer> {
   const port = freePort();
-  const cmd = binary ? [binary, "serve"] : ["bun", join(REPO, "src/main.ts"), "serve"];
+  const cmd = binary ? [binary, "serve"] : ["bun", join(root, "src/main.ts"), "serve"];
   return spawnServer(
     cmd,
     {
@@ -73,6 +74,7 @@ export function startOgsmith(dir: string, env: Record<string, string> = {}, bina
     },
     port,
     "/healthz",
+    binary ? undefined : root,
   );
 }
 

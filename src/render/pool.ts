@@ -69,6 +69,8 @@ export interface RenderPoolOptions {
   engine?: RenderEngine;
   /** The timers the deadline runs on: real time; tests substitute timers they fire themselves. */
   timers?: PoolTimers;
+  /** Start the render processes at `start()`, the first render or `ready()`, not at construction. */
+  startLater?: boolean;
   /** The clock of the repeat-offender windows (ms). Default Date.now. */
   now?: () => number;
 }
@@ -192,6 +194,7 @@ export class RenderPool {
   private startupFailures = 0;
   private broken: string | undefined;
   private closing = false;
+  private started = false;
   private readyWaiters: { resolve(): void; reject(error: Error): void }[] = [];
 
   constructor(options: RenderPoolOptions) {
@@ -207,6 +210,17 @@ export class RenderPool {
     this.timers = options.timers ?? realTimers;
     this.offenders = new RepeatOffenders({ now: options.now ?? Date.now });
     this.readMemory = options.readMemory ?? residentMemoryReader();
+    if (!options.startLater) this.start();
+  }
+
+  /**
+   * Starts the render processes (once). With `startLater` the server calls this once it
+   * listens, so that their start-up does not compete with its own; the first render or
+   * `ready()` starts them too.
+   */
+  start(): void {
+    if (this.started || this.closing) return;
+    this.started = true;
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(i));
     if (this.readMemory) {
       this.memoryWatch = setInterval(() => void this.watchMemory(), this.options.memoryWatchMs);
@@ -216,6 +230,7 @@ export class RenderPool {
 
   /** Resolves once every process has loaded fonts and templates; rejects if they cannot start. */
   ready(): Promise<void> {
+    this.start();
     if (this.broken) return Promise.reject(new Error(this.broken));
     if (this.slots.every((s) => s.ready)) return Promise.resolve();
     return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
@@ -230,6 +245,7 @@ export class RenderPool {
     if (this.closing) return Promise.reject(busy("The renderer is shutting down; retry shortly.", 1));
     if (this.broken) return Promise.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer is unavailable."));
     const refusedFor = this.offenders.refusedFor(context.address);
+    this.start();
     if (refusedFor > 0) {
       return Promise.reject(
         new ApiError(

@@ -55,6 +55,8 @@ export interface PreparedRender {
 
 export interface ServiceRenderer extends RenderFront {
   readonly pool: RenderPool;
+  /** Starts the render processes (the first render would too). */
+  start(): void;
   readonly diskCache: DiskCache | undefined;
 }
 
@@ -66,14 +68,17 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     fontsDir: config.fontsDir,
     engine: config.renderEngine,
     timeoutMs: config.renderTimeoutMs,
+    // `ogsmith serve` starts them once it listens (serve.ts); anything else, at its first render.
+    startLater: true,
     memoryBytes: config.renderMemoryMb === undefined ? undefined : config.renderMemoryMb * 1024 * 1024,
     logger,
     ...options.pool,
   });
   let closed = false;
-  pool.ready().catch((error) => {
-    if (!closed) logger.error("render workers did not start", { error: error instanceof Error ? error.message : String(error) });
-  });
+  const started = () =>
+    pool.ready().catch((error) => {
+      if (!closed) logger.error("render processes did not start", { error: error instanceof Error ? error.message : String(error) });
+    });
   let diskCache: DiskCache | undefined;
   if (config.cacheDir) {
     try {
@@ -89,6 +94,9 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     ...front,
     pool,
     diskCache,
+    start() {
+      void started();
+    },
     async close() {
       closed = true;
       await pool.close();

@@ -218,4 +218,21 @@ describe("render processes that die or stop", () => {
     await next.arrayBuffer();
     expect(await metric(server, "ogsmith_render_restarts", "deadline")).toBeGreaterThanOrEqual(1);
   }, 60_000);
+
+  test("render processes end with the server: kill -9 of the server leaves none behind, even mid-render", async () => {
+    const other = await startServer("satori");
+    try {
+      const otherKey = await createAccount(other, "orphan@example.com");
+      const renderers = childrenOf(other.proc.pid);
+      expect(renderers.length).toBe(2);
+      // One render process is busy in a loop the server would have killed at the deadline.
+      expect((await post(other, otherKey, "/api/templates", HUGE_ARC_TEMPLATE)).status).toBe(201);
+      void post(other, otherKey, "/api/generate", { template: "huge-arc", title: "orphan" }).catch(() => {});
+      await waitFor(async () => ((await metric(other, "ogsmith_render_pool", "busy")) ?? 0) > 0, "the render to be under way");
+      other.proc.kill("SIGKILL");
+      await waitFor(() => renderers.every((pid) => !processExists(pid)), "the render processes to end with the server", { timeoutMs: 2_000 });
+    } finally {
+      await stopServer(other);
+    }
+  }, 60_000);
 });

@@ -21,6 +21,7 @@ import { layoutModule } from "../layout-wasm.ts";
 import { withPreviewMark } from "../preview-mark.ts";
 import { prepareRendering, type RenderSetup } from "../setup.ts";
 import { createMemoryUpkeep } from "../worker-memory.ts";
+import { libc } from "./libc.ts";
 import { PARENT_PID_ENV, type RenderJob, type RenderProcessInit, type RenderProcessReply, type RenderProcessRequest } from "./protocol.ts";
 
 export interface RenderProcessHooks {
@@ -54,6 +55,7 @@ export function runRenderProcess(hooks: RenderProcessHooks = {}): void {
         Bun.gc(true);
       }
     }
+    libc()?.trim();
     return ready;
   }
 
@@ -79,6 +81,7 @@ export function runRenderProcess(hooks: RenderProcessHooks = {}): void {
       outcome = { type: "failed", id, error: toPlainError(error) };
     }
     await releaseNativeMemory();
+    libc()?.trim();
     reply(outcome);
   }
 
@@ -125,26 +128,11 @@ async function accountDefinition(source: NonNullable<RenderJob["accountTemplate"
 /**
  * A render process must not outlive the serving process: one killed with SIGKILL while this
  * process loops in native code would leave it burning a core for good. On Linux the kernel
- * sends SIGKILL when the parent dies (PR_SET_PDEATHSIG, through libc); elsewhere the closed
- * IPC channel ends an idle process, and a busy one ends when its render does.
+ * sends SIGKILL when the parent dies (PR_SET_PDEATHSIG); elsewhere the closed IPC channel ends
+ * an idle process, and a busy one ends when its render does.
  */
 function dieWithParent(): void {
-  if (process.platform !== "linux") return;
-  try {
-    const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi");
-    for (const name of ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`]) {
-      try {
-        const libc = dlopen(name, { prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 } });
-        const PR_SET_PDEATHSIG = 1;
-        libc.symbols.prctl(PR_SET_PDEATHSIG, 9n, 0n, 0n, 0n);
-        break;
-      } catch {
-        // Try the next libc name.
-      }
-    }
-  } catch {
-    // No FFI in this runtime: the disconnect handler is what is left.
-  }
+  libc()?.dieWithParent();
   // The parent died before the request took effect: this process was already handed to another.
   const parent = Number(process.env[PARENT_PID_ENV]);
   if (parent > 0 && process.ppid !== parent) process.exit(0);
