@@ -5,6 +5,8 @@
  *     the process ends it);
  *   - "hog" takes `<title>` MB of memory (touched, so it is resident) and then spins;
  *   - "abort" aborts the process (SIGABRT), as a native panic built with panic = "abort" does;
+ *   - "takumi-panic" hands takumi a tree it panics on (a clip-path under scale(1e9), which the
+ *     template language refuses today): takumi is built with panic = "abort", so the process ends;
  *   - "hold" writes `<gate dir>/started-<title>` and blocks until `<gate dir>/release-<title>`
  *     exists (or 20 s pass), then renders normally.
  * Each writes `<gate dir>/started-<title>` first (with its pid in it) when the template's
@@ -34,7 +36,7 @@ const hogged: Uint8Array[] = [];
 if (import.meta.main) {
   const { runRenderProcess } = await import("../../src/render/sandbox/process-main.ts");
   runRenderProcess({
-    beforeRender(job) {
+    async beforeRender(job) {
       const title = job.fields.title ?? "untitled";
       if (job.accountTemplate) {
         const id = job.accountTemplate.spec.id;
@@ -51,6 +53,15 @@ if (import.meta.main) {
           hogged.push(block);
           signalStart();
           spin(60_000);
+        } else if (id.startsWith("takumi-panic")) {
+          signalStart();
+          const { loadTakumiNative } = await import("../../src/render/takumi-native.ts");
+          const tree = {
+            type: "container",
+            style: { display: "flex", width: "100%", height: "100%" },
+            children: [{ type: "container", style: { width: 100, height: 100, backgroundColor: "red", transform: "scale(1000000000)", clipPath: "circle(40%)" } }],
+          };
+          await new (loadTakumiNative().Renderer)().render(JSON.stringify(tree), { width: 1200, height: 630, format: "png" });
         } else if (id.startsWith("abort")) {
           signalStart();
           process.abort();

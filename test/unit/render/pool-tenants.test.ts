@@ -362,4 +362,23 @@ describe("account templates in the pool", () => {
       await pool.close();
     }
   }, 30_000);
+  test("a takumi panic (built with panic = abort) ends only its render process: 422, replaced, the others go on", async () => {
+    const pool = gatedPool({ workers: 2, engine: "takumi" });
+    try {
+      await pool.ready();
+      const held = pool.render(builtIn(`hold:${join(gateDir, "beside-panic")}`));
+      await waitFor(() => existsSync(join(gateDir, "beside-panic.started")), "a render on the other process");
+      const error = await rejection(pool.render(tenantJob("acc_a", "takumi-panic-card", "panic")));
+      expect(error.code).toBe("RENDER_FAILED");
+      expect(error.message).toContain("crashed");
+      expect(pool.stats.restarts).toEqual({ deadline: 0, memory: 0, crash: 1 });
+      // The render on the other process was untouched.
+      writeFileSync(join(gateDir, "beside-panic.release"), "");
+      expect(decodePng((await held).bytes).width).toBe(400);
+      await waitFor(() => pool.stats.ready === 2, "the replacement to be ready");
+      expect(decodePng((await pool.render(builtIn("after the panic"))).bytes).width).toBe(400);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
 });
