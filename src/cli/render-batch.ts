@@ -100,7 +100,7 @@ export async function renderBatchStreaming(config: Config, options: BatchOptions
   // the queue is as long as the in-flight limit and waits as long as it takes, so the pool never
   // answers SERVER_BUSY here.
   const renderer = createServiceRenderer({
-    config: { renderWorkers: workers, allowPrivateNetworks: config.allowPrivateNetworks, templatesDir: config.templatesDir, fontsDir: config.fontsDir, renderEngine: config.renderEngine },
+    config: { ...config, renderWorkers: workers, cacheDir: undefined },
     logger,
     pngCacheBytes: 0,
     // One user: the per-account share of workers (a server's protection of other accounts) would only halve the batch.

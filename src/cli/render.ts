@@ -15,9 +15,8 @@ import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { createInProcessRenderer, RENDER_ENGINES, type ImageLoader, type RenderEngine } from "../render/engine.ts";
-import { formatCodePoints } from "../render/renderer.ts";
-import { fetchImage } from "../render/fetch-image.ts";
+import { RENDER_ENGINES, type RenderEngine } from "../render/engine.ts";
+import { createServiceRenderer, formatCodePoints } from "../render/renderer.ts";
 import { parseRenderRequest } from "../render/request.ts";
 import { prepareRendering } from "../render/setup.ts";
 import type { Renderer } from "../render/types.ts";
@@ -60,10 +59,6 @@ function cliLogger(): Logger {
 }
 
 /** http(s) image URLs go through the same guarded fetcher as the server; data: URIs are decoded locally. */
-function imageLoader(config: Config): ImageLoader {
-  return async (url, field) => (await fetchImage(field, url, { allowPrivate: config.allowPrivateNetworks })).dataUri;
-}
-
 export async function runRender(config: Config, argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -113,9 +108,22 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
   throw new UsageError(RENDER_HELP);
 }
 
+/**
+ * The templates, and one render process to draw with: the CLI's renders run in the sandbox the
+ * server's do (the deadline, the memory bound, a crash costing the render, not the command's
+ * own error handling), from the same executable.
+ */
 async function setUp(config: Config): Promise<{ templates: TemplateRegistry; renderer: Renderer }> {
-  const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: cliLogger() });
-  return { templates, renderer: createInProcessRenderer({ loadImage: imageLoader(config), engine: config.renderEngine }) };
+  const logger = cliLogger();
+  const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger });
+  const renderer = createServiceRenderer({
+    config: { ...config, renderWorkers: 1, cacheDir: undefined },
+    logger,
+    pngCacheBytes: 0,
+    // One card: no warm-up card first.
+    pool: { warmUp: false, perAccountLimit: 1 },
+  });
+  return { templates, renderer };
 }
 
 async function renderOne(config: Config, json: string, output: string, templateFile: TemplateFile | undefined): Promise<number> {
