@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ENTRYPOINTS } from "../../scripts/entrypoints.ts";
+import { compileBinary, defaultTarget } from "../../scripts/build.ts";
 import { decodeJpeg, decodeWebp } from "../support/decode.ts";
 import { fractionNear } from "../support/png.ts";
 import { REPO_ROOT, waitForOutput } from "../support/process.ts";
@@ -13,14 +13,8 @@ let binary: string;
 beforeAll(async () => {
   buildDir = mkdtempSync(join(tmpdir(), "ogsmith-build-"));
   binary = join(buildDir, "ogsmith");
-  const result = await Bun.build({
-    entrypoints: ENTRYPOINTS.map((path) => `${REPO_ROOT}/${path}`),
-    root: `${REPO_ROOT}/src`,
-    compile: { outfile: binary },
-    target: "bun",
-    minify: true,
-  });
-  expect(result.success).toBe(true);
+  // As `bun run build` does (its native-module plugin included), less the bytecode.
+  await compileBinary({ target: defaultTarget(), outfile: binary, bytecode: false });
 });
 afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
 
