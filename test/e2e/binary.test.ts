@@ -6,6 +6,7 @@ import { compileBinary, defaultTarget } from "../../scripts/build.ts";
 import { decodeJpeg, decodeWebp } from "../support/decode.ts";
 import { fractionNear } from "../support/png.ts";
 import { REPO_ROOT, waitForOutput } from "../support/process.ts";
+import { VERSION } from "../../src/version.ts";
 
 let buildDir: string;
 let binary: string;
@@ -121,6 +122,12 @@ test("the compiled binary encodes JPEG and WebP in its render workers, caches th
     const [url, code] = await Promise.all([new Response(signer.stdout).text(), signer.exited]);
     expect(code).toBe(0);
     expect(url.trim()).toMatch(/^https:\/\/og\.example\.com\/i\/sk_abcdefghij0123456789\/[A-Za-z0-9_-]{43}\/event\.png\?title=Signed$/);
+
+    // It names the platform it was built for, and both engines' native modules load.
+    const version = Bun.spawn([join(runDir, "ogsmith"), "--version"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
+    const [versionLine, versionCode] = await Promise.all([new Response(version.stdout).text(), version.exited]);
+    expect(versionCode).toBe(0);
+    expect(versionLine.trim()).toBe(`ogsmith ${VERSION} (${defaultTarget()}; engines: satori+resvg, takumi)`);
 
     // The third-party notices travel inside the binary.
     const licenses = Bun.spawn([join(runDir, "ogsmith"), "--licenses"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
