@@ -13,7 +13,7 @@
  * `bun run build --sourcemap` also writes source maps beside it (dist/*.map, ≈ 10 MB, the
  * source in full) for debugging a minified stack trace; a release leaves them out.
  */
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { hostTarget, isTarget, TARGETS, type Target } from "../src/platform.ts";
@@ -66,7 +66,8 @@ if (import.meta.main) {
   }
   const target = values.target ?? defaultTarget();
   const outfile = join("dist", exeName(target, "ogsmith"));
-  rmSync("dist", { recursive: true, force: true });
+  // Everything an earlier build left (another target's binary, source maps), but not dist/release.
+  for (const entry of existsSync("dist") ? readdirSync("dist") : []) if (entry !== "release") rmSync(join("dist", entry), { recursive: true, force: true });
   try {
     await compileBinary({ target, outfile: `./${outfile}`, sourcemap: values.sourcemap });
   } catch (error) {
