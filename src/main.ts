@@ -22,7 +22,7 @@ Usage:
                                                        OG_SIGNING_SECRET or --secret-file; ogsmith sign --help)
   ogsmith accounts create|update|list|show …           manage accounts (see: ogsmith accounts --help)
   ogsmith keys replace ACCOUNT_ID                      replace an account's API key
-  ogsmith --version                                    print the version
+  ogsmith --version                                    print the version, target and engines
   ogsmith --licenses                                   print the third-party notices (fonts, emoji, libraries)
   ogsmith migrate                                      apply the store's migrations and exit
 
@@ -62,7 +62,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === "--version" || command === "-v" || command === "version") {
-    console.log(VERSION);
+    const { versionLine } = await import("./cli/version.ts");
+    console.log(versionLine());
     return 0;
   }
   if (command === "--licenses" || command === "licenses") {

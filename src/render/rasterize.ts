@@ -6,28 +6,29 @@
  * or translucent layer lying entirely more than twice the canvas size away from it (a
  * `transform: scale(10)` around an image, a very wide translucent box whose text lands far to
  * the right, or such a group inside an SVG image field). Layout cannot rule that out, and a
- * fetched SVG can say anything, so it is handled here, where it happens: the binding we pin
- * (2.7.0-alpha.2) catches the panic and throws, and that becomes 422 RENDER_FAILED, nothing
- * counted. The 2.6.x bindings let the panic abort the whole process, every worker thread and
- * every account with it; docs/rendering.md says why that version is pinned.
+ * fetched SVG can say anything. A binding that throws (an SVG resvg cannot read) becomes 422
+ * RENDER_FAILED here, nothing counted. The binding we pin, 2.6.2 (the release with native
+ * modules for every platform ogsmith ships), lets a panic abort the process that draws, not
+ * throw; the 2.7.0-alpha.2 binding caught it but publishes Linux x64 only. docs/rendering.md
+ * says what that means for the server.
  */
 import type { Resvg as ResvgClass } from "@resvg/resvg-js";
 import { ApiError } from "../errors.ts";
 
 /**
  * The binding, loaded on the first rasterization (a takumi render worker never needs it), so that
- * a platform it has no native module for says so plainly: the pinned alpha publishes Linux x64
- * (glibc and musl) only, and the binding's own message blames npm.
+ * a binary or platform with no native module for it says so plainly (the binding's own message
+ * blames npm). Each release binary embeds its own target's module (scripts/native.ts).
  */
 let resvg: typeof ResvgClass | undefined;
-function loadResvg(): typeof ResvgClass {
+export function loadResvg(): typeof ResvgClass {
   if (resvg) return resvg;
   try {
     resvg = (require("@resvg/resvg-js") as typeof import("@resvg/resvg-js")).Resvg;
     return resvg;
   } catch (error) {
     throw new Error(
-      `ogsmith draws with @resvg/resvg-js 2.7.0-alpha.2, which has native modules for Linux x64 (glibc and musl) only; this is ${process.platform}-${process.arch} (docs/rendering.md, Render workers). ${error instanceof Error ? error.message : String(error)}`,
+      `resvg's native module (@resvg/resvg-js) is not available to this ${process.platform}-${process.arch} process (a release binary embeds its own target's only, and ogsmith --version names that target; docs/operations.md, Release binaries). ${error instanceof Error ? error.message : String(error)}`,
     );
   }
 }

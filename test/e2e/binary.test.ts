@@ -2,10 +2,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ENTRYPOINTS } from "../../scripts/entrypoints.ts";
+import { compileBinary, defaultTarget } from "../../scripts/build.ts";
 import { decodeJpeg, decodeWebp } from "../support/decode.ts";
 import { fractionNear } from "../support/png.ts";
 import { REPO_ROOT, waitForOutput } from "../support/process.ts";
+import { VERSION } from "../../src/version.ts";
 
 let buildDir: string;
 let binary: string;
@@ -13,14 +14,8 @@ let binary: string;
 beforeAll(async () => {
   buildDir = mkdtempSync(join(tmpdir(), "ogsmith-build-"));
   binary = join(buildDir, "ogsmith");
-  const result = await Bun.build({
-    entrypoints: ENTRYPOINTS.map((path) => `${REPO_ROOT}/${path}`),
-    root: `${REPO_ROOT}/src`,
-    compile: { outfile: binary },
-    target: "bun",
-    minify: true,
-  });
-  expect(result.success).toBe(true);
+  // As `bun run build` does (its native-module plugin included), less the bytecode.
+  await compileBinary({ target: defaultTarget(), outfile: binary, bytecode: false });
 });
 afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
 
@@ -127,6 +122,12 @@ test("the compiled binary encodes JPEG and WebP in its render workers, caches th
     const [url, code] = await Promise.all([new Response(signer.stdout).text(), signer.exited]);
     expect(code).toBe(0);
     expect(url.trim()).toMatch(/^https:\/\/og\.example\.com\/i\/sk_abcdefghij0123456789\/[A-Za-z0-9_-]{43}\/event\.png\?title=Signed$/);
+
+    // It names the platform it was built for, and both engines' native modules load.
+    const version = Bun.spawn([join(runDir, "ogsmith"), "--version"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
+    const [versionLine, versionCode] = await Promise.all([new Response(version.stdout).text(), version.exited]);
+    expect(versionCode).toBe(0);
+    expect(versionLine.trim()).toBe(`ogsmith ${VERSION} (${defaultTarget()}; engines: satori+resvg, takumi)`);
 
     // The third-party notices travel inside the binary.
     const licenses = Bun.spawn([join(runDir, "ogsmith"), "--licenses"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli, waitForOutput, REPO_ROOT } from "../support/process.ts";
+import { hostTarget } from "../../src/platform.ts";
 
 let dir: string;
 let env: Record<string, string>;
@@ -204,11 +205,12 @@ describe("operator CLI", () => {
     expect(shown).toMatchObject({ plan: "pro", quota: 2000, requests_per_second: 10 });
   });
 
-  test("--version prints package.json's version without loading the server", async () => {
+  test("--version prints package.json's version, the platform and the engines without loading the server", async () => {
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
     const res = await runCli(["--version"]);
     expect(res.code).toBe(0);
-    expect(res.stdout.trim()).toBe(pkg.version);
+    // From source the platform is the machine's; both engines' native modules are installed.
+    expect(res.stdout.trim()).toBe(`ogsmith ${pkg.version} (${hostTarget()}; engines: satori+resvg, takumi)`);
     // main.ts imports the server, the database and the renderer only inside the commands that use them.
     const staticImports = new Bun.Transpiler({ loader: "ts" }).scanImports(readFileSync(join(REPO_ROOT, "src/main.ts"), "utf8").replace(/^#!.*\n/, ""));
     const paths = staticImports.filter((i) => i.kind === "import-statement").map((i) => i.path);

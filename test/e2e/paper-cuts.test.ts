@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { startTestService, type TestService } from "../support/harness.ts";
 import { REPO_ROOT } from "../support/process.ts";
+import { isTarget } from "../../src/platform.ts";
 
 let s: TestService;
 let apiKey: string;
@@ -56,18 +57,40 @@ test("README: the curl example fails on an HTTP error instead of writing JSON in
 
 test("Dockerfile: the data volume's directory exists and belongs to the runtime user before VOLUME", () => {
   const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
+  const build = dockerfile.slice(0, dockerfile.indexOf("AS runtime"));
   const runtime = dockerfile.slice(dockerfile.indexOf("AS runtime"));
   const user = runtime.match(/^USER (\S+)/m)?.[1];
   expect(user).toBe("ogsmith");
+  // The build stage adds the user to the runtime base's passwd, which the runtime copies.
+  const uid = build.match(new RegExp(`'${user}:x:(\\d+):\\1:`))?.[1];
+  expect(uid).toBe("10001");
+  expect(runtime).toMatch(/^COPY --from=build \/rootfs\/etc\/passwd /m);
   const volume = runtime.match(/^VOLUME \["([^"]+)"\]/m)?.[1];
   expect(volume).toBe("/var/lib/ogsmith/data");
+  expect(build).toMatch(new RegExp(`mkdir -p [^\\n]*/rootfs${volume}`));
+  expect(build).toMatch(new RegExp(`chown -R ${uid}:${uid} /rootfs/var/lib/ogsmith\\b`));
+  // Copied with that owner before VOLUME and before the switch to the runtime user.
   const beforeVolume = runtime.slice(0, runtime.indexOf("\nVOLUME "));
-  expect(beforeVolume).toMatch(new RegExp(`mkdir -p [^\\n]*${volume}`));
-  expect(beforeVolume).toMatch(new RegExp(`chown -R ${user}:${user} /var/lib/ogsmith\\b`));
-  // The chown runs as root, before the switch to the runtime user.
-  expect(beforeVolume.indexOf("chown")).toBeLessThan(beforeVolume.indexOf(`USER ${user}`));
+  const copy = beforeVolume.indexOf(`COPY --from=build --chown=${uid}:${uid} /rootfs/var/lib/ogsmith /var/lib/ogsmith`);
+  expect(copy).toBeGreaterThan(0);
+  expect(copy).toBeLessThan(beforeVolume.indexOf(`USER ${user}`));
   // The database path the image sets lives on that volume.
   expect(runtime).toContain(`OG_DB_PATH=${volume}/`);
+});
+
+test("Dockerfile: linux/amd64 and linux/arm64 cross-compiled on the builder's platform; the runtime stage runs nothing", () => {
+  const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
+  const build = dockerfile.slice(0, dockerfile.indexOf("AS runtime"));
+  const runtime = dockerfile.slice(dockerfile.indexOf("AS runtime"));
+  expect(build).toMatch(/^FROM --platform=\$BUILDPLATFORM \S+ AS build$/m);
+  expect(build).toMatch(/^ARG TARGETARCH$/m);
+  const targets = Object.fromEntries([...build.matchAll(/^ *(\w+)\) target=(\S+) ;;/gm)].map((m) => [m[1]!, m[2]!]));
+  expect(targets).toEqual({ amd64: "linux-x64", arm64: "linux-arm64" });
+  for (const target of Object.values(targets)) expect(isTarget(target)).toBe(true);
+  expect(build).toContain('bun run build --target "$target"');
+  // No RUN after the build stage: an arm64 image needs no emulator on an amd64 builder.
+  expect(runtime).not.toMatch(/^RUN /m);
+  expect(runtime).toMatch(/^HEALTHCHECK /m);
 });
 
 test("docs/events.md: the X-OG-Signature snippet verifies a good signature and answers false (not throws) without the header", () => {
@@ -101,7 +124,7 @@ test("Dockerfile: the build stage copies every path `bun install` reads before i
 
 test("Dockerfile: the build stage copies every file outside src/ that the source imports (migrations, assets, the notices)", () => {
   const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
-  const beforeBuild = dockerfile.slice(0, dockerfile.indexOf("RUN bun run build"));
+  const beforeBuild = dockerfile.slice(0, dockerfile.indexOf('bun run build --target "$target"'));
   const copied = [...beforeBuild.matchAll(/^COPY (?!--)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(" "));
   const outside = new Set<string>();
   for (const path of new Bun.Glob("src/**/*.{ts,tsx}").scanSync(REPO_ROOT)) {
