@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { verify as verifyOctokit } from "@octokit/webhooks-methods";
 import { Webhook } from "standardwebhooks";
 import { eventBody, startTestService, useServiceWithReceiver } from "../support/harness.ts";
+import { waitFor } from "../support/wait.ts";
 
 const fx = useServiceWithReceiver();
 
@@ -291,7 +292,10 @@ describe("POST /api/webhooks/test and the delivery log", () => {
     const t0 = fx.s.now();
     const eventId = JSON.parse(first!.body).id;
 
-    let log = (await (await fx.s.api(`/api/webhooks/${wh.id}/deliveries`, { key: apiKey })).json()).data;
+    // The receiver sees the request before the sender has read the answer and logged the attempt.
+    const deliveries = async () => (await (await fx.s.api(`/api/webhooks/${wh.id}/deliveries`, { key: apiKey })).json()).data as unknown[];
+    let log = await deliveries();
+    await waitFor(async () => (log = await deliveries()).length === 1, "the first attempt to be logged");
     expect(log).toEqual([
       {
         id: first!.headers["x-og-delivery"],
@@ -310,8 +314,7 @@ describe("POST /api/webhooks/test and the delivery log", () => {
     fx.r.respond({ status: 200 }, "/log");
     await fx.s.advance(60);
     await fx.r.waitForCount(2, "/log");
-    log = (await (await fx.s.api(`/api/webhooks/${wh.id}/deliveries`, { key: apiKey })).json()).data;
-    expect(log).toHaveLength(2);
+    await waitFor(async () => (log = await deliveries()).length === 2, "the second attempt to be logged");
     expect(log[0]).toMatchObject({ event_id: eventId, attempt: 2, delivered: true, status_code: 200, error: null, next_attempt_at: null });
 
     // No response at all: the error says why, the status code is null.
