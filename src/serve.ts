@@ -69,7 +69,7 @@ export async function startService(
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
   // Images fetched here, rendered images cached here (memory, then OG_CACHE_DIR), rendering itself in OG_RENDER_WORKERS render processes.
-  const renderer = createServiceRenderer({ config, logger: services.logger, ...options.renderer });
+  const renderer = createServiceRenderer({ config, logger: services.logger, fontBytes: (digests) => services.accountFonts.bytes(digests), ...options.renderer });
   const metrics = new Metrics({ processMetrics: true });
   metrics.gauge("ogsmith_render_pool", "Render pool: workers (render processes configured), alive, ready, busy, queued, rendered, replaced", () => {
     const { workers, alive, ready, busy, queued, rendered, replaced } = renderer.pool.stats;

@@ -16,6 +16,7 @@ import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts
 import type { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
 import { SigningKeyService } from "./signing/keys.ts";
+import { AccountFontService } from "./render/account-fonts.ts";
 import { AccountTemplateService } from "./templates/account-templates.ts";
 import { createStore } from "./store/index.ts";
 import type { Store } from "./store/types.ts";
@@ -48,6 +49,8 @@ export interface Services {
   signingKeys: SigningKeyService;
   /** Templates accounts design as data, with their versions. */
   accountTemplates: AccountTemplateService;
+  /** Fonts accounts upload for their templates. */
+  accountFonts: AccountFontService;
   close(): Promise<void>;
 }
 
@@ -85,6 +88,7 @@ export async function createServices(config: Config, options: ServicesOptions = 
   // file; PostgreSQL keeps one tally per instance.
   const metering = new Metering(store, clock, outbox, logger, { reclaims: true });
   const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
+  const accountFonts = new AccountFontService(store.fonts, clock);
   return {
     config,
     clock,
@@ -101,7 +105,8 @@ export async function createServices(config: Config, options: ServicesOptions = 
     mailer,
     sessions: new SessionService(store, clock, accounts),
     signingKeys: new SigningKeyService(store, clock),
-    accountTemplates: new AccountTemplateService(store.templates, clock),
+    accountTemplates: new AccountTemplateService(store.templates, clock, accountFonts),
+    accountFonts,
     close: async () => {
       mailer.close();
       await limiter.close?.();

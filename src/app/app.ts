@@ -11,6 +11,7 @@ import type { Renderer } from "../render/types.ts";
 import type { Services } from "../services.ts";
 import { adminModule } from "../modules/admin/index.ts";
 import { dashboardModule } from "../modules/dashboard/index.ts";
+import { fontsModule } from "../modules/fonts/index.ts";
 import { generateModule } from "../modules/generate/index.ts";
 import { imagesModule, MAX_URL_BYTES } from "../modules/images/index.ts";
 import { signingKeysModule } from "../modules/signing-keys/index.ts";
@@ -20,7 +21,7 @@ import { templatePreviewModule } from "../modules/templates/preview.ts";
 import { usageModule } from "../modules/usage/index.ts";
 import { webhooksModule } from "../modules/webhooks/index.ts";
 import { requestGates } from "./gates.ts";
-import { parseJsonBody } from "../http/body.ts";
+import { parseRequestBody } from "../http/body.ts";
 import { isStoreUnavailable } from "../store/errors.ts";
 import { jsonError, unavailableError, unexpectedError, validationProblems, type HeaderBag } from "../http/error-mapper.ts";
 import { Metrics } from "../http/metrics.ts";
@@ -79,7 +80,7 @@ export function createApp(deps: AppDeps) {
       }
     })
     .use(requestGates(services))
-    .onParse(async ({ request }) => (await parseJsonBody(request)) ?? {})
+    .onParse(async ({ request }) => (await parseRequestBody(request)) ?? {})
     .onError(({ code, error, set, request }) => {
       const headers = set.headers as HeaderBag;
       if (error instanceof ApiError) return jsonError(error, headers);
@@ -123,7 +124,8 @@ export function createApp(deps: AppDeps) {
     .use(generateModule({ services, renderer: deps.renderer, templates: deps.templates }))
     .use(usageModule(services))
     .use(templatesModule({ services, templates: deps.templates }))
-    .use(templatePreviewModule({ renderer: deps.renderer }))
+    .use(templatePreviewModule({ renderer: deps.renderer, services }))
+    .use(fontsModule(services))
     .use(adminModule(services))
     .use(webhooksModule(services))
     .use(signingKeysModule(services))

@@ -3,12 +3,18 @@
  * (413, also for chunked bodies with no Content-Length: the stream is read with a cap), and it
  * must parse (400 INVALID_JSON). An empty body is `undefined`, for routes whose body is optional.
  * The template routes (`/api/templates…`, the preview included) take up to 1 MiB: a template
- * definition carries its HTML (up to 256 KiB) and may embed images as data: URIs.
+ * definition carries its HTML (up to 256 KiB) and may embed images as data: URIs. A font upload
+ * (`POST /api/fonts`, and the dashboard's) is multipart/form-data of up to 5 MiB of file.
  */
 import { ApiError } from "../errors.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_TEMPLATE_BODY_BYTES = 1024 * 1024;
+/** A font file of 5 MiB with room for the form around it (the file's own bound is checked on its size: 413 either way). */
+export const MAX_FONT_BODY_BYTES = 5 * 1024 * 1024 + 64 * 1024;
+
+/** Paths whose POST is a multipart/form-data font upload. */
+const FONT_UPLOADS = ["/api/fonts", "/dashboard/api/fonts"];
 
 const tooLarge = (limit: number) =>
   new ApiError("PAYLOAD_TOO_LARGE", `Request body is larger than ${limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KiB`}.`);
@@ -17,6 +23,7 @@ const tooLarge = (limit: number) =>
 export function bodyLimitOf(url: string): number {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const path = start < 0 ? "/" : url.slice(start);
+  if (FONT_UPLOADS.some((prefix) => under(path, prefix))) return MAX_FONT_BODY_BYTES;
   return under(path, "/api/templates") || under(path, "/dashboard/api/account-templates") ? MAX_TEMPLATE_BODY_BYTES : MAX_BODY_BYTES;
 }
 
@@ -49,6 +56,31 @@ async function readCapped(request: Request, limit: number): Promise<Uint8Array> 
     chunks.push(value);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * A route's body: a font upload's multipart form (its fields as an object, the file a File), or
+ * JSON (`parseJsonBody`) everywhere else.
+ */
+export async function parseRequestBody(request: Request): Promise<unknown> {
+  if (request.method !== "POST") return parseJsonBody(request);
+  const start = request.url.indexOf("/", request.url.indexOf("//") + 2);
+  const path = (start < 0 ? "/" : request.url.slice(start)).split("?")[0]!;
+  if (!FONT_UPLOADS.includes(path.replace(/\/$/, ""))) return parseJsonBody(request);
+  const contentType = request.headers.get("content-type") ?? "";
+  if (contentType.split(";")[0]?.trim().toLowerCase() !== "multipart/form-data") {
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "A font is uploaded as multipart/form-data, with the file in the part named file.");
+  }
+  const bytes = await readCapped(request, MAX_FONT_BODY_BYTES);
+  let form: FormData;
+  try {
+    form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType } }).formData();
+  } catch (error) {
+    throw new ApiError("VALIDATION_ERROR", "The body is not a readable multipart/form-data form.", [{ field: "body", message: `is not multipart/form-data (${error instanceof Error ? error.message : "unreadable"})` }]);
+  }
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of form.entries()) fields[name] = value;
+  return fields;
 }
 
 export async function parseJsonBody(request: Request): Promise<unknown> {

@@ -205,7 +205,7 @@ export function buildOpenApiDocument(routes: RouteInfo[], info: OpenApiInfo): Js
 }
 
 const idDescription = (path: string) =>
-  path.startsWith("/admin") ? "Account id (`acct_…`)." : path.includes("signing-keys") ? "Signing key id (`sk_…`)." : "Webhook id (`wh_…`).";
+  path.startsWith("/admin") ? "Account id (`acct_…`)." : path.includes("signing-keys") ? "Signing key id (`sk_…`)." : path.includes("/fonts") ? "Font id (`font_…`)." : "Webhook id (`wh_…`).";
 
 /** Path parameters of the public image URL, which are not plain ids. */
 const PATH_PARAMETERS: Record<string, { description: string; schema: Json }> = {
@@ -219,6 +219,7 @@ const stripUndefined = (value: Json) => Object.fromEntries(Object.entries(value)
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Images: "Generate images and list the templates.",
   Usage: "The account's usage this month.",
+  Fonts: "Font files an account uploads for its templates, and the bundled families.",
   Webhooks: "Endpoints that receive usage and generation events.",
   Admin: "Operator API (bearer token from OG_ADMIN_TOKEN).",
   "Test clock": "The service clock in test mode (OG_TEST_CLOCK).",

@@ -22,7 +22,7 @@ const MAX_VERSION = 2_147_483_647;
 export interface AccountRenderContext {
   accountId: string;
   templates: TemplateLookup;
-  accountTemplates: Pick<AccountTemplateService, "resolve" | "ids">;
+  accountTemplates: Pick<AccountTemplateService, "resolve" | "ids" | "fontsFor">;
   /**
    * The caller is the account itself (its API key or session): the answer for a template it does
    * not have lists its own templates beside the global ones. A signed URL's viewer is anyone,
@@ -52,7 +52,9 @@ async function parseForAccount(body: unknown, context: AccountRenderContext): Pr
     if (resolved !== undefined) {
       const definition = accountTemplateDefinition(resolved.spec);
       const request = withProblems(problems, () => parseRenderRequest(rest, overlay(context.templates, definition)));
-      return { ...request, accountTemplate: { accountId: context.accountId, version: resolved.version, spec: resolved.spec, revision: resolved.digest } };
+      // A family the account no longer has a font of (deleted) is a 400 naming it.
+      const { fonts } = await context.accountTemplates.fontsFor(context.accountId, resolved.spec);
+      return { ...request, accountTemplate: { accountId: context.accountId, version: resolved.version, spec: resolved.spec, revision: resolved.digest }, ...(fonts ? { fonts } : {}) };
     }
   }
   // A built-in or operator template (or an unknown id: parseRenderRequest says UNKNOWN_TEMPLATE).

@@ -165,6 +165,11 @@ export interface RenderOptions {
   quality?: number;
   /** Default satori. */
   engine?: RenderEngine;
+  /**
+   * Faces the card names beyond the shared list: an account's fonts and the bundled serif or
+   * monospace family (sandbox/font-cache.ts), with the names its families are drawn under.
+   */
+  cardFonts?: { key: string; fonts: Font[]; names: Record<string, string> };
 }
 
 /** What a JPEG is flattened on when the card's root sets no usable background colour. */
@@ -204,13 +209,13 @@ export async function renderTemplate(
   const format = options.format ?? "png";
   const logical = layoutSize(width, height, template.canvas);
   if (options.engine === "takumi") {
-    const background = format === "jpeg" ? cardBackground(template.render(fields, { width: logical.width, height: logical.height, theme: options.theme, images: options.images }) as SatoriNode) : undefined;
+    const background = format === "jpeg" ? cardBackground(template.render(fields, { width: logical.width, height: logical.height, theme: options.theme, images: options.images, fontNames: options.cardFonts?.names }) as SatoriNode) : undefined;
     return renderWithTakumi(template, fields, { ...options, logical, background });
   }
-  const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
+  const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images, ...(options.cardFonts ? { fontNames: options.cardFonts.names } : {}) };
   const texts = template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]);
   const han = hanPreference(texts);
-  let { fonts, shared } = await fontsForCard(texts);
+  let { fonts, shared } = await fontsForCard(texts, options.cardFonts);
   const { initLayout, satori } = await loadLayout();
   await initLayout();
 

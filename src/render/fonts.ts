@@ -66,6 +66,12 @@ import inter_greek_ext_400_italic from "../../assets/fonts/inter-greek-ext-400-i
 import inter_greek_ext_700_italic from "../../assets/fonts/inter-greek-ext-700-italic.woff" with { type: "file" };
 import inter_vietnamese_400_italic from "../../assets/fonts/inter-vietnamese-400-italic.woff" with { type: "file" };
 import inter_vietnamese_700_italic from "../../assets/fonts/inter-vietnamese-700-italic.woff" with { type: "file" };
+import mono_400 from "../../assets/fonts/jetbrains-mono-latin-400-normal.woff" with { type: "file" };
+import mono_700 from "../../assets/fonts/jetbrains-mono-latin-700-normal.woff" with { type: "file" };
+import mono_400_italic from "../../assets/fonts/jetbrains-mono-latin-400-italic.woff" with { type: "file" };
+import serif_400 from "../../assets/fonts/source-serif-4-latin-400-normal.woff" with { type: "file" };
+import serif_700 from "../../assets/fonts/source-serif-4-latin-700-normal.woff" with { type: "file" };
+import serif_400_italic from "../../assets/fonts/source-serif-4-latin-400-italic.woff" with { type: "file" };
 
 type Weight = 400 | 600 | 700 | 800;
 /** The family templates name; its faces (Latin) are the only ones satori gets up front. */
@@ -119,6 +125,44 @@ const BUNDLED: { family: string; weight: Weight; style?: "italic"; path: string 
   { family: "Inter Vietnamese", weight: 400, style: "italic", path: inter_vietnamese_400_italic },
   { family: "Inter Vietnamese", weight: 700, style: "italic", path: inter_vietnamese_700_italic },
 ];
+
+/** The bundled monospace and serif families (Latin only): what `monospace`, `serif`, `font-mono` and `font-serif` draw. */
+export const MONO_FAMILY = "JetBrains Mono";
+export const SERIF_FAMILY = "Source Serif 4";
+
+/**
+ * The monospace and serif faces. Never in the shared list: satori parses every face of a list
+ * before its first layout, and most cards name neither. A card that names one gets a list with
+ * its faces (`fontsForCard`); a glyph they lack falls back to Inter and its subsets.
+ */
+const BUNDLED_EXTRA: { family: string; weight: Weight; style?: "italic"; path: string }[] = [
+  { family: MONO_FAMILY, weight: 400, path: mono_400 },
+  { family: MONO_FAMILY, weight: 700, path: mono_700 },
+  { family: MONO_FAMILY, weight: 400, style: "italic", path: mono_400_italic },
+  { family: SERIF_FAMILY, weight: 400, path: serif_400 },
+  { family: SERIF_FAMILY, weight: 700, path: serif_700 },
+  { family: SERIF_FAMILY, weight: 400, style: "italic", path: serif_400_italic },
+];
+
+/** The families a template may name, with the generic names that stand for them (lowercase). */
+export const BUNDLED_FAMILIES: { family: string; generic: "sans-serif" | "serif" | "monospace"; aliases: string[]; weights: number[]; styles: ("normal" | "italic")[] }[] = [
+  { family: PRIMARY_FAMILY, generic: "sans-serif", aliases: ["sans-serif", "ui-sans-serif", "system-ui"], weights: [400, 600, 700, 800], styles: ["normal", "italic"] },
+  { family: SERIF_FAMILY, generic: "serif", aliases: ["serif", "ui-serif"], weights: [400, 700], styles: ["normal", "italic"] },
+  { family: MONO_FAMILY, generic: "monospace", aliases: ["monospace", "ui-monospace"], weights: [400, 700], styles: ["normal", "italic"] },
+];
+
+/** The bundled family a name stands for (a family's own name or a generic one, any case), or undefined. */
+export function bundledFamilyOf(name: string): string | undefined {
+  const key = name.trim().toLowerCase();
+  for (const entry of BUNDLED_FAMILIES) if (entry.family.toLowerCase() === key || entry.aliases.includes(key)) return entry.family;
+  return undefined;
+}
+
+/** The faces of the bundled monospace or serif family (read once per process; satori caches parses by the bytes). */
+export function extraBundledFaces(family: string): Promise<Font[]> {
+  const faces = BUNDLED_EXTRA.filter((face) => face.family === family);
+  return Promise.all(faces.map(async ({ family, weight, style, path }) => ({ name: family, weight, style: style ?? ("normal" as const), data: await readFace(path) })));
+}
 
 /** A font file from OG_FONTS_DIR, registered after the bundled ones so Inter wins where both have a glyph. */
 interface ExtraFont {
@@ -352,8 +396,8 @@ export interface CardFonts {
  * A template's own text is not known before the layout: the renderer lays a card out again with
  * a list of its own when satori asks the shared list for a fallback font (engine.ts).
  */
-export async function fontsForCard(texts: Iterable<string | undefined>): Promise<CardFonts> {
-  const shared = await loadFonts();
+export async function fontsForCard(texts: Iterable<string | undefined>, extra?: ExtraCardFonts): Promise<CardFonts> {
+  const shared = extra && extra.fonts.length > 0 ? await listWithExtra(extra) : await loadFonts();
   const covered = await sharedCoverage();
   for (const text of texts) {
     if (!text) continue;
@@ -363,6 +407,30 @@ export async function fontsForCard(texts: Iterable<string | undefined>): Promise
     }
   }
   return { fonts: shared, shared: true };
+}
+
+/**
+ * Faces a card names beyond the shared list: the bundled monospace or serif family, an
+ * account's own fonts (named for the render, never by the family the account gave them: see
+ * account-fonts in the render process). `key` names the set: cards naming the same set share one
+ * list, and so one satori font loader, as Latin cards share the shared list.
+ */
+export interface ExtraCardFonts {
+  key: string;
+  fonts: Font[];
+}
+
+/** Lists of the shared faces and a set of extra ones, by the set's key; the most recently used last. */
+const extraLists = new Map<string, Promise<Font[]>>();
+const EXTRA_LISTS_KEPT = 16;
+
+function listWithExtra(extra: ExtraCardFonts): Promise<Font[]> {
+  let list = extraLists.get(extra.key);
+  if (list) extraLists.delete(extra.key);
+  else list = loadFonts().then((shared) => [...shared, ...extra.fonts]);
+  extraLists.set(extra.key, list);
+  if (extraLists.size > EXTRA_LISTS_KEPT) extraLists.delete(extraLists.keys().next().value!);
+  return list;
 }
 
 let sharedPoints: Promise<Set<number>> | undefined;

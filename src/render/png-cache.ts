@@ -2,13 +2,15 @@
  * The content-addressed in-memory cache of rendered images (docs/templates.md, caching). The key
  * is a SHA-256 over everything that decides the bytes: template id, theme, size, format and quality, the fields (keys
  * sorted, unset ones dropped), the bytes of every fetched image and, for an account's own
- * template, the account, the version and the stored definition's digest. The same logo URL serving
+ * template, the account, the version and the stored definition's digest, and the digests of the
+ * account's fonts it names. The same logo URL serving
  * new bytes is a new key, and two URLs serving the same bytes with otherwise equal fields
  * still differ (the URL is a field), which keeps the key honest for templates that print a URL.
  *
  * Bounded by total bytes, least recently used first out (the LRU of image-cache.ts, without
  * expiry: an entry can never go stale, its key is its content).
  */
+import { fontDigests } from "./account-fonts.ts";
 import type { RenderEngine } from "./engine.ts";
 import { ImageCache } from "./image-cache.ts";
 import type { RenderRequest } from "./types.ts";
@@ -47,6 +49,9 @@ export function renderCacheKey(request: RenderRequest, images: Record<string, Ui
   // the addresses (ETags, cached files) of built-in and operator templates stay what they were.
   const own = request.accountTemplate;
   if (own) parts.push(["account", own.accountId, request.template, own.version, own.revision ?? null]);
+  // The account's fonts it draws with, by content: a replaced font draws the card again.
+  const fonts = fontDigests(request.fonts);
+  if (fonts.length > 0) parts.push(["fonts", fonts]);
   const canonical = JSON.stringify(parts);
   return new Bun.CryptoHasher("sha256").update(canonical).digest("hex");
 }
@@ -69,8 +74,9 @@ export function engineCacheKey(contentAddress: string, engine: RenderEngine = "s
  * whitespace between inline content is kept as a space, text with inline elements in it
  * wraps as one paragraph, and `<i>`, `<em>` and `font-style: italic` draw Inter's italic; 3:
  * Cyrillic, Greek and Vietnamese italics too; 4: Tailwind border classes over Tailwind's border
- * reset, and `<br>` breaking the line of the text it is in). It is part of the cache key and so of
+ * reset, and `<br>` breaking the line of the text it is in; 5: `serif`, `monospace`, `font-serif` and
+ * `font-mono` draw the bundled serif and monospace faces, not Inter). It is part of the cache key and so of
  * the ETag of every account-template image, so images drawn the old way are neither served from
  * a cache nor kept by a client's revalidation; counting is by content address and is unchanged.
  */
-export const ACCOUNT_DRAWING_REVISION = 4;
+export const ACCOUNT_DRAWING_REVISION = 5;

@@ -73,6 +73,8 @@ export interface RenderPoolOptions {
   startLater?: boolean;
   /** The clock of the repeat-offender windows (ms). Default Date.now. */
   now?: () => number;
+  /** Account font files by digest, for a render process that asks for them (render/account-fonts.ts). */
+  fontBytes?: (digests: string[]) => Promise<Map<string, Uint8Array>>;
 }
 
 /** Who asked for a render, and what it is: for the repeat-offender rules. */
@@ -377,6 +379,23 @@ export class RenderPool {
         this.options.logger.error("render process failed to start", { worker: slot.index, error: message.message });
         this.replace(slot, `start-up failed: ${message.message}`);
         return;
+      case "fonts_needed": {
+        const current = slot.current;
+        if (!current || current.id !== message.id) return;
+        const answer = (found: Map<string, Uint8Array>) => {
+          if (slot.dead || slot.current?.id !== message.id) return;
+          slot.child.send({ type: "fonts", id: message.id, fonts: [...found].map(([digest, data]) => ({ digest, data })) });
+        };
+        const source = this.options.fontBytes;
+        // A file that cannot be read (gone, or the store down) is left out: the render fails and says so.
+        if (!source) answer(new Map());
+        else
+          source(message.digests).then(answer, (error: unknown) => {
+            this.options.logger.warn("account fonts could not be read for a render", { error: error instanceof Error ? error.message : String(error) });
+            answer(new Map());
+          });
+        return;
+      }
       case "done":
       case "failed": {
         const current = slot.current;

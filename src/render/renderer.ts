@@ -39,6 +39,8 @@ export interface ServiceRendererOptions {
   pngCacheBytes?: number;
   /** Extra fetch options (tests inject a resolver, transport or allow-list). */
   fetch?: Omit<FetchImageOptions, "allowPrivate">;
+  /** Account font files by digest (AccountFontService.bytes), for render processes that ask for them. */
+  fontBytes?: (digests: string[]) => Promise<Map<string, Uint8Array>>;
 }
 
 /** A request whose images are fetched and whose content address is known, not yet rendered. */
@@ -72,6 +74,7 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     startLater: true,
     memoryBytes: config.renderMemoryMb === undefined ? undefined : config.renderMemoryMb * 1024 * 1024,
     logger,
+    fontBytes: options.fontBytes,
     ...options.pool,
   });
   let closed = false;
@@ -243,6 +246,7 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
             format: request.format,
             quality: request.quality,
             ...(request.accountTemplate ? { accountTemplate: request.accountTemplate } : {}),
+            ...(request.fonts ? { fonts: request.fonts } : {}),
             ...(request.preview ? { preview: true } : {}),
           }, request.requester)
           .then((produced) => {

@@ -55,7 +55,32 @@ function takumi(): NativeRenderer {
 }
 
 /** Font bytes already handed to takumi: each face is registered (parsed) once per thread. */
-const registered = new WeakMap<ArrayBuffer, Promise<unknown>>();
+let registered = new WeakMap<ArrayBuffer, Promise<unknown>>();
+
+/** Account font bytes registered with the current renderer (takumi keeps what it registers). */
+let accountBytes = 0;
+const accountRegistered = new WeakSet<ArrayBuffer>();
+/** Beyond this, the renderer is replaced by a fresh one, so account fonts registered long ago are let go. */
+export const TAKUMI_ACCOUNT_FONT_BYTES = 64 * 1024 * 1024;
+
+/** Starts a fresh renderer when the account fonts registered would pass the bound. */
+function recycleIfFull(card: Font[]): void {
+  let adding = 0;
+  for (const font of card) if (!registered.has(font.data as ArrayBuffer)) adding += (font.data as ArrayBuffer).byteLength;
+  if (accountBytes + adding <= TAKUMI_ACCOUNT_FONT_BYTES) {
+    for (const font of card) {
+      const data = font.data as ArrayBuffer;
+      if (!accountRegistered.has(data)) {
+        accountRegistered.add(data);
+        accountBytes += data.byteLength;
+      }
+    }
+    return;
+  }
+  renderer = undefined;
+  registered = new WeakMap();
+  accountBytes = adding;
+}
 
 function register(fonts: Font[]): Promise<unknown> {
   return Promise.all(
@@ -147,8 +172,8 @@ interface CardFontChain {
 }
 
 /** The fonts this card's text needs, registered, in fallback order; and what none of them has. */
-async function fontChainFor(points: Set<number>, han: ReturnType<typeof hanPreference>): Promise<CardFontChain> {
-  const shared = await loadFonts();
+async function fontChainFor(points: Set<number>, han: ReturnType<typeof hanPreference>, card: Font[] = []): Promise<CardFontChain> {
+  const shared = [...(await loadFonts()), ...card];
   const covered = await sharedCoverage();
   const rest = [...points].filter((cp) => !covered.has(cp));
   const extra = rest.length > 0 ? await fontsForSegment("unknown", String.fromCodePoint(...rest), han) : { fonts: [], missing: [] };
@@ -184,19 +209,21 @@ export async function renderWithTakumi(
 ): Promise<RenderedImage> {
   const { width, height, logical } = options;
   const format = options.format ?? "png";
-  const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images };
+  const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images, ...(options.cardFonts ? { fontNames: options.cardFonts.names } : {}) };
+  const card = options.cardFonts?.fonts ?? [];
+  if (card.length > 0) recycleIfFull(card);
 
   const t0 = performance.now();
   let tree = toTakumiTree(template.render(fields, ctx));
   const han = hanPreference(template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]));
-  let chain = await fontChainFor(textCodePoints(tree), han);
+  let chain = await fontChainFor(textCodePoints(tree), han, card);
   const missing = chain.missing;
   if (missing.length > 0) {
     const gone = new Set(missing);
     eachText(tree, (text) => {
       text.text = Array.from(text.text, (ch) => (gone.has(ch.codePointAt(0)!) ? MISSING_GLYPH_BOX : ch)).join("");
     });
-    chain = await fontChainFor(textCodePoints(tree), han);
+    chain = await fontChainFor(textCodePoints(tree), han, card);
   }
   tree = replaceEmoji(tree);
 

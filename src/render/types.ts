@@ -3,6 +3,7 @@
  * worker pool with caches and image fetching for the service (renderer.ts).
  */
 import type { AccountTemplateSpec } from "../templates/account/index.ts";
+import type { RenderFonts } from "./account-fonts.ts";
 import type { TemplateDefinition, Theme } from "../templates/types.ts";
 import type { ImageContentType, ImageFormat } from "./encode.ts";
 
@@ -41,6 +42,11 @@ export interface RenderRequest {
      */
     revision?: string;
   };
+  /**
+   * The fonts an account template names beyond Inter (render/account-fonts.ts): the account's own
+   * faces, by digest (part of the content address), and the bundled serif or monospace family.
+   */
+  fonts?: RenderFonts;
   /** A preview (render/preview.ts: capped size, PREVIEW mark); never shares a cache entry with a real render. */
   preview?: boolean;
   /**

@@ -21,7 +21,7 @@ export interface ImageUrlDeps {
   clock: Clock;
   baseUrl: string;
   templates: TemplateLookup;
-  accountTemplates: Pick<AccountTemplateService, "resolve" | "ids">;
+  accountTemplates: Pick<AccountTemplateService, "resolve" | "ids" | "fontsFor">;
 }
 
 export async function signImageUrl(deps: ImageUrlDeps, accountId: string, body: unknown): Promise<{ url: string }> {

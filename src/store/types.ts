@@ -21,6 +21,7 @@
  *
  * Every record, input and port is re-exported here, so callers import them from this file.
  */
+import type { FontStore } from "./ports/fonts.ts";
 import type { TemplateStore } from "./ports/templates.ts";
 import type { AccountsPort } from "./ports/accounts.ts";
 import type { EmailAlertsPort } from "./ports/email-alerts.ts";
@@ -37,12 +38,15 @@ export type { ClaimRequest, ClaimResult, EventDraft, EventRecord, JobRecord, Job
 export type { SessionRecord, SessionsPort } from "./ports/sessions.ts";
 export type { SigningKeyOwner, SigningKeyRecord, SigningKeysPort } from "./ports/signing-keys.ts";
 export type { UsageCounters, UsageDecision, UsageMark, UsagePort } from "./ports/usage.ts";
+export type { FontLimits, FontRecord, FontStore, NewFont } from "./ports/fonts.ts";
 export type { NewTemplateVersion, StoredTemplate, TemplateListing, TemplateStore, TemplateVersionInfo } from "./ports/templates.ts";
 export type { DeliveryAttemptRecord, WebhookChanges, WebhookRecord, WebhookStatus, WebhooksPort } from "./ports/webhooks.ts";
 
 export interface Store extends AccountsPort, UsagePort, JobsPort, WebhooksPort, SigningKeysPort, EmailAlertsPort, SessionsPort {
   /** Account templates and their versions: an interface of its own (./ports/templates.ts). */
   readonly templates: TemplateStore;
+  /** Account fonts, their files included: an interface of its own (./ports/fonts.ts). */
+  readonly fonts: FontStore;
   readonly kind: "sqlite" | "postgres";
 
   /* operations */

@@ -9,8 +9,10 @@
  * that account (`resolve` is asked first, see render/account-request.ts).
  */
 import type { Clock } from "../clock.ts";
-import { ApiError, validationError } from "../errors.ts";
+import { ApiError, type FieldProblem, validationError } from "../errors.ts";
+import type { RenderFonts } from "../render/account-fonts.ts";
 import type { StoredTemplate, TemplateStore } from "../store/types.ts";
+import { familyProblems, templateFamilies } from "./account/fonts.ts";
 import { type AccountTemplateSpec, parseAccountTemplate } from "./account/index.ts";
 import { BUILT_IN_TEMPLATES } from "./registry.ts";
 import type { TemplateDefinition } from "./types.ts";
@@ -62,13 +64,40 @@ export class AccountTemplateService {
   constructor(
     private readonly store: TemplateStore,
     private readonly clock: Clock,
+    /** The account's font families (render/account-fonts.ts): a template may name only those and the bundled ones. */
+    private readonly fonts?: {
+      familyKeys(accountId: string): Promise<Set<string>>;
+      forTemplate(accountId: string, spec: AccountTemplateSpec, lenient?: boolean): Promise<{ fonts?: RenderFonts; warnings: FieldProblem[] }>;
+    },
   ) {}
+
+  /**
+   * The fonts a render of `spec` for this account draws with (render/account-fonts.ts): 400 for a
+   * family the account has no font of, or with `lenient` (a preview) a warning instead.
+   */
+  async fontsFor(accountId: string, spec: AccountTemplateSpec, lenient = false): Promise<{ fonts?: RenderFonts; warnings: FieldProblem[] }> {
+    if (this.fonts) return this.fonts.forTemplate(accountId, spec, lenient);
+    const families = templateFamilies(spec);
+    const problems = familyProblems(families, () => false, lenient);
+    if (problems.length && !lenient) throw validationError(problems);
+    return { fonts: families.bundled.length ? { faces: [], bundled: families.bundled } : undefined, warnings: problems };
+  }
+
+  /** 400 naming each `font-family` name that is neither one of the account's fonts nor bundled. */
+  private async checkFamilies(accountId: string, spec: AccountTemplateSpec): Promise<void> {
+    const families = templateFamilies(spec);
+    if (families.uses.length === 0) return;
+    const keys = families.own.length > 0 && this.fonts ? await this.fonts.familyKeys(accountId) : new Set<string>();
+    const problems = familyProblems(families, (name) => keys.has(name));
+    if (problems.length) throw validationError(problems);
+  }
 
   /** Validates and stores version 1. 409 when the id is a global one, taken in the account, or the account has 50. */
   async create(accountId: string, body: unknown, globals: GlobalTemplates): Promise<AccountTemplateView> {
     // 400 with every problem, positions included (names and descriptions stripped of control
     // and bidi-override characters: people see them in lists, emails and terminals).
     const spec = parseAccountTemplate(body);
+    await this.checkFamilies(accountId, spec);
     const global = globals.get(spec.id);
     if (global) throw new ApiError("CONFLICT", `"${spec.id}" is the id of a${globalSource(global) === "builtin" ? " built-in" : "n operator"} template; choose another id.`, [{ field: "id", message: "is taken by a template every account shares" }]);
     const created = await this.store.create(this.draft(accountId, spec), MAX_TEMPLATES_PER_ACCOUNT);
@@ -87,6 +116,7 @@ export class AccountTemplateService {
     const withId = typeof body === "object" && body !== null && !Array.isArray(body) && !("id" in body) ? { ...body, id } : body;
     const spec = parseAccountTemplate(withId);
     if (spec.id !== id) throw validationError([{ field: "id", message: `must be the id in the path (${id}); a template cannot be renamed` }]);
+    await this.checkFamilies(accountId, spec);
     const updated = await this.store.update(this.draft(accountId, spec), MAX_VERSIONS_PER_TEMPLATE);
     if (!updated) throw notFound(id);
     return this.view(updated, spec);

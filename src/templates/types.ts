@@ -33,6 +33,11 @@ export interface RenderContext {
    * keyed by field name. A field is absent here when the request did not set it.
    */
   images: Record<string, string | undefined>;
+  /**
+   * An account template's own font families (lowercase) → the name their faces are registered
+   * under for this render (render/account-fonts.ts); absent when the card uses none.
+   */
+  fontNames?: Record<string, string>;
 }
 
 export interface TemplateDefinition {

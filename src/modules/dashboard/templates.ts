@@ -43,9 +43,16 @@ export function dashboardTemplateRoutes({ services, templates, renderer }: Dashb
       "/account-templates/preview",
       // The same validation, cap and mark as POST /api/templates/preview; never counted.
       async ({ request, body }) => {
-        const result = await renderer.render(parsePreviewRequest(body, account(request)));
+        const preview = parsePreviewRequest(body, account(request));
+        const { fonts, warnings } = await accountTemplates.fontsFor(account(request), preview.accountTemplate!.spec, true);
+        const result = await renderer.render(fonts ? { ...preview, fonts } : preview);
         return new Response(imageBody(result.bytes), {
-          headers: { "content-type": result.contentType, "cache-control": "no-store", "x-generation-time-ms": String(result.generationTimeMs) },
+          headers: {
+            "content-type": result.contentType,
+            "cache-control": "no-store",
+            "x-generation-time-ms": String(result.generationTimeMs),
+            ...(warnings.length ? { "x-template-warnings": JSON.stringify(warnings.map((w) => w.message)) } : {}),
+          },
         });
       },
       hide,

@@ -12,6 +12,7 @@ import { authOf } from "../../http/request-context.ts";
 import { PREVIEW_MAX_SIDE, parsePreviewRequest } from "../../render/preview.ts";
 import { FORMATS, MAX_SIZE, MIN_SIZE, THEMES } from "../../render/request.ts";
 import type { Renderer } from "../../render/types.ts";
+import type { Services } from "../../services.ts";
 import { ImageResponse } from "../generate/model.ts";
 import { TemplateDefinitionBody } from "./model.ts";
 
@@ -30,18 +31,24 @@ export const TemplatePreviewBody = t.Object(
   { title: "TemplatePreview" },
 );
 
-export function templatePreviewModule({ renderer }: { renderer: Renderer }) {
+/** The header a preview's warnings travel in: a JSON array of messages (a `font-family` naming nothing the server has). */
+export const WARNINGS_HEADER = "x-template-warnings";
+
+export function templatePreviewModule({ renderer, services }: { renderer: Renderer; services: Pick<Services, "accountTemplates"> }) {
   return new Elysia({ name: "module.templates.preview" }).post(
     "/api/templates/preview",
     async ({ request, body }) => {
-      const preview = parsePreviewRequest(body, authOf(request).account.id);
-      const result = await renderer.render(preview);
+      const accountId = authOf(request).account.id;
+      const preview = parsePreviewRequest(body, accountId);
+      const { fonts, warnings } = await services.accountTemplates.fontsFor(accountId, preview.accountTemplate!.spec, true);
+      const result = await renderer.render(fonts ? { ...preview, fonts } : preview);
       return new Response(imageBody(result.bytes), {
         headers: {
           "content-type": result.contentType,
           "cache-control": "no-store",
           "x-generation-time-ms": String(result.generationTimeMs),
           "x-missing-glyphs": String(result.missingGlyphs?.length ?? 0),
+          ...(warnings.length ? { [WARNINGS_HEADER]: JSON.stringify(warnings.map((w) => w.message)) } : {}),
         },
       });
     },
@@ -62,7 +69,7 @@ export function templatePreviewModule({ renderer }: { renderer: Renderer }) {
       },
       detail: {
         summary: "Preview an unsaved account template",
-        description: `Draws the definition in \`template\` (validated as create validates it: the same 400) with \`values\` (default its \`sample\`). At most ${PREVIEW_MAX_SIDE} px on the longer side (larger sizes are drawn scaled down), with a small PREVIEW mark in the bottom-right corner. Not counted toward the quota, no event; rate limited like any API call. Bodies up to 1 MiB.`,
+        description: `Draws the definition in \`template\` (validated as create validates it: the same 400) with \`values\` (default its \`sample\`). At most ${PREVIEW_MAX_SIDE} px on the longer side (larger sizes are drawn scaled down), with a small PREVIEW mark in the bottom-right corner. A \`font-family\` list naming nothing the server has (neither the account's fonts nor a bundled family) is drawn in Inter and reported in the \`X-Template-Warnings\` header (a JSON array of messages); creating the template would refuse it. Not counted toward the quota, no event; rate limited like any API call. Bodies up to 1 MiB.`,
         tags: ["Templates"],
         requestBody: documentedBody(TemplatePreviewBody),
       },

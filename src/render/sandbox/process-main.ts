@@ -21,6 +21,7 @@ import { layoutModule } from "../layout-wasm.ts";
 import { withPreviewMark } from "../preview-mark.ts";
 import { prepareRendering, type RenderSetup } from "../setup.ts";
 import { createMemoryUpkeep } from "../worker-memory.ts";
+import { FontCache } from "./font-cache.ts";
 import { libc } from "./libc.ts";
 import { PARENT_PID_ENV, type RenderJob, type RenderProcessInit, type RenderProcessReply, type RenderProcessRequest } from "./protocol.ts";
 
@@ -39,6 +40,22 @@ export function runRenderProcess(hooks: RenderProcessHooks = {}): void {
   let engine: RenderEngine | undefined;
   /** Between a render and its answer: collect what the render left (see worker-memory.ts). */
   let releaseNativeMemory = async (): Promise<void> => {};
+  /** Account fonts held here, and the renders waiting for bytes the serving process is sending. */
+  const fontCache = new FontCache();
+  const fontWaits = new Map<number, () => void>();
+
+  /** Asks the serving process for the font files `job` names that this process lacks, and waits for them. */
+  async function fetchFonts(id: number, job: RenderJob): Promise<void> {
+    if (!job.fonts) return;
+    const missing = fontCache.missing(job.fonts);
+    if (missing.length > 0) {
+      await new Promise<void>((resolve) => {
+        fontWaits.set(id, resolve);
+        reply({ type: "fonts_needed", id, digests: missing });
+      });
+    }
+    fontCache.trim(new Set(job.fonts.faces.map((face) => face.digest)));
+  }
 
   async function init(message: RenderProcessInit): Promise<RenderSetup> {
     engine = message.engine;
@@ -67,7 +84,10 @@ export function runRenderProcess(hooks: RenderProcessHooks = {}): void {
       const found = job.accountTemplate ? await accountDefinition(job.accountTemplate) : templates.get(job.template);
       if (!found) throw new ApiError("UNKNOWN_TEMPLATE", `Unknown template: ${job.template}.`);
       const template = job.preview ? withPreviewMark(found, job) : found;
+      await fetchFonts(id, job);
+      const cardFonts = job.fonts ? await fontCache.cardFonts(job.fonts) : undefined;
       const { bytes, timings, missingGlyphs } = await renderTemplate(template, job.fields, {
+        cardFonts,
         width: job.width,
         height: job.height,
         theme: job.theme,
@@ -94,6 +114,10 @@ export function runRenderProcess(hooks: RenderProcessHooks = {}): void {
       );
     } else if (message.type === "render") {
       void render(message.id, message.job);
+    } else if (message.type === "fonts") {
+      for (const { digest, data } of message.fonts) fontCache.add(digest, data);
+      fontWaits.get(message.id)?.();
+      fontWaits.delete(message.id);
     }
   });
 }

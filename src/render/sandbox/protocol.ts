@@ -6,6 +6,7 @@ import type { PlainError } from "../../errors.ts";
 import type { Theme } from "../../templates/types.ts";
 import type { ImageFormat } from "../encode.ts";
 import type { RenderEngine, RenderTimings } from "../engine.ts";
+import type { RenderFonts } from "../account-fonts.ts";
 import type { RenderRequest } from "../types.ts";
 
 /** What a render process needs to draw one image: images are already data: URIs. */
@@ -27,6 +28,11 @@ export interface RenderJob {
   accountTemplate?: RenderRequest["accountTemplate"];
   /** Draw it as a preview, with the PREVIEW mark (preview.ts). */
   preview?: boolean;
+  /**
+   * The account's fonts the card names, by digest, and the bundled serif or monospace family. A
+   * render process asks for the bytes of a digest it does not hold ("fonts_needed").
+   */
+  fonts?: RenderFonts;
 }
 
 export interface RenderProcessInit {
@@ -40,13 +46,19 @@ export interface RenderProcessInit {
   engine?: RenderEngine;
 }
 
-export type RenderProcessRequest = RenderProcessInit | { type: "render"; id: number; job: RenderJob };
+export type RenderProcessRequest =
+  | RenderProcessInit
+  | { type: "render"; id: number; job: RenderJob }
+  /** The answer to "fonts_needed": the bytes of each digest found (one missing is absent; the render then fails). */
+  | { type: "fonts"; id: number; fonts: { digest: string; data: Uint8Array }[] };
 
 export type RenderProcessReply =
   | { type: "ready"; templates: string[] }
   | { type: "init_failed"; message: string }
   | { type: "done"; id: number; bytes: Uint8Array; timings: RenderTimings; missingGlyphs: number[] }
-  | { type: "failed"; id: number; error: PlainError };
+  | { type: "failed"; id: number; error: PlainError }
+  /** Render `id` names font files this process does not hold: the serving process sends them ("fonts"). */
+  | { type: "fonts_needed"; id: number; digests: string[] };
 
 /** The argument that starts the executable as a render process (not a public command). */
 export const RENDER_PROCESS_ARG = "__render-process";

@@ -7,7 +7,7 @@
  * - `cluster_state` holds what every instance must agree on (the test clock's offset).
  * Generate a migration with `bun run db:generate:postgres` and add it to ./migrations.ts.
  */
-import { bigint, bigserial, boolean, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, bigserial, boolean, customType, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { EmailAlertKind, EmailAlertState, JobStatus } from "../types.ts";
 
 const ms = (name: string) => bigint(name, { mode: "number" });
@@ -298,4 +298,29 @@ export const accountTemplateVersions = pgTable(
     primaryKey({ columns: [table.accountId, table.templateId, table.version] }),
     foreignKey({ columns: [table.accountId, table.templateId], foreignColumns: [accountTemplates.accountId, accountTemplates.id] }).onDelete("cascade"),
   ],
+);
+
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
+
+/** Account fonts (as SQLite's `account_fonts`): the uploaded file with what was read from it. */
+export const accountFonts = pgTable(
+  "account_fonts",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    family: text("family").notNull(),
+    familyKey: text("family_key").notNull(),
+    weight: integer("weight").notNull(),
+    style: text("style").notNull(),
+    format: text("format").notNull(),
+    bytes: integer("bytes").notNull(),
+    glyphs: integer("glyphs").notNull(),
+    variable: boolean("variable").notNull(),
+    digest: text("digest").notNull(),
+    data: bytea("data").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (table) => [uniqueIndex("account_fonts_face").on(table.accountId, table.familyKey, table.weight, table.style), index("account_fonts_digest").on(table.digest)],
 );

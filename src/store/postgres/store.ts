@@ -15,6 +15,7 @@ import { PostgresEmailAlerts } from "./email-alerts.ts";
 import { PostgresJobs } from "./jobs.ts";
 import { PostgresSessions } from "./sessions.ts";
 import { PostgresSigningKeys } from "./signing-keys.ts";
+import { PostgresFontStore } from "./fonts.ts";
 import { PostgresTemplateStore } from "./templates.ts";
 import { PostgresUsage } from "./usage.ts";
 import { PostgresWebhooks } from "./webhooks.ts";
@@ -40,6 +41,7 @@ export function postgresStore(sql: Sql, liveness: Sql): PostgresStore {
       return c.conflictRetries;
     },
     templates: new PostgresTemplateStore(c),
+    fonts: new PostgresFontStore(c),
     async probe(): Promise<void> {
       await c.run(async (sql) => {
         await Promise.race([

@@ -15,6 +15,7 @@ import { SqliteEmailAlerts } from "./email-alerts.ts";
 import { SqliteJobs } from "./jobs.ts";
 import { SqliteSessions } from "./sessions.ts";
 import { SqliteSigningKeys } from "./signing-keys.ts";
+import { SqliteFontStore } from "./fonts.ts";
 import { SqliteTemplateStore } from "./templates.ts";
 import { SqliteTx } from "./tx.ts";
 import { SqliteUsage } from "./usage.ts";
@@ -39,6 +40,7 @@ export function sqliteStore(db: Db, options: { lockWaitMs: number; path?: string
       return c.lockRetries;
     },
     templates: new SqliteTemplateStore(c),
+    fonts: new SqliteFontStore(c),
     async probe(): Promise<void> {
       // A real write that reaches the WAL: a read alone succeeds on a full disk.
       await c.write(() => {

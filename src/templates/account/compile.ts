@@ -8,6 +8,7 @@ import { ApiError } from "../../errors.ts";
 import { clampStyle, fitFontSize, present } from "../kit.ts";
 import type { RenderContext, SatoriNode } from "../types.ts";
 import { applyDirection, type Dir, type DirectionContext, ownText, ROOT_DIRECTION } from "./direction.ts";
+import { drawnFontFamily } from "./fonts.ts";
 import { resolveVariables } from "./html.ts";
 import { decodedPixels, PIXEL_BUDGET } from "./images.ts";
 import type { ElementNode, TemplateNode, TextPiece } from "./tree.ts";
@@ -178,7 +179,8 @@ function styleOf(node: ElementNode, state: RenderState): Record<string, string |
   const style: Record<string, string | number> = {};
   for (const [property, value] of node.style) {
     if (typeof value === "string") {
-      style[property] = value.includes("var(") ? resolveVariables(value, state.variables) : value;
+      const resolved = value.includes("var(") ? resolveVariables(value, state.variables) : value;
+      style[property] = property === "fontFamily" ? drawnFontFamily(resolved, state.ctx.fontNames) : resolved;
     } else {
       const colour = state.values[value.field];
       if (present(colour)) style[property] = colour.trim();

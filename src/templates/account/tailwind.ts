@@ -71,6 +71,12 @@ export function ownClass(base: string): OwnClass | undefined {
     const value = TRACKING[m[1]!] ?? arbitrary(m[1]!);
     return value === undefined ? undefined : { style: [["letterSpacing", value]], rank: 0 };
   }
+  // `font-[Brand_Sans]`: a family (underscores are spaces), or a weight (`font-[550]`).
+  m = /^font-\[([^\]]+)\]$/.exec(base);
+  if (m) {
+    const value = m[1]!.replace(/_/g, " ");
+    return { style: [[/^\d+$/.test(value) ? "fontWeight" : "fontFamily", value]], rank: 0 };
+  }
   // Border widths only: `border-red-500`, `border-solid`, `border-[#f00]` stay the engine's.
   m = /^border(?:-([xytrbl]))?(?:-(\d{1,3}|\[\d[^\]]*\]))?$/.exec(base);
   if (m) {
