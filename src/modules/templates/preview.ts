@@ -1,7 +1,7 @@
 /**
  * POST /api/templates/preview: draws an unsaved account template definition, for editing it.
  * The definition is validated exactly as create validates it (the same 400 with positions);
- * the image is capped at 1500 px on its longer side and carries a PREVIEW mark
+ * the image is capped at 1500 px on its longer side and carries a PREVIEW mark over the whole image
  * (src/render/preview.ts), and it is not counted toward the quota and sends no event — so it
  * is rate limited like any API call but is no free rendering API.
  */
@@ -67,7 +67,7 @@ export function templatePreviewModule({ renderer }: { renderer: Renderer }) {
       },
       detail: {
         summary: "Preview an unsaved account template",
-        description: `Draws the definition in \`template\` (validated as create validates it: the same 400) with \`values\` (default its \`sample\`). At most ${PREVIEW_MAX_SIDE} px on the longer side (larger sizes are drawn scaled down), with a small PREVIEW mark in the bottom-right corner. Not counted toward the quota, no event; rate limited like any API call. Bodies up to ${MAX_IMAGE_BODY_BYTES / (1024 * 1024)} MiB.`,
+        description: `Draws the definition in \`template\` (validated as create validates it: the same 400) with \`values\` (default its \`sample\`). At most ${PREVIEW_MAX_SIDE} px on the longer side (larger sizes are drawn scaled down), with PREVIEW repeated over the whole image (no crop of it is a clean card). Not counted toward the quota, no event; rate limited like any API call. Bodies up to ${MAX_IMAGE_BODY_BYTES / (1024 * 1024)} MiB.`,
         tags: ["Templates"],
         requestBody: documentedBody(TemplatePreviewBody),
       },
