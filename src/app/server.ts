@@ -5,7 +5,7 @@
  *
  * What reaches the app is made safe first: a request whose Host is missing or malformed still
  * gets a parseable URL (the app, the framework's router and the access log all parse it), and
- * bodies are bounded by the app's own 64 KiB limit rather than the runtime's, so an oversized
+ * bodies are bounded by the app's own per-route limits (src/http/body.ts) rather than the runtime's, so an oversized
  * body gets the JSON envelope like every other refusal.
  */
 import type { Server } from "bun";
@@ -85,7 +85,7 @@ export function listen(app: App, options: { port: number; host: string; logger: 
     hostname: options.host,
     // A second server on the same port must fail loudly, not share it (Elysia's default is true).
     reusePort: false,
-    // The body limit (64 KiB, declared or streamed) is enforced by the app while it reads, so that
+    // The body limits (per route, declared or streamed) are enforced by the app while it reads, so that
     // the refusal is the JSON envelope with a request id and a log line. Bun's own limit would
     // answer a bare 413 before the app runs; it is set out of reach. A body the app does not read
     // is discarded by Bun as it arrives, never buffered.

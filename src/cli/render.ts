@@ -3,6 +3,7 @@
  *
  *   ogsmith render --json '<request body>' -o out.png
  *   ogsmith render --batch items.json --out-dir DIR [--workers N] [--concurrency N]
+ *   ogsmith render --template-file DEF.json [-o out.png]   (its sample values)
  *
  * Bodies are validated exactly like POST /api/generate (parseRenderRequest); a batch item may
  * also carry `filename`. A bad item is reported by its index and the others still render.
@@ -28,6 +29,7 @@ import { describeFailure, splitFilename } from "./render-items.ts";
 export const RENDER_HELP = `Usage:
   ogsmith render --json '<request body>' -o out.png [--template-file DEF.json] [--engine satori|takumi]
   ogsmith render --batch items.json --out-dir DIR [--workers N] [--concurrency N] [--template-file DEF.json] [--engine satori|takumi]
+  ogsmith render --template-file DEF.json [-o out.png] [--engine satori|takumi]
 
 A request body is the JSON of POST /api/generate: {"template": "blog", "title": "…", …};
 "format": "jpeg" or "webp" (with "quality", 1–100, default 85) writes that format instead of PNG.
@@ -42,7 +44,9 @@ the images (default OG_RENDER_ENGINE, else satori; docs/engines.md).
 
 --template-file renders an account template's definition (the JSON that GET /api/templates/{id}
 returns, see docs/templates.md), validated as the API validates it; bodies that leave out
-"template" use it. An invalid definition is exit 1 with every problem and its line and column.
+"template" use it, and a body that gives none of its fields gets its "sample" values. Without
+--json or --batch it draws the sample values at 1200×630 to -o (default <id>.png). An invalid
+definition is exit 1 with every problem and its line and column.
 
 Exit status: 0 all rendered, 1 some failed (each reported by index), 2 usage error.`;
 
@@ -83,8 +87,11 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
     config = { ...config, renderEngine: values.engine as RenderEngine };
   }
   if (values.json !== undefined && values.batch !== undefined) throw new UsageError(`Use either --json or --batch, not both.\n\n${RENDER_HELP}`);
-  if (values.json === undefined && values.batch === undefined) throw new UsageError(RENDER_HELP);
+  // A template file alone is drawn with its sample values: the body is `{}`.
+  const sampleOnly = values.json === undefined && values.batch === undefined && values["template-file"] !== undefined;
+  if (values.json === undefined && values.batch === undefined && !sampleOnly) throw new UsageError(RENDER_HELP);
   if (values.json !== undefined && !values.output) throw new UsageError(`--json needs -o out.png.\n\n${RENDER_HELP}`);
+  if (sampleOnly && values["out-dir"] !== undefined) throw new UsageError(`--out-dir goes with --batch; one image is written to -o.\n\n${RENDER_HELP}`);
   if (values.batch !== undefined && !values["out-dir"]) throw new UsageError(`--batch needs --out-dir DIR.\n\n${RENDER_HELP}`);
   let templateFile: TemplateFile | undefined;
   if (values["template-file"] !== undefined) {
@@ -97,6 +104,7 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
     }
   }
   if (values.json !== undefined) return renderOne(config, values.json, values.output!, templateFile);
+  if (sampleOnly && templateFile) return renderOne(config, "{}", values.output ?? `${templateFile.spec.id}.png`, templateFile);
   if (values.batch !== undefined) {
     const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
     if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024)) throw new UsageError("--concurrency must be a whole number from 1 to 1024");

@@ -144,7 +144,7 @@ export async function runSign(config: Config, argv: string[]): Promise<number> {
     console.error(`ogsmith: note: ${image.template} is not a built-in or operator template here; signed as an account template (the server checks its fields)`);
   } else {
     try {
-      parseRenderRequest({ ...fields, template: image.template, format: image.ext === "jpg" ? "jpeg" : image.ext }, templates);
+      parseRenderRequest({ ...fields, template: image.template, format: image.ext === "jpg" ? "jpeg" : image.ext }, templates, { values: "url" });
       if (version !== undefined) throw validationError([{ field: "template_version", message: `only account templates have versions; ${image.template} has none` }]);
     } catch (error) {
       const hint = error instanceof ApiError && error.code === "UNKNOWN_TEMPLATE" ? " (an account template? give its template_version to sign it)" : "";

@@ -62,10 +62,18 @@ export function withTemplateFile(templates: TemplateLookup, file: TemplateFile):
   };
 }
 
-/** A body without `template` names the file's. */
+/**
+ * A body without `template` names the file's. A body for the file's template that gives none of
+ * its fields (`{}`, or only a size and a theme) gets the definition's `sample` values, as a
+ * preview does: the card as its author meant it to be seen.
+ */
 export function defaultToTemplateFile(body: unknown, file: TemplateFile): unknown {
-  if (typeof body !== "object" || body === null || Array.isArray(body) || "template" in body) return body;
-  return { ...body, template: file.spec.id };
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const input = body as Record<string, unknown>;
+  if ("template" in input && input.template !== file.spec.id) return input;
+  const named = { ...input, template: file.spec.id };
+  const givesValues = file.spec.fields.some((field) => field.name in input);
+  return givesValues ? named : { ...file.spec.sample, ...named };
 }
 
 /** A validated request for the file's template carries its definition to the render workers. */

@@ -1,10 +1,18 @@
 /**
- * JSON bodies for every route: the content type must be JSON (415), the body at most 64 KiB
- * (413, also for chunked bodies with no Content-Length: the stream is read with a cap), and it
- * must parse (400 INVALID_JSON). An empty body is `undefined`, for routes whose body is optional.
- * The template routes (`/api/templates…`, the preview included) take up to 1 MiB: a template
- * definition carries its HTML (up to 256 KiB) and may embed images as data: URIs. A font upload
- * (`POST /api/fonts`, and the dashboard's) is multipart/form-data of up to 5 MiB of file.
+ * JSON bodies for every route: the content type must be JSON (415), the body within the route's
+ * limit (413, also for chunked bodies with no Content-Length: the stream is read with a cap), and
+ * it must parse (400 INVALID_JSON). An empty body is `undefined`, for routes whose body is optional.
+ *
+ * The limits, by route (docs/api.md says why):
+ * - 8 MiB for the routes that draw a body's images (POST /api/generate and the previews): one
+ *   data: image may be as large as an image the service would fetch (5 MiB, 6.7 MiB as base64),
+ *   and every image of the body together stays within this total.
+ * - 1 MiB for the other template routes (`/api/templates…`): a definition carries its HTML (up
+ *   to 256 KiB) and may embed images as data: URIs.
+ * - 5 MiB of file (and the form around it) for a font upload (`POST /api/fonts`, and the
+ *   dashboard's), multipart/form-data.
+ * - 64 KiB everywhere else, POST /api/image-urls included: the values it signs go into a URL,
+ *   2,048 characters each.
  */
 import { ApiError } from "../errors.ts";
 
@@ -16,14 +24,21 @@ export const MAX_FONT_BODY_BYTES = 5 * 1024 * 1024 + 64 * 1024;
 /** Paths whose POST is a multipart/form-data font upload. */
 const FONT_UPLOADS = ["/api/fonts", "/dashboard/api/fonts"];
 
+/** One data: image as large as a fetched one may be (5 MiB, 6.7 MiB as base64), with the rest of the body. */
+export const MAX_IMAGE_BODY_BYTES = 8 * 1024 * 1024;
+
 const tooLarge = (limit: number) =>
   new ApiError("PAYLOAD_TOO_LARGE", `Request body is larger than ${limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KiB`}.`);
 
-/** The body limit of a request: 1 MiB under /api/templates, 64 KiB everywhere else. */
+/** The routes whose bodies carry images to draw (the dashboard's previews send the same bodies as the API's). */
+const IMAGE_BODY_ROUTES = ["/api/generate", "/api/templates/preview", "/dashboard/api/preview", "/dashboard/api/account-templates/preview"];
+
+/** The body limit of a request: a font upload's, 8 MiB on the routes that draw a body's images, 1 MiB under /api/templates, 64 KiB everywhere else. */
 export function bodyLimitOf(url: string): number {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const path = start < 0 ? "/" : url.slice(start);
   if (FONT_UPLOADS.some((prefix) => under(path, prefix))) return MAX_FONT_BODY_BYTES;
+  if (IMAGE_BODY_ROUTES.some((route) => under(path, route))) return MAX_IMAGE_BODY_BYTES;
   return under(path, "/api/templates") || under(path, "/dashboard/api/account-templates") ? MAX_TEMPLATE_BODY_BYTES : MAX_BODY_BYTES;
 }
 

@@ -11,7 +11,7 @@ import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import { accountTemplateDefinition } from "../templates/account/index.ts";
 import { type AccountTemplateService, isBuiltInId } from "../templates/account-templates.ts";
 import type { TemplateDefinition } from "../templates/types.ts";
-import { DEFAULT_TEMPLATE, parseRenderRequest, type TemplateLookup, unknownTemplate } from "./request.ts";
+import { DEFAULT_TEMPLATE, type ParseOptions, parseRenderRequest, type TemplateLookup, unknownTemplate } from "./request.ts";
 import type { RenderRequest } from "./types.ts";
 
 /** The body field that pins a version (`v` in a signed URL's query). */
@@ -29,6 +29,11 @@ export interface AccountRenderContext {
    * so there it lists the global ones only.
    */
   callerIsAccount: boolean;
+  /**
+   * `url` when the values travel in a signed URL's query (the URL itself, or POST /api/image-urls
+   * that signs one): every value, a data: image included, is held to MAX_URL_LENGTH.
+   */
+  values?: ParseOptions["values"];
 }
 
 /** Validates the request for this account; 400 UNKNOWN_TEMPLATE for a template the account cannot use (another account's included). */
@@ -37,7 +42,7 @@ export async function parseAccountRenderRequest(body: unknown, context: AccountR
 }
 
 async function parseForAccount(body: unknown, context: AccountRenderContext): Promise<RenderRequest> {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return parseRenderRequest(body, context.templates);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return parseRenderRequest(body, context.templates, { values: context.values });
   const { [TEMPLATE_VERSION]: rawVersion, ...rest } = body as Record<string, unknown>;
   const problems: FieldProblem[] = [];
   const version = checkVersion(rawVersion, problems);
@@ -51,14 +56,14 @@ async function parseForAccount(body: unknown, context: AccountRenderContext): Pr
     }
     if (resolved !== undefined) {
       const definition = accountTemplateDefinition(resolved.spec);
-      const request = withProblems(problems, () => parseRenderRequest(rest, overlay(context.templates, definition)));
+      const request = withProblems(problems, () => parseRenderRequest(rest, overlay(context.templates, definition), { values: context.values }));
       // A family the account no longer has a font of (deleted) is a 400 naming it.
       const { fonts } = await context.accountTemplates.fontsFor(context.accountId, resolved.spec);
       return { ...request, accountTemplate: { accountId: context.accountId, version: resolved.version, spec: resolved.spec, revision: resolved.digest }, ...(fonts ? { fonts } : {}) };
     }
   }
   // A built-in or operator template (or an unknown id: parseRenderRequest says UNKNOWN_TEMPLATE).
-  const request = await unknownListsOwn(context, String(id), () => parseRenderRequest(rest, context.templates));
+  const request = await unknownListsOwn(context, String(id), () => parseRenderRequest(rest, context.templates, { values: context.values }));
   if (version !== undefined) problems.push({ field: TEMPLATE_VERSION, message: `only account templates have versions; ${request.template} has none` });
   if (problems.length) throw validationError(problems);
   return request;

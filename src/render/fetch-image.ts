@@ -26,16 +26,11 @@ import type { Resolver } from "../net/resolve.ts";
 import type { TlsOptions, Transport } from "../net/transport.ts";
 import { version } from "../../package.json";
 import { ImageCache } from "./image-cache.ts";
+import { IMAGE_LIMITS } from "./image-limits.ts";
 import { encodePng } from "./png.ts";
 import { checkSvgText } from "./svg-safety.ts";
 
-export const IMAGE_LIMITS = {
-  timeoutMs: 5_000,
-  maxBytes: 5 * 1024 * 1024,
-  maxRedirects: 3,
-  /** Decoded size cap: a 5 MiB PNG can still unpack to gigabytes of pixels. */
-  maxPixels: 40_000_000,
-} as const;
+export { IMAGE_LIMITS };
 
 export type ImageFailureReason =
   | "timeout"

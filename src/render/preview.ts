@@ -4,15 +4,16 @@
  *
  * - at most PREVIEW_MAX_SIDE pixels on its longer side: a larger request is drawn scaled down
  *   (same layout, fewer pixels; layoutSize keeps the design canvas), and
- * - marked: a small "PREVIEW" label in the bottom-right corner, inside MARK_BOX of it, drawn
- *   into the card's own element tree so every engine and format carries it.
+ * - marked: "PREVIEW" repeated over the whole image (preview-mark.ts), so that no crop of a
+ *   preview is a clean card, drawn into the card's own element tree so every engine and format
+ *   carries it.
  */
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../templates/account/index.ts";
 import { parseRenderRequest } from "./request.ts";
 import type { RenderRequest } from "./types.ts";
 
-export { MARK_BOX, PREVIEW_MARK_TEXT, withPreviewMark } from "./preview-mark.ts";
+export { MARK_TILE, PREVIEW_MARK_TEXT, withPreviewMark } from "./preview-mark.ts";
 
 export const PREVIEW_MAX_SIDE = 1500;
 

@@ -8,6 +8,7 @@ import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import { COLOR_FORMS, isCssColor } from "../templates/account/color.ts";
 import type { TemplateDefinition, TemplateField } from "../templates/types.ts";
 import { effectiveQuality, IMAGE_FORMATS } from "./encode.ts";
+import { IMAGE_LIMITS } from "./image-limits.ts";
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, type RenderRequest } from "./types.ts";
 
 export interface TemplateLookup {
@@ -21,11 +22,34 @@ export const THEMES = ["dark", "light"] as const;
 export const FORMATS = IMAGE_FORMATS;
 export const MIN_SIZE = 200;
 export const MAX_SIZE = 2400;
+/** The longest http(s) URL an `image_url` field takes, and the longest value of any field in a signed URL's query. */
 export const MAX_URL_LENGTH = 2048;
+/** What a data: image may decode to: the bound of any one image (IMAGE_LIMITS), so inlining an image never allows more than fetching it. */
+export const MAX_IMAGE_BYTES = IMAGE_LIMITS.maxBytes;
+/**
+ * The longest data: value, in characters: the base64 of MAX_IMAGE_BYTES (6.67 MiB) with room for
+ * the `data:image/…;base64,` header and line breaks in the payload. What bounds a data: image is
+ * what it decodes to; this only stops a value that is mostly whitespace.
+ */
+export const MAX_DATA_URI_LENGTH = 7 * 1024 * 1024;
 export const DEFAULT_TEMPLATE = "event";
 
+/** How a request's values travel. In a signed URL's query (`url`), every value, a data: image included, is held to MAX_URL_LENGTH. */
+export interface ParseOptions {
+  values?: "body" | "url";
+}
+
+/**
+ * The longest value a field takes, in characters (code points): what the catalog reports as
+ * `max_length` and the OpenAPI schema as `maxLength`. An `image_url` field takes a data: image
+ * up to MAX_DATA_URI_LENGTH (bounded by what it decodes to); its own `maxLength` bounds http(s)
+ * URLs (urlLengthOf).
+ */
 export const maxLengthOf = (field: TemplateField): number =>
-  field.maxLength ?? (field.type === "image_url" ? MAX_URL_LENGTH : field.type === "color" ? 64 : field.name === "title" ? 200 : 300);
+  field.type === "image_url" ? Math.max(MAX_DATA_URI_LENGTH, urlLengthOf(field)) : (field.maxLength ?? (field.type === "color" ? 64 : field.name === "title" ? 200 : 300));
+
+/** The longest http(s) URL an `image_url` field takes: its own `maxLength`, at most MAX_URL_LENGTH. */
+export const urlLengthOf = (field: TemplateField): number => field.maxLength ?? MAX_URL_LENGTH;
 
 const DATA_IMAGE_URI = /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i;
 
@@ -42,7 +66,37 @@ function checkUrl(value: string): string | undefined {
   return undefined;
 }
 
-function checkField(field: TemplateField, raw: unknown, problems: FieldProblem[]): string | undefined {
+/** The bytes a data: URI's base64 payload decodes to, whitespace ignored (counted, not decoded). */
+export function decodedSizeOfDataUri(value: string): number {
+  const payload = value.slice(value.indexOf(",") + 1).replace(/\s+/g, "");
+  const padding = payload.endsWith("==") ? 2 : payload.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((payload.length * 3) / 4) - padding);
+}
+
+const mib = (bytes: number) => `${Number((bytes / (1024 * 1024)).toFixed(2))} MiB`;
+
+/**
+ * An `image_url` value's size: an http(s) URL (and any value in a signed URL) by its length, a
+ * data: image in a body by what it decodes to. Undefined when it is within its bound.
+ */
+function imageValueTooLong(field: TemplateField, raw: string, options: ParseOptions): string | undefined {
+  const dataUri = raw.startsWith("data:");
+  if (!dataUri || options.values === "url") {
+    const max = Math.min(urlLengthOf(field), MAX_URL_LENGTH);
+    // Measured in UTF-16 units first: a value of millions of characters is not split into code points.
+    if (raw.length <= max) return undefined;
+    const length = [...raw].length;
+    if (length <= max) return undefined;
+    if (!dataUri) return `must be at most ${max} characters (got ${length})`;
+    return `must be at most ${max} characters in a signed URL (got ${length}); a larger data: image (up to ${mib(MAX_IMAGE_BYTES)}) goes in the body of POST /api/generate`;
+  }
+  if (raw.length > MAX_DATA_URI_LENGTH) return `must be at most ${MAX_DATA_URI_LENGTH} characters as a data: image (got ${raw.length})`;
+  const bytes = decodedSizeOfDataUri(raw);
+  if (bytes > MAX_IMAGE_BYTES) return `must decode to at most ${mib(MAX_IMAGE_BYTES)} (${MAX_IMAGE_BYTES} bytes) as a data: image (got ${bytes} bytes)`;
+  return undefined;
+}
+
+function checkField(field: TemplateField, raw: unknown, problems: FieldProblem[], options: ParseOptions): string | undefined {
   const absent = raw === undefined || raw === null || (raw === "" && !field.required);
   if (absent) {
     if (field.required) problems.push({ field: field.name, message: "is required" });
@@ -51,6 +105,15 @@ function checkField(field: TemplateField, raw: unknown, problems: FieldProblem[]
   if (typeof raw !== "string") {
     problems.push({ field: field.name, message: "must be a string" });
     return undefined;
+  }
+  if (field.type === "image_url") {
+    const blank = field.required && raw.trim().length === 0 ? `must be 1 to ${urlLengthOf(field)} characters` : undefined;
+    const problem = blank ?? imageValueTooLong(field, raw, options) ?? checkUrl(raw);
+    if (problem) {
+      problems.push({ field: field.name, message: problem });
+      return undefined;
+    }
+    return raw;
   }
   const max = maxLengthOf(field);
   // Count characters as a person would (code points), so an emoji is one, not two.
@@ -67,13 +130,6 @@ function checkField(field: TemplateField, raw: unknown, problems: FieldProblem[]
     // The value goes into an inline style: anything but one colour would be CSS injection.
     problems.push({ field: field.name, message: `must be ${COLOR_FORMS}` });
     return undefined;
-  }
-  if (field.type === "image_url") {
-    const problem = checkUrl(raw);
-    if (problem) {
-      problems.push({ field: field.name, message: problem });
-      return undefined;
-    }
   }
   return raw;
 }
@@ -110,7 +166,7 @@ export function unknownTemplate(id: string, known: string[]): ApiError {
   return new ApiError("UNKNOWN_TEMPLATE", `Unknown template "${id}". Known templates: ${known.join(", ")}.`, [{ field: "template", message: `must be one of ${known.join(", ")}` }]);
 }
 
-export function parseRenderRequest(body: unknown, templates: TemplateLookup): RenderRequest {
+export function parseRenderRequest(body: unknown, templates: TemplateLookup, options: ParseOptions = {}): RenderRequest {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw validationError([{ field: "body", message: "must be a JSON object" }]);
   }
@@ -129,7 +185,7 @@ export function parseRenderRequest(body: unknown, templates: TemplateLookup): Re
 
   const fields: Record<string, string | undefined> = {};
   for (const field of template.fields) {
-    const value = checkField(field, input[field.name], problems);
+    const value = checkField(field, input[field.name], problems, options);
     if (value !== undefined) fields[field.name] = value;
   }
 

@@ -33,7 +33,7 @@ export async function signImageUrl(deps: ImageUrlDeps, accountId: string, body: 
     problems.push({ field: "expires_in", message: `must be a whole number of seconds from 1 to ${MAX_EXPIRES_IN}` });
   }
   try {
-    const request = await parseAccountRenderRequest(generate, { accountId, templates: deps.templates, accountTemplates: deps.accountTemplates, callerIsAccount: true });
+    const request = await parseAccountRenderRequest(generate, { accountId, templates: deps.templates, accountTemplates: deps.accountTemplates, callerIsAccount: true, values: "url" });
     // An account template's URL always pins the version it was signed for (the latest unless
     // given), so what a page shows does not change when the template gets a new version.
     if (request.accountTemplate) generate.template_version = request.accountTemplate.version;

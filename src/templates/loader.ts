@@ -24,7 +24,7 @@ import type { FieldType, RenderContext, TemplateDefinition, TemplateField } from
 export const TEMPLATE_ID = /^[a-z][a-z0-9_-]{0,39}$/;
 const FIELD_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 const FIELD_TYPES: readonly FieldType[] = ["text", "image_url", "color"];
-/** Generous ceilings for a field's own maxLength; the request body limit (64 KiB) bounds the rest. */
+/** Generous ceilings for a field's own maxLength (an image_url field's bounds its http(s) URLs; a data: image is bounded by what it decodes to). */
 const MAX_FIELD_LENGTH: Record<FieldType, number> = { text: 2000, image_url: 2048, color: 64 };
 
 export interface TemplateLoadError {

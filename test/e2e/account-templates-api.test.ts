@@ -218,7 +218,7 @@ describe("limits", () => {
     expect((await s.api("/api/templates", { key, json: tiny("t50") })).status).toBe(201);
   });
 
-  test("bodies up to 1 MiB on the template routes (413 PAYLOAD_TOO_LARGE above), 64 KiB elsewhere", async () => {
+  test("bodies up to 1 MiB on the template routes (413 PAYLOAD_TOO_LARGE above), 8 MiB on the preview, 64 KiB elsewhere", async () => {
     const key = await newKey();
     // 200 KiB: over the usual 64 KiB, within the template routes' 1 MiB (and within html's 256 KiB).
     const big = promo({ id: "big", html: `<div style="display:flex">${"x".repeat(200 * 1024)}</div>` });
@@ -228,9 +228,10 @@ describe("limits", () => {
     const refused = await expectError(await s.api("/api/templates", { key, json: huge }), 413, "PAYLOAD_TOO_LARGE");
     expect(refused.message).toContain("1 MiB");
     await expectError(await s.api("/api/templates/promo", { key, method: "PUT", json: huge }), 413, "PAYLOAD_TOO_LARGE");
-    // The preview route shares the limit: a large body is not refused for its size there.
+    // The preview takes 8 MiB (its values may be data: images): neither body is refused for its size there.
     expect((await s.api("/api/templates/preview", { key, json: { template: big } })).status).not.toBe(413);
-    const elsewhere = await expectError(await s.api("/api/generate", { key, json: { title: "x", pad: "z".repeat(100 * 1024) } }), 413, "PAYLOAD_TOO_LARGE");
+    expect((await s.api("/api/templates/preview", { key, json: { template: huge } })).status).not.toBe(413);
+    const elsewhere = await expectError(await s.api("/api/image-urls", { key, json: { title: "x", pad: "z".repeat(100 * 1024) } }), 413, "PAYLOAD_TOO_LARGE");
     expect(elsewhere.message).toContain("64 KiB");
   });
 });

@@ -172,15 +172,44 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     expect((await api("/api/templates/launch/versions", apiKey)).body.data.map((v: any) => v.version).sort()).toEqual([1, 2, 3]);
     expect(await page.locator(".cm-content").textContent()).not.toContain("is here");
 
-    // Viewing version 2 shows its picture (with the typed words) without touching the draft.
+    // Viewing version 2 shows its picture (with the typed words) without touching the draft...
     const restored = await nextPreview(page, beforeRestore.sequence);
     await page.getByRole("button", { name: "View version 2" }).click();
     await page.getByText("Showing version 2").waitFor();
     const viewed = await nextPreview(page, restored.sequence);
     expect(viewed.digest).not.toBe(restored.digest);
+    // ...and its HTML, read-only, beside a diff against the editor (version 3, which is version 1).
+    const versionView = page.getByRole("region", { name: "Version 2", exact: true });
+    await versionView.waitFor();
+    const versionCode = page.getByRole("textbox", { name: "Version 2 HTML, read-only" });
+    // It opens at the first line the editor no longer has.
+    await page.locator(".version-code .cm-line", { hasText: "{{title}} is here" }).waitFor();
+    expect(await versionCode.getAttribute("contenteditable")).toBe("false");
+    await versionCode.click();
+    await page.keyboard.type("typed into a version");
+    expect(await versionCode.textContent()).not.toContain("typed into a version");
+    expect(await page.locator(".cm-content").first().textContent()).not.toContain("typed into a version");
+    const diff = page.getByRole("region", { name: "Changes from version 2 to the editor" });
+    const removed = (await diff.locator("del").allTextContents()).join("\n");
+    const added = (await diff.locator("ins").allTextContents()).join("\n");
+    expect(removed).toContain("{{title}} is here");
+    expect(added).toContain("{{title}}");
+    expect(added).not.toContain("is here");
+    expect(await page.locator("#version-diff-caption").textContent()).toMatch(/^1 line removed, 1 added \(− version 2, \+ the editor: version 3\)\.$/);
+    await page.screenshot({ path: screenshotPath("template-editor-version"), fullPage: true });
+    // On a phone the two stack, with no horizontal scroll.
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.waitForFunction(() => document.documentElement.scrollWidth <= 375);
+    const [code, changes] = await page.evaluate(() => [".version-code", "#version-diff"].map((selector) => document.querySelector(selector)!.getBoundingClientRect().toJSON()));
+    expect(code.right).toBeLessThanOrEqual(375);
+    expect(changes.top).toBeGreaterThanOrEqual(code.bottom);
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await versionView.screenshot({ path: screenshotPath("template-editor-version-375") });
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.getByRole("button", { name: "Back to the editor" }).click();
     const back = await nextPreview(page, viewed.sequence);
     expect(back.digest).toBe(restored.digest);
+    expect(await versionView.isHidden()).toBe(true);
 
     // Size presets and the theme switch redraw the preview at that size, in that theme.
     await page.getByText("1080 × 1080", { exact: true }).click();

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodePng, fractionNear } from "../support/png.ts";
-import { runCli } from "../support/process.ts";
+import { REPO_ROOT, runCli } from "../support/process.ts";
 
 let dir: string;
 let definition: string;
@@ -78,6 +78,51 @@ describe("ogsmith render --template-file", () => {
     expect([second.width, second.height]).toEqual([400, 400]);
     expect(fractionNear(second, 5, 5, 190, 390, RED)).toBeGreaterThan(0.99);
     expect(existsSync(join(outDir, "event.png"))).toBe(true);
+  });
+
+  test("without --json or --batch it draws the sample values to <id>.png (or -o); a body with no field values gets them too", async () => {
+    // The file's sample: title "Sample", brand red; the design is 600×600 (the brand bar its left half).
+    const sampled = join(dir, "sampled.json");
+    writeFileSync(sampled, JSON.stringify({ ...JSON.parse(await Bun.file(definition).text()), sample: { title: "Sample", brand: "#ff0000" } }));
+    const cwd = mkdtempSync(join(dir, "cwd-"));
+    const alone = await runCli(["render", "--template-file", sampled], {}, cwd);
+    expect({ code: alone.code, stderr: alone.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(alone.stdout).toContain("promo.png: 1200×630 PNG");
+    const png = await readPng(join(cwd, "promo.png"));
+    expect([png.width, png.height]).toEqual([1200, 630]);
+    // 1200×630 of a 600×600 design: laid out 1143×600 at 1.05×, so the 300 px bar is the left 315 px.
+    expect(fractionNear(png, 10, 10, 290, 610, RED)).toBeGreaterThan(0.99);
+    expect(fractionNear(png, 900, 10, 280, 610, BLUE)).toBeGreaterThan(0.9);
+
+    // -o names the file; --json with only a size and a theme still takes the sample values.
+    const out = join(dir, "sized.png");
+    const sized = await runCli(["render", "--template-file", sampled, "--json", JSON.stringify({ width: 400, height: 400, theme: "light" }), "-o", out]);
+    expect({ code: sized.code, stderr: sized.stderr }).toEqual({ code: 0, stderr: "" });
+    const square = await readPng(out);
+    expect([square.width, square.height]).toEqual([400, 400]);
+    expect(fractionNear(square, 5, 5, 190, 390, RED)).toBeGreaterThan(0.99);
+
+    // A body that gives a field value is taken as given: no sample brand, so no red bar.
+    const given = join(dir, "given.png");
+    expect((await runCli(["render", "--template-file", sampled, "--json", JSON.stringify({ title: "Mine" }), "-o", given])).code).toBe(0);
+    expect(fractionNear(await readPng(given), 10, 10, 290, 610, RED)).toBe(0);
+
+    // A definition whose sample lacks a required field says which.
+    const unsampled = join(dir, "unsampled.json");
+    writeFileSync(unsampled, JSON.stringify({ ...JSON.parse(await Bun.file(definition).text()), sample: {} }));
+    const missing = await runCli(["render", "--template-file", unsampled, "-o", join(dir, "missing.png")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("title: is required");
+    expect(existsSync(join(dir, "missing.png"))).toBe(false);
+  });
+
+  test("docs/starters.md's command, as written, draws the quote starter with its sample", async () => {
+    const cwd = mkdtempSync(join(dir, "starter-"));
+    const { code, stdout, stderr } = await runCli(["render", "--template-file", join(REPO_ROOT, "templates/starters/quote.json")], {}, cwd);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    expect(stdout).toContain("quote.png: 1200×630 PNG");
+    const png = await readPng(join(cwd, "quote.png"));
+    expect([png.width, png.height]).toEqual([1200, 630]);
   });
 
   test("an invalid definition is exit 1 with each problem at its line and column; nothing is written", async () => {

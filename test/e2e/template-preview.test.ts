@@ -7,10 +7,11 @@
  * a test-only hook in front of the real render process (test/support/gated-render-process.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MARK_BOX } from "../../src/render/preview.ts";
+import { testEngine } from "../support/engines.ts";
 import { GATED_PROCESS } from "../support/gated-render-process.ts";
 import { startTestService, type TestService } from "../support/harness.ts";
 import { decodePng, type DecodedPng } from "../support/png.ts";
+import { markCoverage, markMask } from "../support/preview-mark.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
 
 let s: TestService;
@@ -18,7 +19,7 @@ let r: TestReceiver;
 let key: string;
 beforeAll(async () => {
   s = await startTestService(
-    { OG_ALLOW_PRIVATE_NETWORKS: "1" },
+    { OG_ALLOW_PRIVATE_NETWORKS: "1", OG_RENDER_ENGINE: testEngine() },
     { renderer: { pool: { warmUp: false, command: GATED_PROCESS } } },
   );
   r = await startReceiver();
@@ -43,16 +44,22 @@ const preview = (body: unknown) => s.api("/api/templates/preview", { key, json: 
 const used = async () => ((await (await s.api("/api/user/usage", { key })).json()) as { used: number }).used;
 const png = async (res: Response) => decodePng(new Uint8Array(await res.arrayBuffer()));
 
-/** Pixels in the bottom-right mark box that are not the card's flat blue. */
-function markPixels(image: DecodedPng): number {
-  let count = 0;
-  for (let y = image.height - MARK_BOX.height; y < image.height; y++) {
-    for (let x = image.width - MARK_BOX.width; x < image.width; x++) {
-      const i = (y * image.width + x) * 4;
-      if (Math.abs(image.pixels[i]! - 0x22) + Math.abs(image.pixels[i + 1]! - 0x55) + Math.abs(image.pixels[i + 2]! - 0xaa) > 30) count++;
-    }
+/** The pixels that are not the flat card's blue: its white title and the PREVIEW mark. */
+function notBlue(image: DecodedPng): Uint8Array {
+  const mask = new Uint8Array(image.width * image.height);
+  for (let p = 0; p < mask.length; p++) {
+    const i = p * 4;
+    if (Math.abs(image.pixels[i]! - 0x22) + Math.abs(image.pixels[i + 1]! - 0x55) + Math.abs(image.pixels[i + 2]! - 0xaa) > 30) mask[p] = 1;
   }
-  return count;
+  return mask;
+}
+
+/** Every 300×300 crop of `mask` holds marked pixels, and they are under a fifth of the image. */
+function expectMarkedAllOver(mask: Uint8Array, width: number, height: number): void {
+  const coverage = markCoverage(mask, width, height, { w: 300, h: 300, step: 20, atLeast: 200 });
+  expect(coverage.clean).toEqual([]);
+  expect(coverage.share).toBeGreaterThan(0.02);
+  expect(coverage.share).toBeLessThan(0.2);
 }
 
 describe("POST /api/templates/preview", () => {
@@ -70,7 +77,8 @@ describe("POST /api/templates/preview", () => {
     expect(res.headers.get("ratelimit-limit")).toBe("1000");
     const image = await png(res);
     expect([image.width, image.height]).toEqual([1500, 788]);
-    expect(markPixels(image)).toBeGreaterThan(1_000);
+    // The mark crosses the whole card: no crop of the preview is a clean card.
+    expectMarkedAllOver(notBlue(image), image.width, image.height);
     // The sample drew (white text on the left), and the card is the definition's, unsaved changes included.
     const edited = await png(await preview({ template: { ...FLAT, html: FLAT.html.replace("#2255aa", "#aa2255") }, values: { title: "Edited" } }));
     expect(Array.from(edited.pixels.subarray(0, 3))).toEqual([0xaa, 0x22, 0x55]);
@@ -114,11 +122,15 @@ describe("POST /api/templates/preview", () => {
 });
 
 describe("the dashboard playground", () => {
-  test("its previews are capped and marked as well, and not counted", async () => {
+  test("its previews are capped and marked all over as well, and not counted", async () => {
     const origin = new URL(s.url).origin;
     const session = await fetch(`${s.url}/dashboard/api/session`, { method: "POST", headers: { origin, "content-type": "application/json" }, body: JSON.stringify({ api_key: key }) });
     expect(session.status).toBe(200);
     const cookie = session.headers.get("set-cookie")!.split(";")[0]!;
+    // The real card at the preview's size (the same layout: a square), to compare crops with.
+    const real = await s.api("/api/generate", { key, json: { template: "event", title: "Free rendering?", width: 1500, height: 1500 } });
+    expect(real.status).toBe(200);
+    const realImage = await png(real);
     const before = await used();
     const res = await fetch(`${s.url}/dashboard/api/preview`, {
       method: "POST",
@@ -128,12 +140,8 @@ describe("the dashboard playground", () => {
     expect(res.status).toBe(200);
     const image = await png(res);
     expect([image.width, image.height]).toEqual([1500, 1500]);
-    // The event card's corner is dark: the mark's white letters are what is bright there.
-    let bright = 0;
-    for (let y = image.height - MARK_BOX.height; y < image.height; y++) {
-      for (let x = image.width - MARK_BOX.width; x < image.width; x++) if (image.pixels[(y * image.width + x) * 4]! > 200) bright++;
-    }
-    expect(bright).toBeGreaterThan(200);
+    // Every 300×300 crop differs from the same crop of the real card.
+    expectMarkedAllOver(markMask(image, realImage), image.width, image.height);
     expect(await used()).toBe(before);
   });
 });

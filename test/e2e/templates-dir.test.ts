@@ -69,7 +69,7 @@ describe("templates from OG_TEMPLATES_DIR on the running service", () => {
       fields: [
         { name: "title", type: "text", required: true, max_length: 120, description: "The quote." },
         { name: "attribution", type: "text", required: false, max_length: 300 },
-        { name: "portrait", type: "image_url", required: false, max_length: 2048 },
+        { name: "portrait", type: "image_url", required: false, max_length: 7 * 1024 * 1024, max_url_length: 2048, max_image_bytes: 5 * 1024 * 1024 },
       ],
     });
   });

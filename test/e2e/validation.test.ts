@@ -71,13 +71,13 @@ describe("POST /api/generate validation; nothing is counted", () => {
     await rejected(await s.api("/api/generate", { key, body: "title=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
-  test("body over 64 KiB → 413 PAYLOAD_TOO_LARGE, declared or streamed", async () => {
-    const big = JSON.stringify(eventBody({ subtitle: "x".repeat(70 * 1024) }));
+  test("body over 8 MiB (generate's limit) → 413 PAYLOAD_TOO_LARGE, declared or streamed", async () => {
+    const big = JSON.stringify(eventBody({ subtitle: "x".repeat(8 * 1024 * 1024) }));
     await rejected(await s.api("/api/generate", { key, body: big, headers: { "content-type": "application/json" } }), 413, "PAYLOAD_TOO_LARGE");
     // Chunked, no Content-Length: the stream is read with a cap.
     const stream = new ReadableStream({
       start(controller) {
-        for (let i = 0; i < 10; i++) controller.enqueue(new TextEncoder().encode("x".repeat(8 * 1024)));
+        for (let i = 0; i < 9; i++) controller.enqueue(new TextEncoder().encode("x".repeat(1024 * 1024)));
         controller.close();
       },
     });

@@ -136,8 +136,9 @@ describe("bodies", () => {
     await envelope(await call("/api/generate", { key, body: "title=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
-  test("a body over 64 KiB is 413 PAYLOAD_TOO_LARGE", async () => {
-    await envelope(await call("/api/generate", { key, json: { title: "x", subtitle: "y".repeat(70 * 1024) } }), 413, "PAYLOAD_TOO_LARGE");
+  test("a body over the route's limit (64 KiB; 8 MiB on generate) is 413 PAYLOAD_TOO_LARGE", async () => {
+    await envelope(await call("/api/webhooks", { key, json: { url: "https://example.com/", pad: "y".repeat(70 * 1024) } }), 413, "PAYLOAD_TOO_LARGE");
+    await envelope(await call("/api/generate", { key, json: { title: "x", subtitle: "y".repeat(8 * 1024 * 1024) } }), 413, "PAYLOAD_TOO_LARGE");
   });
 
   test("VALIDATION_ERROR lists every bad field by name", async () => {
@@ -217,7 +218,14 @@ describe("shapes", () => {
     expect(data.map((t) => t.id)).toEqual(expect.arrayContaining(["event", "blog"]));
     const event = data.find((t) => t.id === "event")!;
     expect(event.fields.find((f) => f.name === "title")).toMatchObject({ name: "title", type: "text", required: true, max_length: 200 });
-    expect(event.fields.find((f) => f.name === "speaker_avatar_url")).toMatchObject({ type: "image_url", required: false, max_length: 2048 });
+    // An image field takes an http(s) URL of 2,048 characters or a data: image of 5 MiB (7 MiB of characters at most).
+    expect(event.fields.find((f) => f.name === "speaker_avatar_url")).toMatchObject({
+      type: "image_url",
+      required: false,
+      max_length: 7 * 1024 * 1024,
+      max_url_length: 2048,
+      max_image_bytes: 5 * 1024 * 1024,
+    });
   });
 
   test("GET /healthz answers without a key and carries a request id", async () => {

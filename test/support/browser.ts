@@ -6,7 +6,7 @@
  * Works under `bun test` as is: `launchPersistentContext` talks to Chromium over its pipe
  * transport (--remote-debugging-pipe) and Bun's child-process pipes carry it fine.
  */
-import { afterAll, beforeAll, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,6 +57,12 @@ export function browserTestsCanRun(what: string): boolean {
 
 export interface TestBrowser {
   context: BrowserContext;
+  /**
+   * Every Content-Security-Policy violation a dashboard page of the context reported (the console
+   * line Chromium writes, and the page's own securitypolicyviolation event), since the last take.
+   * (The /docs page's bundled API reference evaluates code its CSP refuses: not counted here.)
+   */
+  takeCspViolations(): string[];
   /** A fresh page; cookies are shared by the context, so tests clear them first. */
   newPage(options?: { width?: number; height?: number }): Promise<Page>;
   close(): Promise<void>;
@@ -71,10 +77,22 @@ export async function launchBrowser(): Promise<TestBrowser> {
     viewport: { width: 1280, height: 900 },
   });
   context.setDefaultTimeout(10_000);
+  // Every page reports its CSP violations to the console as well, with where they came from.
+  const violations: string[] = [];
+  await context.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || "(inline)"} at ${event.sourceFile || "?"}:${event.lineNumber}:${event.columnNumber}`);
+    });
+  });
+  context.on("console", (message) => {
+    const page = message.page()?.url() ?? "";
+    if (/Content Security Policy|CSP violation/i.test(message.text()) && new URL(page || "about:blank").pathname.startsWith("/dashboard")) violations.push(`${message.text()} (${message.location().url || page})`);
+  });
   // A persistent context opens with one blank page: close it so every test starts clean.
   for (const page of context.pages()) await page.close();
   return {
     context,
+    takeCspViolations: () => violations.splice(0),
     async newPage(options = {}) {
       const page = await context.newPage();
       await page.setViewportSize({ width: options.width ?? 1280, height: options.height ?? 900 });
@@ -102,7 +120,8 @@ export function screenshotPath(name: string): string {
 /**
  * The browser tests' set-up, for the tests of the enclosing `describe`: a service that may call
  * loopback, a receiver for it and one browser; the fields are set once its beforeAll has run.
- * The browser closes first, so no page holds a connection to the service as it stops.
+ * The browser closes first, so no page holds a connection to the service as it stops. A test
+ * during which a dashboard page reported a Content-Security-Policy violation fails.
  */
 export function useBrowserWithService(timeoutMs: number): ServiceWithReceiver & { browser: TestBrowser } {
   const fixture = {} as ServiceWithReceiver & { browser: TestBrowser };
@@ -111,6 +130,9 @@ export function useBrowserWithService(timeoutMs: number): ServiceWithReceiver & 
     fixture.r = await startReceiver();
     fixture.browser = await launchBrowser();
   }, timeoutMs);
+  afterEach(() => {
+    expect(fixture.browser?.takeCspViolations() ?? []).toEqual([]);
+  });
   afterAll(async () => {
     await fixture.browser?.close();
     await fixture.r?.stop();

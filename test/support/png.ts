@@ -140,8 +140,19 @@ export function solidPngDataUri(w: number, h: number, colour: [number, number, n
   return `data:image/png;base64,${Buffer.from(encodeRaw(rgba, w, h)).toString("base64")}`;
 }
 
+/**
+ * A w×h PNG of one opaque colour as a data: URI, `paddingBytes` larger than the image needs: a
+ * private ancillary chunk that every decoder skips. A data: value of any length (and decoded
+ * size) that still draws as one colour.
+ */
+export function paddedPngDataUri(w: number, h: number, colour: [number, number, number], paddingBytes: number): string {
+  const rgba = new Uint8Array(w * h * 4);
+  for (let i = 0; i < rgba.length; i += 4) rgba.set([colour[0], colour[1], colour[2], 255], i);
+  return `data:image/png;base64,${Buffer.from(encodeRaw(rgba, w, h, paddingBytes)).toString("base64")}`;
+}
+
 /** Independent of src/render/png.ts on purpose (filter 0 only), so fixtures don't depend on the code under test. */
-function encodeRaw(rgba: Uint8Array, w: number, h: number): Uint8Array {
+function encodeRaw(rgba: Uint8Array, w: number, h: number, paddingBytes = 0): Uint8Array {
   const raw = new Uint8Array((w * 4 + 1) * h);
   for (let y = 0; y < h; y++) raw.set(rgba.subarray(y * w * 4, (y + 1) * w * 4), y * (w * 4 + 1) + 1);
   const chunk = (type: string, data: Uint8Array) => {
@@ -157,7 +168,11 @@ function encodeRaw(rgba: Uint8Array, w: number, h: number): Uint8Array {
   ihdr.writeUInt32BE(h, 4);
   ihdr[8] = 8;
   ihdr[9] = 6;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", new Uint8Array(0))]);
+  // "paDd": ancillary (lower-case first letter), private, safe to copy; skipped by every decoder.
+  // In pieces of at most 512 KiB: resvg's PNG decoder drops an image with an ancillary chunk over 1 MiB.
+  const padding: Buffer[] = [];
+  for (let left = paddingBytes; left > 0; left -= 12 + 512 * 1024) padding.push(chunk("paDd", new Uint8Array(Math.max(0, Math.min(left - 12, 512 * 1024)))));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), ...padding, chunk("IDAT", deflateSync(raw)), chunk("IEND", new Uint8Array(0))]);
 }
 
 /**

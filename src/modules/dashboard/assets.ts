@@ -10,6 +10,7 @@ import dashboardJs from "./assets/dashboard.js" with { type: "text" };
 import apiJs from "./assets/api.js" with { type: "text" };
 import domJs from "./assets/dom.js" with { type: "text" };
 import leavingJs from "./assets/leaving.js" with { type: "text" };
+import lineDiffJs from "./assets/line-diff.js" with { type: "text" };
 import playgroundJs from "./assets/playground.js" with { type: "text" };
 import signingKeysJs from "./assets/signing-keys.js" with { type: "text" };
 import stateJs from "./assets/state.js" with { type: "text" };
@@ -28,6 +29,7 @@ const SCRIPTS: Record<string, string> = {
   "api.js": apiJs,
   "dom.js": domJs,
   "leaving.js": leavingJs,
+  "line-diff.js": lineDiffJs,
   "playground.js": playgroundJs,
   "signing-keys.js": signingKeysJs,
   "state.js": stateJs,

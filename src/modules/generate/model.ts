@@ -7,7 +7,7 @@
  */
 import { t, type TSchema } from "elysia";
 import { mediaBody } from "../../http/error-schema.ts";
-import { DEFAULT_TEMPLATE, FORMATS, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE, THEMES, maxLengthOf, type TemplateLookup } from "../../render/request.ts";
+import { DEFAULT_TEMPLATE, FORMATS, MAX_IMAGE_BYTES, MAX_SIZE, MIN_SIZE, THEMES, maxLengthOf, type TemplateLookup, urlLengthOf } from "../../render/request.ts";
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH } from "../../render/types.ts";
 
 /** JPEG/WebP quality: the range and default the encoders take. */
@@ -41,6 +41,10 @@ function parameterSchema(p: RequestParameter) {
   return t.String({ maxLength: 64, pattern: "^[A-Za-z0-9_-]+$", ...options });
 }
 
+/** What an `image_url` field takes, for the schema's description. */
+export const imageValueDescription = (urlLength: number) =>
+  `http(s) URL (≤ ${urlLength} characters), or data:image/…;base64 URI decoding to ≤ ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB (in a signed URL's query, ≤ ${urlLength} characters too)`;
+
 /** The body schema for OpenAPI: the common parameters plus every field of the templates known at start. */
 export function generateBodySchema(templates: TemplateLookup) {
   const properties: Record<string, TSchema> = {};
@@ -58,7 +62,7 @@ export function generateBodySchema(templates: TemplateLookup) {
       const schema = t.String({
         maxLength: maxLengthOf(field),
         ...(field.required ? { minLength: 1 } : {}),
-        description: (field.description ?? (isUrl ? `http(s) URL (≤ ${MAX_URL_LENGTH} characters) or data:image/…;base64 URI` : "Text")) + note,
+        description: (field.description ?? (isUrl ? imageValueDescription(urlLengthOf(field)) : "Text")) + note,
       });
       properties[field.name] = field.required && owners.length === all.length ? schema : t.Optional(schema);
     }

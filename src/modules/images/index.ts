@@ -125,7 +125,7 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
       if (expiry.state === "expired") throw expired();
       if (expiry.state === "invalid") throw validationError([{ field: "exp", message: "must be one Unix time in whole seconds" }]);
       const body = bodyFromSignedUrl(path.template, path.ext, params);
-      const renderRequest = await parseAccountRenderRequest(body, { accountId: owner.account.id, templates, accountTemplates, callerIsAccount: false });
+      const renderRequest = await parseAccountRenderRequest(body, { accountId: owner.account.id, templates, accountTemplates, callerIsAccount: false, values: "url" });
       const prepared = await prepare(renderRequest);
       entry = {
         keyId: owner.key.id,

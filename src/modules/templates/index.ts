@@ -9,11 +9,18 @@
 import { Elysia } from "elysia";
 import { API_AUTH_ERRORS, documentedBody, errorResponses } from "../../http/error-schema.ts";
 import { authOf } from "../../http/request-context.ts";
-import { maxLengthOf, type TemplateLookup } from "../../render/request.ts";
+import { MAX_IMAGE_BYTES, maxLengthOf, type TemplateLookup, urlLengthOf } from "../../render/request.ts";
+import type { TemplateField } from "../../templates/types.ts";
 import type { Services } from "../../services.ts";
 import { type AccountTemplateView, globalSource, MAX_TEMPLATES_PER_ACCOUNT, MAX_VERSIONS_PER_TEMPLATE } from "../../templates/account-templates.ts";
 import { COMMON_PARAMETERS } from "../generate/model.ts";
 import { AccountTemplate, DeletedTemplate, TemplateDefinitionBody, TemplateList, TemplateVersionList } from "./model.ts";
+
+/** A field's bounds as the catalog states them: the longest value and, for an image field, the longest URL and the largest data: image. */
+function lengthsOf(field: TemplateField): { max_length: number; max_url_length?: number; max_image_bytes?: number } {
+  if (field.type !== "image_url") return { max_length: maxLengthOf(field) };
+  return { max_length: maxLengthOf(field), max_url_length: urlLengthOf(field), max_image_bytes: MAX_IMAGE_BYTES };
+}
 
 export function describeTemplates(templates: TemplateLookup) {
   return templates.list().map((template) => ({
@@ -24,7 +31,7 @@ export function describeTemplates(templates: TemplateLookup) {
       name: field.name,
       type: field.type,
       required: field.required ?? false,
-      max_length: maxLengthOf(field),
+      ...lengthsOf(field),
       ...(field.description ? { description: field.description } : {}),
     })),
   }));
@@ -42,7 +49,7 @@ function describeAccountTemplate(template: AccountTemplateView) {
       name: field.name,
       type: field.type,
       required: field.required,
-      max_length: maxLengthOf({ name: field.name, type: field.type === "image_url" ? "image_url" : "text", maxLength: field.max_length }),
+      ...lengthsOf({ name: field.name, type: field.type === "image_url" ? "image_url" : "text", maxLength: field.max_length }),
       ...(field.description ? { description: field.description } : {}),
     })),
   };

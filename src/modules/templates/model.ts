@@ -8,7 +8,7 @@
  */
 import { t } from "elysia";
 import { OneOf, Text, Timestamp } from "../../http/error-schema.ts";
-import { MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE } from "../../render/request.ts";
+import { MAX_DATA_URI_LENGTH, MAX_IMAGE_BYTES, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE } from "../../render/request.ts";
 import { MAX_TEMPLATES_PER_ACCOUNT, MAX_VERSIONS_PER_TEMPLATE } from "../../templates/account-templates.ts";
 
 /** Largest `html` of a definition, in bytes of UTF-8 (256 KiB). */
@@ -23,12 +23,14 @@ const ThemeVariables = t.Record(t.String({ maxLength: 64, pattern: "^[a-zA-Z][a-
 });
 const Canvas = (description: string) => t.Integer({ minimum: MIN_SIZE, maximum: MAX_SIZE, default: description === "width" ? 1200 : 630, description: `Design canvas ${description} in pixels; requests of other sizes scale it.` });
 
+const FIELD_MAX_LENGTH = `Characters (code points): text at most 2000, color 64; for an image_url field, of an http(s) URL (at most ${MAX_URL_LENGTH}), as a data: image is bounded by what it decodes to (${MAX_IMAGE_BYTES / (1024 * 1024)} MiB).`;
+
 const AccountTemplateField = t.Object(
   {
     name: FieldName,
     type: FieldType,
     required: t.Boolean(),
-    max_length: t.Optional(t.Integer({ minimum: 1, maximum: MAX_URL_LENGTH, description: "Characters (code points)." })),
+    max_length: t.Optional(t.Integer({ minimum: 1, maximum: MAX_URL_LENGTH, description: FIELD_MAX_LENGTH })),
     description: t.Optional(Text(300)),
   },
   { title: "AccountTemplateField" },
@@ -50,7 +52,7 @@ export const TemplateDefinitionBody = t.Object(
           name: FieldName,
           type: FieldType,
           required: t.Optional(t.Boolean({ default: false })),
-          max_length: t.Optional(t.Integer({ minimum: 1, maximum: MAX_URL_LENGTH })),
+          max_length: t.Optional(t.Integer({ minimum: 1, maximum: MAX_URL_LENGTH, description: FIELD_MAX_LENGTH })),
           description: t.Optional(Text(300)),
         }),
         { maxItems: 30 },
@@ -118,7 +120,15 @@ const TemplateField = t.Object(
     name: t.String({ maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" }),
     type: FieldType,
     required: t.Boolean(),
-    max_length: t.Integer({ minimum: 1, maximum: MAX_URL_LENGTH * 4, description: "Characters (code points)." }),
+    max_length: t.Integer({
+      minimum: 1,
+      maximum: MAX_DATA_URI_LENGTH,
+      description: "The longest value, in characters (code points); for an image_url field, that of a data: image (what bounds it is max_image_bytes).",
+    }),
+    max_url_length: t.Optional(
+      t.Integer({ minimum: 1, maximum: MAX_URL_LENGTH, description: "image_url fields: the longest http(s) URL, and the longest value (a data: image included) in a signed URL's query." }),
+    ),
+    max_image_bytes: t.Optional(t.Integer({ minimum: 1, maximum: MAX_IMAGE_BYTES, description: "image_url fields: the most a data: image may decode to, in bytes." })),
     description: t.Optional(Text(1024)),
   },
   { title: "TemplateField" },

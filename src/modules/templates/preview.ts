@@ -1,7 +1,7 @@
 /**
  * POST /api/templates/preview: draws an unsaved account template definition, for editing it.
  * The definition is validated exactly as create validates it (the same 400 with positions);
- * the image is capped at 1500 px on its longer side and carries a PREVIEW mark
+ * the image is capped at 1500 px on its longer side and carries a PREVIEW mark over the whole image
  * (src/render/preview.ts), and it is not counted toward the quota and sends no event — so it
  * is rate limited like any API call but is no free rendering API.
  */
@@ -10,7 +10,8 @@ import { API_AUTH_ERRORS, documentedBody, errorResponses, OneOf } from "../../ht
 import { imageBody } from "../../http/image-body.ts";
 import { authOf } from "../../http/request-context.ts";
 import { PREVIEW_MAX_SIDE, parsePreviewRequest } from "../../render/preview.ts";
-import { FORMATS, MAX_SIZE, MIN_SIZE, THEMES } from "../../render/request.ts";
+import { FORMATS, MAX_DATA_URI_LENGTH, MAX_IMAGE_BYTES, MAX_SIZE, MIN_SIZE, THEMES } from "../../render/request.ts";
+import { MAX_IMAGE_BODY_BYTES } from "../../http/body.ts";
 import type { Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { ImageResponse } from "../generate/model.ts";
@@ -22,7 +23,11 @@ const Size = (name: string) =>
 export const TemplatePreviewBody = t.Object(
   {
     template: TemplateDefinitionBody,
-    values: t.Optional(t.Record(t.String({ maxLength: 64 }), t.String({ maxLength: 4096 }), { description: "Field values; default the definition's `sample`." })),
+    values: t.Optional(
+      t.Record(t.String({ maxLength: 64 }), t.String({ maxLength: MAX_DATA_URI_LENGTH }), {
+        description: `Field values; default the definition's \`sample\`. An image_url value may be a data: image decoding to at most ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB (the body is at most ${MAX_IMAGE_BODY_BYTES / (1024 * 1024)} MiB).`,
+      }),
+    ),
     theme: t.Optional(OneOf(THEMES, { default: "dark" })),
     width: t.Optional(Size("width")),
     height: t.Optional(Size("height")),
@@ -69,7 +74,7 @@ export function templatePreviewModule({ renderer, services }: { renderer: Render
       },
       detail: {
         summary: "Preview an unsaved account template",
-        description: `Draws the definition in \`template\` (validated as create validates it: the same 400) with \`values\` (default its \`sample\`). At most ${PREVIEW_MAX_SIDE} px on the longer side (larger sizes are drawn scaled down), with a small PREVIEW mark in the bottom-right corner. A \`font-family\` list naming nothing the server has (neither the account's fonts nor a bundled family) is drawn in Inter and reported in the \`X-Template-Warnings\` header (a JSON array of messages); creating the template would refuse it. Not counted toward the quota, no event; rate limited like any API call. Bodies up to 1 MiB.`,
+        description: `Draws the definition in \`template\` (validated as create validates it: the same 400) with \`values\` (default its \`sample\`). At most ${PREVIEW_MAX_SIDE} px on the longer side (larger sizes are drawn scaled down), with PREVIEW repeated over the whole image (no crop of it is a clean card). A \`font-family\` list naming nothing the server has (neither the account's fonts nor a bundled family) is drawn in Inter and reported in the \`X-Template-Warnings\` header (a JSON array of messages); creating the template would refuse it. Not counted toward the quota, no event; rate limited like any API call. Bodies up to ${MAX_IMAGE_BODY_BYTES / (1024 * 1024)} MiB.`,
         tags: ["Templates"],
         requestBody: documentedBody(TemplatePreviewBody),
       },

@@ -4,7 +4,7 @@
  * them all, together with the problems found in the HTML.
  */
 import type { FieldProblem } from "../../errors.ts";
-import { COMMON_FIELDS, MAX_SIZE, MIN_SIZE } from "../../render/request.ts";
+import { COMMON_FIELDS, MAX_IMAGE_BYTES, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE } from "../../render/request.ts";
 import { TEMPLATE_ID } from "../loader.ts";
 import { COLOR_FORMS, isCssColor } from "./color.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
@@ -17,8 +17,12 @@ export const LIMITS = {
   themeVariables: 50,
   themeValueLength: 200,
   sampleValueLength: 4096,
-  /** Ceilings for a field's own max_length, per type. */
-  maxLength: { text: 2000, image_url: 2048, color: 64 },
+  /**
+   * Ceilings for a field's own max_length, per type. An image_url field's max_length bounds an
+   * http(s) URL (at most MAX_URL_LENGTH); a data: image is bounded by what it decodes to
+   * (MAX_IMAGE_BYTES), whatever the field's max_length.
+   */
+  maxLength: { text: 2000, image_url: MAX_URL_LENGTH, color: 64 },
 } as const;
 
 const FIELD_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -115,7 +119,8 @@ function checkFields(raw: unknown, problems: FieldProblem[]): AccountFieldSpec[]
     const type = f.type as AccountFieldSpec["type"];
     const ceiling = LIMITS.maxLength[type] ?? 2000;
     if (f.max_length !== undefined && (typeof f.max_length !== "number" || !Number.isInteger(f.max_length) || f.max_length < 1 || f.max_length > ceiling)) {
-      problems.push({ field: `${where}.max_length`, message: `must be a whole number from 1 to ${ceiling}` });
+      const note = type === "image_url" ? ` (the longest http(s) URL; a data: image is bounded by what it decodes to, ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB)` : "";
+      problems.push({ field: `${where}.max_length`, message: `must be a whole number from 1 to ${ceiling}${note}` });
     }
     if (f.description !== undefined && (typeof f.description !== "string" || [...f.description].length > LIMITS.fieldDescriptionLength)) {
       problems.push({ field: `${where}.description`, message: `must be a string of at most ${LIMITS.fieldDescriptionLength} characters` });

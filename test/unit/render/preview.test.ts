@@ -1,18 +1,22 @@
 /**
  * Previews (src/render/preview.ts): capped at 1500 px on the longer side, drawn with a PREVIEW
- * mark that stays inside 240×60 px of the bottom-right corner. Pixels compared with the same
- * card drawn as a real render: everything that differs is the mark.
+ * mark repeated over the whole image. Pixels compared with the same card drawn as a real
+ * render: everything that differs is the mark, and it must leave no clean crop (every 300×300
+ * region, and every region the size of the mark's tile, differs from the real card) while
+ * changing under 20 % of the image. On OG_TEST_ENGINE's engine.
  */
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../../src/errors.ts";
 import { createInProcessRenderer } from "../../../src/render/engine.ts";
-import { MARK_BOX, parsePreviewRequest, PREVIEW_MAX_SIDE, previewSize } from "../../../src/render/preview.ts";
+import { MARK_TILE, parsePreviewRequest, PREVIEW_MAX_SIDE, previewSize } from "../../../src/render/preview.ts";
 import { parseRenderRequest } from "../../../src/render/request.ts";
 import type { RenderRequest } from "../../../src/render/types.ts";
 import { BUILT_IN_TEMPLATES } from "../../../src/templates/registry.ts";
-import { decodePng, type DecodedPng } from "../../support/png.ts";
+import { testEngine } from "../../support/engines.ts";
+import { decodePng } from "../../support/png.ts";
+import { markCoverage, markMask } from "../../support/preview-mark.ts";
 
-const renderer = createInProcessRenderer();
+const renderer = createInProcessRenderer({ engine: testEngine() });
 const draw = async (request: RenderRequest) => decodePng((await renderer.render(request)).bytes);
 
 /** A flat card with one field, so only the mark can make a difference. */
@@ -22,38 +26,26 @@ const FLAT = {
   sample: { title: "Sample title" },
   html: '<div style="display: flex; width: 100%; height: 100%; background-color: #2255aa; color: white; font-size: 60px; padding: 60px">{{title}}</div>',
 };
+/** The same on white: the mark must show on light cards too. */
+const WHITE = { ...FLAT, id: "white", html: FLAT.html.replace("#2255aa", "#ffffff").replace("color: white", "color: #111111") };
 
-/** Where two same-sized images differ: the bounding box of the differing pixels and their count. */
-function difference(a: DecodedPng, b: DecodedPng) {
-  expect([a.width, a.height]).toEqual([b.width, b.height]);
-  let count = 0;
-  let left = Number.POSITIVE_INFINITY;
-  let top = Number.POSITIVE_INFINITY;
-  for (let y = 0; y < a.height; y++) {
-    for (let x = 0; x < a.width; x++) {
-      const i = (y * a.width + x) * 4;
-      const d = Math.max(Math.abs(a.pixels[i]! - b.pixels[i]!), Math.abs(a.pixels[i + 1]! - b.pixels[i + 1]!), Math.abs(a.pixels[i + 2]! - b.pixels[i + 2]!));
-      if (d > 8) {
-        count++;
-        left = Math.min(left, x);
-        top = Math.min(top, y);
-      }
-    }
-  }
-  return { count, fromRight: a.width - left, fromBottom: a.height - top };
-}
-
-async function expectMarkedInCorner(preview: RenderRequest) {
+/** Draws the preview and the same card for real; asserts the mark covers every crop and under 20 % of the image. */
+async function expectMarkedAllOver(preview: RenderRequest) {
   const marked = await draw(preview);
-  const plain = await draw({ ...preview, preview: false });
-  const { count, fromRight, fromBottom } = difference(marked, plain);
-  // The mark is there (a pill with seven letters: thousands of pixels)...
-  expect(count).toBeGreaterThan(2_000);
-  // ...and nothing else changed outside the corner box.
-  expect(fromRight).toBeLessThanOrEqual(MARK_BOX.width);
-  expect(fromBottom).toBeLessThanOrEqual(MARK_BOX.height);
+  const real = await draw({ ...preview, preview: false });
+  const mask = markMask(marked, real);
+  const crops = markCoverage(mask, marked.width, marked.height, { w: 300, h: 300, step: 20, atLeast: 200 });
+  expect(crops.regions).toBeGreaterThan(0);
+  // No 300×300 crop of the preview is the real card's...
+  expect(crops.clean).toEqual([]);
+  // ...nor any region the size of the mark's tile (a crop of a small card included)...
+  expect(markCoverage(mask, marked.width, marked.height, { ...MARK_TILE_REGION, step: 10, atLeast: 20 }).clean).toEqual([]);
+  // ...and the mark changes under a fifth of the image: the card stays readable.
+  expect(crops.share).toBeGreaterThan(0.02);
+  expect(crops.share).toBeLessThan(0.2);
   return marked;
 }
+const MARK_TILE_REGION = { w: MARK_TILE.width, h: MARK_TILE.height };
 
 describe("previews", () => {
   test("the size is capped at 1500 px on the longer side, proportions kept", () => {
@@ -63,25 +55,38 @@ describe("previews", () => {
     expect(previewSize(1000, 2400)).toEqual({ width: 625, height: PREVIEW_MAX_SIDE });
   });
 
-  test("an account template's preview carries the mark in the bottom-right corner and nothing else changes", async () => {
-    const png = await expectMarkedInCorner(parsePreviewRequest({ template: FLAT }, "acc_test"));
+  test("an account template's preview carries the mark over the whole image, on dark and light cards", async () => {
+    const png = await expectMarkedAllOver(parsePreviewRequest({ template: FLAT }, "acc_test"));
     expect([png.width, png.height]).toEqual([1200, 630]);
+    await expectMarkedAllOver(parsePreviewRequest({ template: WHITE }, "acc_test"));
   });
 
-  test("a request larger than the cap is drawn scaled down, the mark the same size in pixels", async () => {
+  test("a preview cropped to 1200×630 from a taller one is still marked everywhere", async () => {
+    const tall = await draw(parsePreviewRequest({ template: FLAT, width: 1200, height: 690 }, "acc_test"));
+    const real = await draw({ ...parsePreviewRequest({ template: FLAT, width: 1200, height: 690 }, "acc_test"), preview: false });
+    const mask = markMask(tall, real);
+    for (const top of [0, 30, 60]) {
+      const crop = mask.subarray(top * 1200, (top + 630) * 1200);
+      expect(markCoverage(crop, 1200, 630, { w: 300, h: 300, step: 20, atLeast: 200 }).clean).toEqual([]);
+    }
+  });
+
+  test("a request larger than the cap is drawn scaled down; any size is marked all over", async () => {
     const preview = parsePreviewRequest({ template: FLAT, width: 2400, height: 1260 }, "acc_test");
     expect([preview.width, preview.height]).toEqual([1500, 788]);
-    const png = await expectMarkedInCorner(preview);
+    const png = await expectMarkedAllOver(preview);
     expect([png.width, png.height]).toEqual([1500, 788]);
-    const small = await expectMarkedInCorner(parsePreviewRequest({ template: FLAT, width: 400, height: 400 }, "acc_test"));
+    const small = await expectMarkedAllOver(parsePreviewRequest({ template: FLAT, width: 400, height: 400 }, "acc_test"));
     expect([small.width, small.height]).toEqual([400, 400]);
+    const tall = await expectMarkedAllOver(parsePreviewRequest({ template: WHITE, width: 1000, height: 2400 }, "acc_test"));
+    expect([tall.width, tall.height]).toEqual([625, 1500]);
   });
 
   test("built-in templates (the playground) are marked the same way", async () => {
     const lookup = { get: (id: string) => BUILT_IN_TEMPLATES.find((t) => t.id === id), list: () => [...BUILT_IN_TEMPLATES] };
     const request = parseRenderRequest({ template: "blog", title: "A playground card", width: 2400, height: 2400 }, lookup);
     const { asPreview } = await import("../../../src/render/preview.ts");
-    const png = await expectMarkedInCorner(asPreview(request));
+    const png = await expectMarkedAllOver(asPreview(request));
     expect([png.width, png.height]).toEqual([1500, 1500]);
   });
 

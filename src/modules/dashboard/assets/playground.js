@@ -80,7 +80,11 @@ export async function renderPlayground(current) {
         typedIn(template.id).add(f.name);
         schedule();
       });
-      const hint = [f.description, f.required ? "Required." : null, `Up to ${fmt(f.max_length)} characters.`].filter(Boolean).join(" ");
+      const bound =
+        f.type === "image_url" && f.max_url_length !== undefined
+          ? `An http(s) URL up to ${fmt(f.max_url_length)} characters, or a data: image up to ${fmt(f.max_image_bytes / (1024 * 1024))} MiB.`
+          : `Up to ${fmt(f.max_length)} characters.`;
+      const hint = [f.description, f.required ? "Required." : null, bound].filter(Boolean).join(" ");
       return field(f.required ? `${f.name} (required)` : f.name, input, { key: f.name, hint });
     });
   };

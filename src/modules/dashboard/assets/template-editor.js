@@ -1,7 +1,8 @@
 // The template editor (#/templates/<id>): the HTML in a code editor, the fields with their sample
 // values, theme variables for dark and light, and a live preview that follows the typing. Save
-// adds a version; any version can be previewed and restored (as a new version); the signed URL
-// and the curl command of the latest version are there to copy.
+// adds a version; any version can be viewed — its picture, its HTML read-only and a line diff
+// against what the editor holds — and restored (as a new version); the signed URL and the curl
+// command of the latest version are there to copy.
 //
 // The preview goes through /dashboard/api/account-templates/preview: not counted toward the
 // quota, rate limited with the key's window. Each answer carries the number of the edit it was
@@ -13,6 +14,7 @@
 import { ApiFailure, call } from "./api.js";
 import { askToConfirm, dateTimeFormat, fmt, h, setMain } from "./dom.js";
 import { onLeavingPage } from "./leaving.js";
+import { foldUnchanged, lineDiff } from "./line-diff.js";
 import { state } from "./state.js";
 import { createFieldRows, createVariableRows, labelled } from "./template-rows.js";
 
@@ -32,11 +34,24 @@ const prefs = (state.templateEditor ??= { size: 0, theme: "dark" });
 let codeEditorModule = null;
 const loadCodeEditor = () => (codeEditorModule ??= import("./code-editor.js"));
 
+/** A definition as text to diff: its HTML, then everything else as indented JSON (keys sorted, so only values differ). */
+const definitionText = ({ html, id: _id, ...rest }) => `${html}\n\n── name, description, fields, theme variables, canvas, sample ──\n${JSON.stringify(sortedKeys(rest), null, 2)}`;
+const sortedKeys = (value) =>
+  Array.isArray(value)
+    ? value.map(sortedKeys)
+    : value && typeof value === "object"
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((key) => [key, sortedKeys(value[key])]),
+        )
+      : value;
+
 const shellQuote = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 export async function renderTemplateEditor(current, id) {
   const path = `/account-templates/${encodeURIComponent(id)}`;
-  const [saved, versions, keys, { createCodeEditor }] = await Promise.all([
+  const [saved, versions, keys, { createCodeEditor, createCodeViewer }] = await Promise.all([
     call("GET", path),
     call("GET", `${path}/versions`),
     call("GET", "/signing-keys"),
@@ -151,6 +166,8 @@ export async function renderTemplateEditor(current, id) {
   frame.style.aspectRatio = `${SIZES[prefs.size].width} / ${SIZES[prefs.size].height}`;
   const previewStatus = h("p.preview-status", { role: "status", "aria-live": "polite" });
   const viewing = h("div.notice.viewing", { hidden: true });
+  // A version being viewed: its HTML read-only beside what changed since (filled by viewVersion).
+  const versionView = h("section.card.version-view#version-view", { hidden: true, "aria-labelledby": "version-view-title" });
   const sizeGroup = h(
     "fieldset.segmented",
     null,
@@ -233,6 +250,7 @@ export async function renderTemplateEditor(current, id) {
     h("p.breadcrumb", null, h("a", { href: "#/templates" }, "Templates"), " / ", h("span.mono", null, id)),
     heading,
     subtitle,
+    versionView,
     h(
       "div.studio",
       null,
@@ -285,6 +303,7 @@ export async function renderTemplateEditor(current, id) {
     dirtyNote.hidden = false;
     saveStatus.textContent = "";
     if (viewingVersion === null) schedule();
+    else showChanges();
   }
 
   let timer = null;
@@ -419,21 +438,79 @@ export async function renderTemplateEditor(current, id) {
     }
   });
 
+  let versionCode = null; // the read-only code pane of the version being viewed
+  let diffBox = null;
+  let diffCaption = null;
+
   async function viewVersion(version) {
     const view = await call("GET", `${path}/versions/${version}`);
     viewingVersion = version;
     viewedDefinition = definitionOfView(view);
     const back = h("button.button.small", { type: "button" }, "Back to the editor");
-    back.addEventListener("click", () => {
-      viewingVersion = null;
-      viewing.hidden = true;
-      schedule(0);
-      code.focus();
-    });
+    back.addEventListener("click", closeVersion);
     viewing.replaceChildren(h("span", null, `Showing version ${version} (saved ${dateTimeFormat.format(new Date(view.created_at))} UTC), not your draft.`), " ", back);
     viewing.hidden = false;
+
+    // Its HTML, read-only, beside a line diff against what the editor holds now.
+    versionCode?.destroy();
+    const codeBox = h("div.code-host.version-code");
+    diffBox = h("div.diff#version-diff", { role: "region", tabindex: "0", "aria-labelledby": "version-diff-title" });
+    diffCaption = h("p.hint#version-diff-caption");
+    const close = h("button.button.small", { type: "button" }, "Close");
+    close.addEventListener("click", closeVersion);
+    versionView.replaceChildren(
+      h("div.version-view-head", null, h("h2#version-view-title", null, `Version ${version}`), close),
+      h(
+        "div.version-panes",
+        null,
+        h("div.version-pane", null, h("h3", null, `Its HTML (read-only)`), codeBox),
+        h("div.version-pane", null, h("h3#version-diff-title", null, `Changes from version ${version} to the editor`), diffCaption, diffBox),
+      ),
+    );
+    versionView.hidden = false;
+    versionCode = createCodeViewer({ parent: codeBox, doc: view.html, label: `Version ${version} HTML, read-only`, styleNonce });
+    // The pane opens at the version's first line that the editor no longer has.
+    const firstChange = showChanges();
+    if (firstChange?.before) {
+      versionCode.showLine(firstChange.before);
+      // Again once the pane has measured its wrapped lines, so the line lands where it was put.
+      const viewer = versionCode;
+      requestAnimationFrame(() => requestAnimationFrame(() => viewer === versionCode && viewer.showLine(firstChange.before)));
+    }
     schedule(0);
     back.focus();
+  }
+
+  function closeVersion() {
+    viewingVersion = null;
+    viewing.hidden = true;
+    versionView.hidden = true;
+    versionCode?.destroy();
+    versionCode = null;
+    schedule(0);
+    code.focus();
+  }
+
+  /** The diff of the viewed version against the editor: its HTML, then its other settings as JSON. Returns the first changed line. */
+  function showChanges() {
+    if (viewingVersion === null || !diffBox) return undefined;
+    const lines = lineDiff(definitionText(viewedDefinition), definitionText(definition()));
+    const changed = lines.filter((line) => line.kind !== "same");
+    const removed = changed.filter((line) => line.kind === "del").length;
+    diffCaption.textContent =
+      changed.length === 0
+        ? `No differences: the editor holds version ${viewingVersion} as it was saved.`
+        : `${removed} line${removed === 1 ? "" : "s"} removed, ${changed.length - removed} added (− version ${viewingVersion}, + the editor${unsaved() ? ", unsaved changes included" : `: version ${latest.version}`}).`;
+    diffBox.replaceChildren(
+      ...foldUnchanged(lines).map((line) => {
+        if (line.kind === "skip") return h("div.diff-line.diff-skip", null, `⋯ ${fmt(line.count)} unchanged line${line.count === 1 ? "" : "s"}`);
+        const number = line.kind === "add" ? line.after : line.before;
+        const sign = line.kind === "add" ? "+" : line.kind === "del" ? "−" : " ";
+        const tag = line.kind === "add" ? "ins" : line.kind === "del" ? "del" : "span";
+        return h(`${tag}.diff-line.diff-${line.kind}`, null, h("span.diff-number", { "aria-hidden": "true" }, String(number)), h("span.diff-sign", null, sign), h("span.diff-text", null, line.text));
+      }),
+    );
+    return changed[0];
   }
 
   // Restoring replaces the draft: with unsaved edits in it, the user says so first.
@@ -463,6 +540,9 @@ export async function renderTemplateEditor(current, id) {
       variableRows.render();
       viewingVersion = null;
       viewing.hidden = true;
+      versionView.hidden = true;
+      versionCode?.destroy();
+      versionCode = null;
       // Setting the code above counted as an edit: the draft is this version now, up to there.
       await afterNewVersion(view, `Restored version ${version} as version ${view.version}.${discarded}`, edits);
       schedule(0);
@@ -510,6 +590,7 @@ export async function renderTemplateEditor(current, id) {
       clearTimeout(timer);
       inflight?.abort();
       code.destroy();
+      versionCode?.destroy();
       if (objectUrl) URL.revokeObjectURL(objectUrl);
     },
   });

@@ -118,3 +118,37 @@ export function createCodeEditor({ parent, doc = "", label = "Template HTML", de
     destroy: () => view.destroy(),
   };
 }
+
+/**
+ * A read-only view of `doc` in `parent`, highlighted and numbered like the editor (a saved
+ * version's HTML). It can be focused, selected and copied from, never changed.
+ */
+export function createCodeViewer({ parent, doc = "", label, styleNonce }) {
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({
+      doc,
+      extensions: [
+        lineNumbers(),
+        html,
+        syntaxHighlighting(highlight),
+        EditorView.lineWrapping,
+        EditorState.readOnly.of(true),
+        EditorView.editable.of(false),
+        EditorView.contentAttributes.of({ "aria-label": label, "aria-readonly": "true", tabindex: "0" }),
+        theme,
+        styleNonce ? EditorView.cspNonce.of(styleNonce) : [],
+      ],
+    }),
+  });
+  return {
+    view,
+    getValue: () => view.state.doc.toString(),
+    /** Scrolls line `number` (1-based) to the top of the pane, with a little of the line before it. */
+    showLine(number) {
+      const line = view.state.doc.line(Math.min(Math.max(1, number), view.state.doc.lines));
+      view.dispatch({ effects: EditorView.scrollIntoView(line.from, { y: "start", yMargin: 24 }) });
+    },
+    destroy: () => view.destroy(),
+  };
+}
