@@ -45,6 +45,7 @@ function describeAccountTemplate(template: AccountTemplateView) {
       max_length: maxLengthOf({ name: field.name, type: field.type === "image_url" ? "image_url" : "text", maxLength: field.max_length }),
       ...(field.description ? { description: field.description } : {}),
     })),
+    ...(template.sizes ? { sizes: template.sizes } : {}),
   };
 }
 
