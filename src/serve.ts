@@ -16,6 +16,7 @@ import { prepareRendering } from "./render/setup.ts";
 import { createServices, type Services, type ServicesOptions } from "./services.ts";
 import { type Checkpointer, CommitSignal, startCheckpointer } from "./store/sqlite/checkpointer.ts";
 import { JobWorker } from "./worker/index.ts";
+import { BatchDrawer } from "./batches/drawer.ts";
 import { Elysia } from "elysia";
 import { opsModule } from "./modules/ops/index.ts";
 
@@ -28,6 +29,8 @@ export interface RunningService {
   renderer: ServiceRenderer;
   /** The background job loop (deliveries, retries, monthly reset). */
   worker: JobWorker;
+  /** Draws batch items in the render pool's background lane. */
+  drawer: BatchDrawer;
   /** SQLite: the thread that runs the WAL checkpoints (store/sqlite/checkpointer.ts). */
   checkpointer: Checkpointer | undefined;
   /** The key printed by the first-start bootstrap, when it ran. */
@@ -122,6 +125,12 @@ export async function startService(
   // Several instances: a lease of an instance that hangs while staying connected runs out within
   // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
   const worker = new JobWorker(services, services.store.kind === "postgres" ? { leaseMs: 30_000 } : {});
+  // As many items at once as there are render processes: each process has a background render
+  // to take up whenever no interactive one waits, and an interactive render waits for at most one.
+  const drawer = new BatchDrawer(
+    { ...services, renderer, templates, baseUrl: config.baseUrl },
+    { concurrency: Math.max(1, config.renderWorkers), ...(services.store.kind === "postgres" ? { leaseMs: 60_000 } : {}) },
+  );
   let boot: Awaited<ReturnType<typeof bootstrapFirstAccount>> | undefined;
   try {
     // Bound first, so a key is never printed by a process that cannot serve it (port taken, bad HOST).
@@ -133,9 +142,13 @@ export async function startService(
         config,
       );
     }
-    if (config.role !== "api") await worker.start();
+    if (config.role !== "api") {
+      await worker.start();
+      await drawer.start();
+    }
   } catch (error) {
     await server.stop();
+    await drawer.stop();
     await worker.stop();
     await renderer.close();
     await closeStore();
@@ -151,12 +164,14 @@ export async function startService(
     services,
     renderer,
     worker,
+    drawer,
     checkpointer,
     bootstrapKey: boot?.apiKey,
     bootstrapKeyFile: boot?.keyFile,
     stop: () =>
       (stopping ??= (async () => {
         await server.stop();
+        await drawer.stop();
         await worker.stop();
         await renderer.close();
         await closeStore();

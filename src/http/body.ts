@@ -3,12 +3,15 @@
  * (413, also for chunked bodies with no Content-Length: the stream is read with a cap), and it
  * must parse (400 INVALID_JSON). An empty body is `undefined`, for routes whose body is optional.
  * The template routes (`/api/templates…`, the preview included) take up to 1 MiB: a template
- * definition carries its HTML (up to 256 KiB) and may embed images as data: URIs.
+ * definition carries its HTML (up to 256 KiB) and may embed images as data: URIs. A batch
+ * (`POST /api/batches`, up to 1,000 generate bodies) takes up to 5 MiB.
  */
 import { ApiError } from "../errors.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_TEMPLATE_BODY_BYTES = 1024 * 1024;
+/** POST /api/batches: up to 1,000 generate bodies. */
+export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;
 
 const tooLarge = (limit: number) =>
   new ApiError("PAYLOAD_TOO_LARGE", `Request body is larger than ${limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KiB`}.`);
@@ -17,6 +20,7 @@ const tooLarge = (limit: number) =>
 export function bodyLimitOf(url: string): number {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const path = start < 0 ? "/" : url.slice(start);
+  if (path === "/api/batches" || path.startsWith("/api/batches?")) return MAX_BATCH_BODY_BYTES;
   return under(path, "/api/templates") || under(path, "/dashboard/api/account-templates") ? MAX_TEMPLATE_BODY_BYTES : MAX_BODY_BYTES;
 }
 

@@ -9,6 +9,7 @@ import m0000 from "../../../migrations/postgres/0000_init.sql" with { type: "tex
 import m0001 from "../../../migrations/postgres/0001_signing_keys.sql" with { type: "text" };
 import m0002 from "../../../migrations/postgres/0002_unit_reservations.sql" with { type: "text" };
 import m0003 from "../../../migrations/postgres/0003_account_templates.sql" with { type: "text" };
+import m0004 from "../../../migrations/postgres/0004_batches.sql" with { type: "text" };
 import { toDrizzleMigrations, type MigrationJournal } from "../embedded-migrations.ts";
 
 export const migrationJournal: MigrationJournal = journal;
@@ -18,6 +19,7 @@ export const migrationSql: Record<string, string> = {
   "0001_signing_keys": m0001,
   "0002_unit_reservations": m0002,
   "0003_account_templates": m0003,
+  "0004_batches": m0004,
 };
 
 export function embeddedMigrations() {

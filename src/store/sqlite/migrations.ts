@@ -11,6 +11,7 @@ import m0002 from "../../../migrations/sqlite/0002_email_alerts_sessions.sql" wi
 import m0003 from "../../../migrations/sqlite/0003_store_probe.sql" with { type: "text" };
 import m0004 from "../../../migrations/sqlite/0004_signing_keys.sql" with { type: "text" };
 import m0005 from "../../../migrations/sqlite/0005_account_templates.sql" with { type: "text" };
+import m0006 from "../../../migrations/sqlite/0006_batches.sql" with { type: "text" };
 import type { MigrationJournal } from "../embedded-migrations.ts";
 
 export const migrationJournal: MigrationJournal = journal;
@@ -22,4 +23,5 @@ export const migrationSql: Record<string, string> = {
   "0003_store_probe": m0003,
   "0004_signing_keys": m0004,
   "0005_account_templates": m0005,
+  "0006_batches": m0006,
 };

@@ -8,3 +8,4 @@ export * from "./sessions.ts";
 export * from "./probe.ts";
 export * from "./signing.ts";
 export * from "./templates.ts";
+export * from "./batches.ts";
