@@ -131,6 +131,7 @@ export async function startService(
     { ...services, renderer, templates, baseUrl: config.baseUrl },
     { concurrency: Math.max(1, config.renderWorkers), ...(services.store.kind === "postgres" ? { leaseMs: 60_000 } : {}) },
   );
+  metrics.gauge("ogsmith_batch_items", "Batch items drawn by this process since start, and being drawn now", () => ({ drawn: drawer.drawn, drawing: drawer.active }), "state");
   let boot: Awaited<ReturnType<typeof bootstrapFirstAccount>> | undefined;
   try {
     // Bound first, so a key is never printed by a process that cannot serve it (port taken, bad HOST).

@@ -44,7 +44,7 @@ const release = (name: string) => writeFileSync(join(gates, `${name}.release`), 
 const started = (name: string) => existsSync(join(gates, `${name}.started`));
 
 async function account(quota = 1000) {
-  const { apiKey, accountId } = await s.createAccount({ plan: "custom", quota, requests_per_second: 1000 });
+  const { apiKey, accountId } = await s.createAccount({ plan: "custom", quota, requests_per_second: 10_000 });
   const key = await (await s.api("/api/signing-keys", { key: apiKey, json: {} })).json();
   return { key: apiKey, accountId, signingKeyId: key.id as string };
 }
@@ -53,7 +53,7 @@ const createBatch = (key: string, json: unknown) => s.api("/api/batches", { key,
 const getBatch = async (key: string, id: string, cursor?: string) => (await s.api(`/api/batches/${id}${cursor ? `?cursor=${cursor}` : ""}`, { key })).json();
 const used = async (key: string) => (await (await s.api("/api/user/usage", { key })).json()).used as number;
 async function settled(key: string, id: string) {
-  await waitFor(async () => ["done", "canceled"].includes((await getBatch(key, id)).status), `batch ${id} settled`, { timeoutMs: 25_000 });
+  await waitFor(async () => ["done", "canceled"].includes((await getBatch(key, id)).status), `batch ${id} settled`, { timeoutMs: 25_000, intervalMs: 20 });
   return getBatch(key, id);
 }
 
