@@ -102,7 +102,7 @@ export interface BatchesPort {
    * never get the same item while its lease runs.
    */
   claimBatchItems(input: { limit: number; realNow: number; leaseMs: number }): Promise<ClaimedBatchItem[]>;
-  /** Gives a claimed item's lease back (a passing failure: it is drawn again later). */
+  /** Gives a claimed item's lease back, and its claim's attempt (a passing failure: it is drawn again later). */
   unclaimBatchItem(batchId: string, index: number): Promise<void>;
   /**
    * Settles a queued item in one transaction (src/batches/settlement.ts): drawn — the item is

@@ -62,7 +62,7 @@ export class PostgresBatches implements BatchesPort {
 
   unclaimBatchItem(batchId: string, index: number): Promise<void> {
     return this.c.write(async (tx) => {
-      await tx`update batch_items set claimed_until = null, claimed_by = null where batch_id = ${batchId} and idx = ${index} and status = 'queued'`;
+      await tx`update batch_items set claimed_until = null, claimed_by = null, attempts = greatest(attempts - 1, 0) where batch_id = ${batchId} and idx = ${index} and status = 'queued'`;
     });
   }
 
