@@ -32,7 +32,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const spawnServer = async () => spawnServe({ adminToken: ADMIN, env: { ...(await storeEnv(join(dir, "ogsmith.db"))), OG_RENDER_WORKERS: "2" }, children });
+const spawnServer = async () => spawnServe({ adminToken: ADMIN, env: { ...(await storeEnv(join(dir, "ogsmith.db"))), OG_RENDER_WORKERS: "3" }, children });
 const call = (url: string, path: string, headers: Record<string, string>, json?: unknown) =>
   fetch(url + path, { method: json === undefined ? "GET" : "POST", headers: { "content-type": "application/json", ...headers }, body: json === undefined ? undefined : JSON.stringify(json) });
 
@@ -43,7 +43,7 @@ test("kill -9 mid-batch, restart: the batch finishes, each item counted and anno
   expect((await call(first.url, "/api/signing-keys", key, {})).status).toBe(201);
   expect((await call(first.url, "/api/webhooks", key, { url: r.url("/crash"), events: ["image.generated", "batch.completed"], secret: SECRET })).status).toBe(201);
 
-  const items = Array.from({ length: ITEMS }, (_, i) => ({ title: `Crash item ${i}`, subtitle: "drawn once, whatever happens" }));
+  const items = Array.from({ length: ITEMS }, (_, i) => ({ title: `Crash item ${i}`, subtitle: "drawn once, whatever happens", width: 600, height: 315 }));
   const res = await call(first.url, "/api/batches", key, { items });
   expect(res.status).toBe(202);
   const { id } = await res.json();
