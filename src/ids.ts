@@ -28,6 +28,6 @@ export function randomAlphanumeric(length: number): string {
   return out;
 }
 
-export type IdPrefix = "acc" | "key" | "wh" | "evt" | "dlv" | "req" | "job" | "ses" | "eml" | "font";
+export type IdPrefix = "acc" | "key" | "wh" | "evt" | "dlv" | "req" | "job" | "ses" | "eml" | "font" | "bat";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomAlphanumeric(20)}`;

@@ -16,6 +16,7 @@ import { prepareRendering } from "./render/setup.ts";
 import { createServices, type Services, type ServicesOptions } from "./services.ts";
 import { type Checkpointer, CommitSignal, startCheckpointer } from "./store/sqlite/checkpointer.ts";
 import { JobWorker } from "./worker/index.ts";
+import { BatchDrawer } from "./batches/drawer.ts";
 import { Elysia } from "elysia";
 import { opsModule } from "./modules/ops/index.ts";
 
@@ -28,6 +29,8 @@ export interface RunningService {
   renderer: ServiceRenderer;
   /** The background job loop (deliveries, retries, monthly reset). */
   worker: JobWorker;
+  /** Draws batch items in the render pool's background lane. */
+  drawer: BatchDrawer;
   /** SQLite: the thread that runs the WAL checkpoints (store/sqlite/checkpointer.ts). */
   checkpointer: Checkpointer | undefined;
   /** The key printed by the first-start bootstrap, when it ran. */
@@ -126,6 +129,14 @@ export async function startService(
   // Several instances: a lease of an instance that hangs while staying connected runs out within
   // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
   const worker = new JobWorker(services, services.store.kind === "postgres" ? { leaseMs: 30_000 } : {});
+  // One item fewer at once than there are render processes: one process is always left for
+  // interactive renders, which then never wait behind a batch (with every process drawing a
+  // batch item, an uncached generate's p95 was 5× its own on a 2-core box: bench/RESULTS.md).
+  const drawer = new BatchDrawer(
+    { ...services, renderer, templates, baseUrl: config.baseUrl },
+    { concurrency: Math.max(1, config.renderWorkers - 1), ...(services.store.kind === "postgres" ? { leaseMs: 60_000 } : {}) },
+  );
+  metrics.gauge("ogsmith_batch_items", "Batch items drawn by this process since start, and being drawn now", () => ({ drawn: drawer.drawn, drawing: drawer.active }), "state");
   let boot: Awaited<ReturnType<typeof bootstrapFirstAccount>> | undefined;
   try {
     // Bound first, so a key is never printed by a process that cannot serve it (port taken, bad HOST).
@@ -137,9 +148,13 @@ export async function startService(
         config,
       );
     }
-    if (config.role !== "api") await worker.start();
+    if (config.role !== "api") {
+      await worker.start();
+      await drawer.start();
+    }
   } catch (error) {
     await server.stop();
+    await drawer.stop();
     await worker.stop();
     await renderer.close();
     await closeStore();
@@ -155,12 +170,14 @@ export async function startService(
     services,
     renderer,
     worker,
+    drawer,
     checkpointer,
     bootstrapKey: boot?.apiKey,
     bootstrapKeyFile: boot?.keyFile,
     stop: () =>
       (stopping ??= (async () => {
         await server.stop();
+        await drawer.stop();
         await worker.stop();
         await renderer.close();
         await closeStore();

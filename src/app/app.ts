@@ -10,6 +10,8 @@ import type { TemplateLookup } from "../render/request.ts";
 import type { Renderer } from "../render/types.ts";
 import type { Services } from "../services.ts";
 import { adminModule } from "../modules/admin/index.ts";
+import { batchesModule } from "../modules/batches/index.ts";
+import type { BatchRenderer } from "../batches/drawer.ts";
 import { dashboardModule } from "../modules/dashboard/index.ts";
 import { fontsModule } from "../modules/fonts/index.ts";
 import { generateModule } from "../modules/generate/index.ts";
@@ -130,6 +132,7 @@ export function createApp(deps: AppDeps) {
     .use(webhooksModule(services))
     .use(signingKeysModule(services))
     .use(imagesModule({ services, renderer: deps.renderer, templates: deps.templates }))
+    .use(batchesModule({ services, renderer: batchRendererOf(deps.renderer), templates: deps.templates }))
     .use(dashboardModule({ services, renderer: deps.renderer, templates: deps.templates }));
   routes = () => app.routes as unknown as RouteInfo[];
   skipResponseChecks(app.routes as unknown as RouteInfo[]);
@@ -144,6 +147,17 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** The service renderer prepares renders in the background lane; a renderer without `prepare` (tests' fakes) renders at once. */
+function batchRendererOf(renderer: Renderer & Partial<BatchRenderer>): BatchRenderer {
+  if (renderer.prepare) return renderer as BatchRenderer;
+  return {
+    prepare: async (request) => {
+      const result = await renderer.render(request);
+      return { contentAddress: result.contentAddress ?? Bun.hash(result.bytes).toString(16), render: async () => result };
+    },
+  };
+}
 
 /**
  * The response schemas describe the API (/openapi.json) and are what the test suite checks every

@@ -11,6 +11,7 @@
  *   to 256 KiB) and may embed images as data: URIs.
  * - 5 MiB of file (and the form around it) for a font upload (`POST /api/fonts`, and the
  *   dashboard's), multipart/form-data.
+ * - 5 MiB for a batch (`POST /api/batches`, up to 1,000 generate bodies).
  * - 64 KiB everywhere else, POST /api/image-urls included: the values it signs go into a URL,
  *   2,048 characters each.
  */
@@ -26,6 +27,8 @@ const FONT_UPLOADS = ["/api/fonts", "/dashboard/api/fonts"];
 
 /** One data: image as large as a fetched one may be (5 MiB, 6.7 MiB as base64), with the rest of the body. */
 export const MAX_IMAGE_BODY_BYTES = 8 * 1024 * 1024;
+/** POST /api/batches: up to 1,000 generate bodies. */
+export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;
 
 const tooLarge = (limit: number) =>
   new ApiError("PAYLOAD_TOO_LARGE", `Request body is larger than ${limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KiB`}.`);
@@ -39,6 +42,7 @@ export function bodyLimitOf(url: string): number {
   const path = start < 0 ? "/" : url.slice(start);
   if (FONT_UPLOADS.some((prefix) => under(path, prefix))) return MAX_FONT_BODY_BYTES;
   if (IMAGE_BODY_ROUTES.some((route) => under(path, route))) return MAX_IMAGE_BODY_BYTES;
+  if (path === "/api/batches" || path.startsWith("/api/batches?")) return MAX_BATCH_BODY_BYTES;
   return under(path, "/api/templates") || under(path, "/dashboard/api/account-templates") ? MAX_TEMPLATE_BODY_BYTES : MAX_BODY_BYTES;
 }
 

@@ -38,6 +38,8 @@ export interface GenerationFacts {
   width: number;
   height: number;
   generationTimeMs: number;
+  /** A batch item's batch and index (added to its `image.generated` as `batch_id` and `batch_index`). */
+  batch?: { id: string; index: number };
 }
 
 /** What a counted generation reports besides the work's own result. */
@@ -325,6 +327,15 @@ export class Metering {
     return after.used;
   }
 
+  /**
+   * The events a batch item's counted unit causes, decided from the counters after it (the
+   * batch reserved its units when it was created; the store moves one into `used`).
+   */
+  decisionFor(account: AccountRecord, facts: GenerationFacts, now: number): (after: UsageCounters) => UsageDecision {
+    const { monthlyQuota } = limitsOf(account);
+    return (after) => this.decide(account, monthlyQuota, after, facts, now);
+  }
+
   /** The events an increment causes; each threshold fires once a month, and one request may cross several. */
   private decide(account: AccountRecord, quota: number, row: UsageCounters, facts: GenerationFacts, now: number): UsageDecision {
     const marks: UsageMark[] = [];
@@ -332,7 +343,13 @@ export class Metering {
       this.outbox.draft(
         account.id,
         "image.generated",
-        { request_id: facts.requestId, template: facts.template, dimensions: { width: facts.width, height: facts.height }, generation_time_ms: facts.generationTimeMs },
+        {
+          request_id: facts.requestId,
+          template: facts.template,
+          dimensions: { width: facts.width, height: facts.height },
+          generation_time_ms: facts.generationTimeMs,
+          ...(facts.batch ? { batch_id: facts.batch.id, batch_index: facts.batch.index } : {}),
+        },
         now,
       ),
     ];

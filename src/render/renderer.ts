@@ -43,6 +43,11 @@ export interface ServiceRendererOptions {
   fontBytes?: (digests: string[]) => Promise<Map<string, Uint8Array>>;
 }
 
+export interface PrepareOptions {
+  /** Render in the pool's background lane, below every interactive render (batch items). */
+  background?: boolean;
+}
+
 /** A request whose images are fetched and whose content address is known, not yet rendered. */
 export interface PreparedRender {
   /**
@@ -119,7 +124,7 @@ export interface ProducedImage {
 /** Behind the in-memory cache: the persistent cache, then the render pool. */
 interface RenderBackend {
   /** The image at this content address: from disk, from an identical render in flight, or rendered now. */
-  produce(key: string, job: RenderJob, account: string | undefined): Promise<ProducedImage>;
+  produce(key: string, job: RenderJob, account: string | undefined, background?: boolean): Promise<ProducedImage>;
   /** An in-memory hit in front: keeps the file's place in the persistent cache's recency order. */
   used(key: string): void;
 }
@@ -129,7 +134,7 @@ function createRenderBackend(pool: RenderPool, diskCache: DiskCache | undefined)
   const inflight = new Map<string, Promise<ProducedImage>>();
   return {
     used: (key) => diskCache?.used(key),
-    async produce(key, job, account) {
+    async produce(key, job, account, background) {
       const shared = inflight.get(key);
       if (shared) return { ...(await shared), rendered: false };
       const attempt = (async (): Promise<ProducedImage> => {
@@ -137,7 +142,7 @@ function createRenderBackend(pool: RenderPool, diskCache: DiskCache | undefined)
         const disk = job.preview ? undefined : diskCache;
         const stored = await disk?.get(key);
         if (stored) return { bytes: stored.bytes, rendered: false, missingGlyphs: stored.missingGlyphs };
-        const { bytes, missingGlyphs } = await pool.render(job, { address: key, account });
+        const { bytes, missingGlyphs } = await pool.render(job, { address: key, account, ...(background ? { background: true } : {}) });
         // Not awaited: the answer need not wait for the disk; close() does.
         void disk?.set(key, bytes, missingGlyphs);
         return { bytes, rendered: true, missingGlyphs };
@@ -165,8 +170,11 @@ interface RenderFrontOptions {
 
 /** The side of rendering in front of the backend: fetched images, content addresses and the in-memory cache. */
 type RenderFront = Renderer & Required<Pick<Renderer, "cached">> & {
-  /** Fetches the images and computes the content address; nothing is rendered yet. */
-  prepare(request: RenderRequest): Promise<PreparedRender>;
+  /**
+   * Fetches the images and computes the content address; nothing is rendered yet. `background`:
+   * a render it needs waits below interactive ones (a batch's items).
+   */
+  prepare(request: RenderRequest, options?: PrepareOptions): Promise<PreparedRender>;
   readonly pngCache: PngCache | undefined;
 };
 
@@ -200,7 +208,7 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
     return Object.fromEntries(names.map((name, i) => [name, fetched[i]!]));
   }
 
-  async function prepare(request: RenderRequest): Promise<PreparedRender> {
+  async function prepare(request: RenderRequest, prepareOptions: PrepareOptions = {}): Promise<PreparedRender> {
     const started = performance.now();
     const { width, height } = request;
     const images = await loadImages(request);
@@ -248,7 +256,7 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
             ...(request.accountTemplate ? { accountTemplate: request.accountTemplate } : {}),
             ...(request.fonts ? { fonts: request.fonts } : {}),
             ...(request.preview ? { preview: true } : {}),
-          }, request.requester)
+          }, request.requester, prepareOptions.background)
           .then((produced) => {
             cache?.set(key, produced.bytes);
             rememberMissing(key, produced.missingGlyphs);

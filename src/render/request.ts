@@ -17,7 +17,7 @@ export interface TemplateLookup {
 }
 
 /** Fields every template accepts. */
-export const COMMON_FIELDS = ["template", "theme", "width", "height", "format", "quality"] as const;
+export const COMMON_FIELDS = ["template", "theme", "width", "height", "size", "format", "quality"] as const;
 export const THEMES = ["dark", "light"] as const;
 export const FORMATS = IMAGE_FORMATS;
 export const MIN_SIZE = 200;
@@ -161,6 +161,25 @@ function checkEnum<T extends string>(name: string, raw: unknown, allowed: readon
   return raw as T;
 }
 
+/** The named size a request picks (`size`), or undefined with its problem recorded. */
+function checkSizeName(template: TemplateDefinition, input: Record<string, unknown>, problems: FieldProblem[]): { width: number; height: number } | undefined {
+  const names = Object.keys(template.sizes ?? {});
+  const raw = input.size;
+  const size = typeof raw === "string" && Object.hasOwn(template.sizes ?? {}, raw) ? template.sizes![raw] : undefined;
+  if (!size) {
+    problems.push({
+      field: "size",
+      message: names.length > 0 ? `must be one of ${names.join(", ")} (the sizes the ${template.id} template declares)` : `the ${template.id} template declares no sizes; give width and height instead`,
+    });
+    return undefined;
+  }
+  if ((input.width !== undefined && input.width !== null) || (input.height !== undefined && input.height !== null)) {
+    problems.push({ field: "size", message: "names a size of its own; leave width and height out" });
+    return undefined;
+  }
+  return size;
+}
+
 /** 400 UNKNOWN_TEMPLATE for `id`, naming the templates the caller may use. */
 export function unknownTemplate(id: string, known: string[]): ApiError {
   return new ApiError("UNKNOWN_TEMPLATE", `Unknown template "${id}". Known templates: ${known.join(", ")}.`, [{ field: "template", message: `must be one of ${known.join(", ")}` }]);
@@ -179,8 +198,14 @@ export function parseRenderRequest(body: unknown, templates: TemplateLookup, opt
   const problems: FieldProblem[] = [];
   const theme = checkEnum("theme", input.theme, THEMES, "dark", problems);
   const format = checkEnum("format", input.format, FORMATS, "png", problems);
-  const width = checkSize("width", input.width, DEFAULT_WIDTH, problems);
-  const height = checkSize("height", input.height, DEFAULT_HEIGHT, problems);
+  let width = checkSize("width", input.width, DEFAULT_WIDTH, problems);
+  let height = checkSize("height", input.height, DEFAULT_HEIGHT, problems);
+  // A template with a field of its own named `size` (made before `size` was reserved) keeps it as a field.
+  const sizeIsField = template.fields.some((f) => f.name === "size");
+  if (!sizeIsField && input.size !== undefined && input.size !== null) {
+    const picked = checkSizeName(template, input, problems);
+    if (picked) ({ width, height } = picked);
+  }
   const quality = checkQuality(input.quality, problems);
 
   const fields: Record<string, string | undefined> = {};

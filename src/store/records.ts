@@ -6,6 +6,7 @@
  * order: SQLite's rowid, PostgreSQL's seq) stays in each adapter's SQL.
  */
 import type { AccountRecord, ApiKeyRecord } from "./ports/accounts.ts";
+import type { BatchItemRecord, BatchRecord } from "./ports/batches.ts";
 import type { EmailAlertRecord } from "./ports/email-alerts.ts";
 import type { JobRecord } from "./ports/jobs.ts";
 import type { SessionRecord } from "./ports/sessions.ts";
@@ -68,6 +69,20 @@ export const JOB: Fields<JobRecord> = {
   updatedAt: "updated_at",
   finishedAt: "finished_at",
 };
+export const BATCH: Fields<BatchRecord> = {
+  id: "id",
+  accountId: "account_id",
+  signingKeyId: "signing_key_id",
+  requestId: "request_id",
+  period: "period",
+  status: "status",
+  total: "total",
+  done: "done",
+  failed: "failed",
+  createdAt: "created_at",
+  finishedAt: "finished_at",
+};
+export const BATCH_ITEM: Fields<BatchItemRecord> = { batchId: "batch_id", index: "idx", status: "status", url: "url", error: "error" };
 export const DELIVERY_ATTEMPT: Fields<DeliveryAttemptRecord> = {
   id: "id",
   webhookId: "webhook_id",

@@ -24,6 +24,7 @@
 import type { FontStore } from "./ports/fonts.ts";
 import type { TemplateStore } from "./ports/templates.ts";
 import type { AccountsPort } from "./ports/accounts.ts";
+import type { BatchesPort } from "./ports/batches.ts";
 import type { EmailAlertsPort } from "./ports/email-alerts.ts";
 import type { JobsPort } from "./ports/jobs.ts";
 import type { SessionsPort } from "./ports/sessions.ts";
@@ -32,6 +33,7 @@ import type { UsagePort } from "./ports/usage.ts";
 import type { WebhooksPort } from "./ports/webhooks.ts";
 
 export type { AccountChanges, AccountRecord, AccountsPort, ApiKeyRecord, KeyOwner } from "./ports/accounts.ts";
+export type { BatchesPort, BatchItemOutcome, BatchItemRecord, BatchItemSettlement, BatchItemStatus, BatchRecord, BatchStatus, ClaimedBatchItem, NewBatch } from "./ports/batches.ts";
 export type { AlertDraft, EmailAlertKind, EmailAlertRecord, EmailAlertState, EmailAlertsPort } from "./ports/email-alerts.ts";
 export { EMAIL_JOB, EMAIL_LANE, WEBHOOK_DELIVERY_JOB } from "./ports/jobs.ts";
 export type { ClaimRequest, ClaimResult, EventDraft, EventRecord, JobRecord, JobSettlement, JobsPort, JobStatus, NewJob, SettleResult } from "./ports/jobs.ts";
@@ -42,7 +44,7 @@ export type { FontLimits, FontRecord, FontStore, NewFont } from "./ports/fonts.t
 export type { NewTemplateVersion, StoredTemplate, TemplateListing, TemplateStore, TemplateVersionInfo } from "./ports/templates.ts";
 export type { DeliveryAttemptRecord, WebhookChanges, WebhookRecord, WebhookStatus, WebhooksPort } from "./ports/webhooks.ts";
 
-export interface Store extends AccountsPort, UsagePort, JobsPort, WebhooksPort, SigningKeysPort, EmailAlertsPort, SessionsPort {
+export interface Store extends AccountsPort, UsagePort, BatchesPort, JobsPort, WebhooksPort, SigningKeysPort, EmailAlertsPort, SessionsPort {
   /** Account templates and their versions: an interface of its own (./ports/templates.ts). */
   readonly templates: TemplateStore;
   /** Account fonts, their files included: an interface of its own (./ports/fonts.ts). */

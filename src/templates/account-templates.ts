@@ -206,6 +206,7 @@ export class AccountTemplateService {
       themes: spec.themes,
       width: spec.width,
       height: spec.height,
+      ...(spec.sizes ? { sizes: spec.sizes } : {}),
       sample: spec.sample,
       html: spec.html,
       source: "account",

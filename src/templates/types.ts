@@ -46,5 +46,7 @@ export interface TemplateDefinition {
   fields: TemplateField[];
   /** The size the template is designed at when not the default 1200×630 (account templates set it). */
   canvas?: { width: number; height: number };
+  /** Named sizes a request may pick with `size` (account templates declare them). */
+  sizes?: Record<string, { width: number; height: number }>;
   render(fields: Record<string, string | undefined>, ctx: RenderContext): SatoriNode;
 }

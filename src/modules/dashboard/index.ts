@@ -20,9 +20,10 @@ import { readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
 import { dashboardAssets } from "./assets.ts";
 import { dashboardRules } from "./rules.ts";
 import { dashboardTemplateRoutes } from "./templates.ts";
+import { BatchService } from "../../batches/batches.ts";
 
 export interface DashboardDeps {
-  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks" | "signingKeys" | "accountTemplates">;
+  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks" | "signingKeys" | "accountTemplates" | "store">;
   renderer: Renderer;
   templates: TemplateLookup;
 }
@@ -92,6 +93,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
   };
 
   const { webhooks, metering, clock } = services;
+  const batches = new BatchService({ store: services.store, clock, templates, accountTemplates: services.accountTemplates });
   const accountId = (request: Request) => sessionOf(request).account.id;
 
   return new Elysia({ name: "module.dashboard", prefix: "/dashboard" })
@@ -123,6 +125,8 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     )
     .get("/api/me", ({ request }) => meView(sessionOf(request)), hide)
     .get("/api/usage", ({ request }) => usageOverview(metering, clock, sessionOf(request).account), hide)
+    // The Usage page's batches with their progress (GET /api/batches without the key).
+    .get("/api/batches", async ({ request }) => ({ data: await batches.list(sessionOf(request).account.id) }), hide)
     .get("/api/templates", () => templateCatalog(templates), hide)
     .get("/api/rules", () => dashboardRules, hide)
     .use(dashboardTemplateRoutes({ services, templates, renderer }))

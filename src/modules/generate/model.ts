@@ -49,6 +49,9 @@ export const imageValueDescription = (urlLength: number) =>
 export function generateBodySchema(templates: TemplateLookup) {
   const properties: Record<string, TSchema> = {};
   for (const p of COMMON_PARAMETERS) properties[p.name] = t.Optional(parameterSchema(p));
+  properties.size = t.Optional(
+    t.String({ maxLength: 20, pattern: "^[a-z][a-z0-9_-]{0,19}$", description: "Account templates with a size set: the named size to draw (instead of width and height)." }),
+  );
   properties.template_version = t.Optional(
     t.Integer({ minimum: 1, maximum: 2_147_483_647, description: "Account templates: the version to draw (default the latest). `v` in a signed URL's query." }),
   );

@@ -201,6 +201,14 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
       ...generateBody.properties,
       signing_key_id: ResourceId("sk", "The signing key that signs the URL."),
       expires_in: t.Optional(t.Integer({ minimum: 1, maximum: MAX_EXPIRES_IN, description: "Seconds; the URL answers 410 URL_EXPIRED afterwards." })),
+      sizes: t.Optional(
+        t.Array(t.String({ maxLength: 20, pattern: "^[a-z][a-z0-9_-]{0,19}$" }), {
+          minItems: 1,
+          maxItems: 8,
+          uniqueItems: true,
+          description: "Names of the template's sizes: the answer is `{urls: [{size, width, height, url}]}`, one signed URL per size in this order.",
+        }),
+      ),
     },
     { additionalProperties: generateBody.additionalProperties, maxProperties: 64, examples: [{ ...(generateBody.examples as object[])[0], signing_key_id: "sk_0a1b2c3d4e5f6g7h8i9j" }] },
   );
@@ -216,7 +224,29 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
       ({ request, body }) => signImageUrl({ signingKeys, clock, baseUrl: config.baseUrl, templates, accountTemplates }, authOf(request).account.id, body),
       {
         response: {
-          200: t.Object({ url: t.String({ maxLength: MAX_URL_BYTES, description: "Absolute, on OG_BASE_URL; put it in <meta property=\"og:image\">." }) }, { title: "ImageUrl" }),
+          200: t.Union(
+            [
+              t.Object({ url: t.String({ maxLength: MAX_URL_BYTES, description: "Absolute, on OG_BASE_URL; put it in <meta property=\"og:image\">." }) }, { title: "ImageUrl" }),
+              t.Object(
+                {
+                  urls: t.Array(
+                    t.Object(
+                      {
+                        size: t.String({ maxLength: 20, pattern: "^[a-z][a-z0-9_-]{0,19}$" }),
+                        width: t.Integer({ minimum: 200, maximum: 2400 }),
+                        height: t.Integer({ minimum: 200, maximum: 2400 }),
+                        url: t.String({ maxLength: MAX_URL_BYTES }),
+                      },
+                      { title: "SizedImageUrl" },
+                    ),
+                    { maxItems: 8 },
+                  ),
+                },
+                { title: "SizedImageUrls", description: "With `sizes`: one signed URL per size, in the order asked." },
+              ),
+            ],
+            { description: "`{url}`, or `{urls}` when the body names `sizes`." },
+          ),
           ...errorResponses(...API_AUTH_ERRORS, "INVALID_JSON", "VALIDATION_ERROR", "UNKNOWN_TEMPLATE", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_FOUND"),
         },
         detail: {

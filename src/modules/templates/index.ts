@@ -52,6 +52,7 @@ function describeAccountTemplate(template: AccountTemplateView) {
       ...lengthsOf({ name: field.name, type: field.type === "image_url" ? "image_url" : "text", maxLength: field.max_length }),
       ...(field.description ? { description: field.description } : {}),
     })),
+    ...(template.sizes ? { sizes: template.sizes } : {}),
   };
 }
 

@@ -37,6 +37,11 @@ const AccountTemplateField = t.Object(
 );
 
 const Themes = t.Object({ dark: t.Optional(ThemeVariables), light: t.Optional(ThemeVariables) }, { description: "Theme variables per theme; one set given, both themes use it." });
+/** A size set: named sizes the same HTML is drawn at (`size: "<name>"` in a request). */
+export const SizeSet = t.Record(t.String({ maxLength: 20, pattern: "^[a-z][a-z0-9_-]{0,19}$" }), t.Object({ width: t.Integer({ minimum: MIN_SIZE, maximum: MAX_SIZE }), height: t.Integer({ minimum: MIN_SIZE, maximum: MAX_SIZE }) }, { title: "NamedSize" }), {
+  maxProperties: 8,
+  description: "At most 8 named sizes (name → {width, height}) drawn by the same HTML (orientation classes apply); `size: \"<name>\"` in generate, a signed URL or a batch item picks one.",
+});
 const Sample = t.Record(FieldName, t.String({ maxLength: 4096 }), { description: "Field values used by previews and the dashboard." });
 
 /** The create/update body (PUT may leave `id` out: the path names it). */
@@ -61,6 +66,7 @@ export const TemplateDefinitionBody = t.Object(
     themes: t.Optional(Themes),
     width: t.Optional(Canvas("width")),
     height: t.Optional(Canvas("height")),
+    sizes: t.Optional(SizeSet),
     sample: t.Optional(Sample),
   },
   {
@@ -92,6 +98,7 @@ export const AccountTemplate = t.Object(
     themes: Themes,
     width: Canvas("width"),
     height: Canvas("height"),
+    sizes: t.Optional(SizeSet),
     sample: Sample,
     html: t.String({ maxLength: MAX_TEMPLATE_HTML_BYTES }),
     source: t.Literal("account"),
@@ -142,6 +149,7 @@ export const TemplateSummary = t.Object(
     name: t.Optional(Text(100, "Account templates: the name given.")),
     description: Text(1024),
     fields: t.Array(TemplateField, { maxItems: 100 }),
+    sizes: t.Optional(SizeSet),
   },
   { title: "Template" },
 );

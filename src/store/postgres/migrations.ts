@@ -10,6 +10,7 @@ import m0001 from "../../../migrations/postgres/0001_signing_keys.sql" with { ty
 import m0002 from "../../../migrations/postgres/0002_unit_reservations.sql" with { type: "text" };
 import m0003 from "../../../migrations/postgres/0003_account_templates.sql" with { type: "text" };
 import m0004 from "../../../migrations/postgres/0004_account_fonts.sql" with { type: "text" };
+import m0005 from "../../../migrations/postgres/0005_batches.sql" with { type: "text" };
 import { toDrizzleMigrations, type MigrationJournal } from "../embedded-migrations.ts";
 
 export const migrationJournal: MigrationJournal = journal;
@@ -20,6 +21,7 @@ export const migrationSql: Record<string, string> = {
   "0002_unit_reservations": m0002,
   "0003_account_templates": m0003,
   "0004_account_fonts": m0004,
+  "0005_batches": m0005,
 };
 
 export function embeddedMigrations() {

@@ -50,6 +50,8 @@ export const usagePeriods = pgTable(
     period: text("period").notNull(),
     used: integer("used").notNull().default(0),
     reserved: integer("reserved").notNull().default(0),
+    /** Units held by batches for their items not yet drawn (they outlive a restart). */
+    batchReserved: integer("batch_reserved").notNull().default(0),
     warned80At: ms("warned_80_at"),
     warned90At: ms("warned_90_at"),
     warned95At: ms("warned_95_at"),
@@ -323,4 +325,46 @@ export const accountFonts = pgTable(
     createdAt: ms("created_at").notNull(),
   },
   (table) => [uniqueIndex("account_fonts_face").on(table.accountId, table.familyKey, table.weight, table.style), index("account_fonts_digest").on(table.digest)],
+);
+
+/** Batches: see the SQLite schema (src/store/sqlite/schema/batches.ts). */
+export const batches = pgTable(
+  "batches",
+  {
+    id: text("id").primaryKey(),
+    seq: seq(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    signingKeyId: text("signing_key_id").notNull(),
+    requestId: text("request_id").notNull(),
+    period: text("period").notNull(),
+    status: text("status").notNull(),
+    total: integer("total").notNull(),
+    done: integer("done").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+    createdAt: ms("created_at").notNull(),
+    finishedAt: ms("finished_at"),
+  },
+  (table) => [index("batches_account_idx").on(table.accountId, table.createdAt)],
+);
+
+export const batchItems = pgTable(
+  "batch_items",
+  {
+    batchId: text("batch_id")
+      .notNull()
+      .references(() => batches.id, { onDelete: "cascade" }),
+    idx: integer("idx").notNull(),
+    seq: seq(),
+    status: text("status").notNull(),
+    body: text("body").notNull(),
+    url: text("url"),
+    error: text("error"),
+    attempts: integer("attempts").notNull().default(0),
+    claimedUntil: ms("claimed_until"),
+    /** The instance holding the lease (its liveness key): a dead instance's claims are released at once. */
+    claimedBy: integer("claimed_by"),
+  },
+  (table) => [primaryKey({ columns: [table.batchId, table.idx] }), index("batch_items_status_idx").on(table.status, table.seq)],
 );

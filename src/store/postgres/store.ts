@@ -9,6 +9,7 @@
 import { DeliveryLog } from "../../webhooks/delivery-log.ts";
 import { composeStore } from "../compose.ts";
 import type { Store } from "../types.ts";
+import { PostgresBatches } from "./batches.ts";
 import { PostgresAccounts } from "./accounts.ts";
 import { PostgresConnection, type Sql } from "./connection.ts";
 import { PostgresEmailAlerts } from "./email-alerts.ts";
@@ -56,6 +57,7 @@ export function postgresStore(sql: Sql, liveness: Sql): PostgresStore {
     base,
     new PostgresAccounts(c),
     new PostgresUsage(c),
+    new PostgresBatches(c),
     new PostgresJobs(c, deliveryLog),
     new PostgresWebhooks(c, deliveryLog),
     new PostgresSigningKeys(c),

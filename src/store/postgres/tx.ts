@@ -9,19 +9,24 @@ import type { ClaimCandidate, ClaimTx } from "../../events/lane-claim.ts";
 import type { Subscription } from "../../events/fan-out.ts";
 import type { PlannedAlert } from "../../email/raise.ts";
 import type { CountTx, ResetTx } from "../../metering/counting.ts";
+import type { BatchTx } from "../../batches/settlement.ts";
+import type { BatchItemStatus, BatchRecord, BatchStatus } from "../ports/batches.ts";
+import type { UsageCounters } from "../ports/usage.ts";
 import { newId } from "../../ids.ts";
 import type { ClaimRequest, EventRecord, JobRecord, JobStatus, NewJob } from "../ports/jobs.ts";
 import type { UsageMark } from "../ports/usage.ts";
 import type { DeliveryAttemptRecord } from "../ports/webhooks.ts";
-import { columns, JOB, toJob, USAGE } from "../records.ts";
+import { BATCH, columns, JOB, toJob, USAGE } from "../records.ts";
 import type { PostgresConnection, Tx } from "./connection.ts";
 
 const JOB_COLUMNS = columns(JOB);
+const BATCH_COLUMNS = columns(BATCH);
+const USAGE_COLUMNS = columns(USAGE);
 const MARK_COLUMNS: Record<UsageMark, string> = { warned80At: USAGE.warned80At, warned90At: USAGE.warned90At, warned95At: USAGE.warned95At, limitReachedAt: USAGE.limitReachedAt };
 
 type SettlementWrite<K extends "updateJob" | "disableWebhook" | "updateEmailAlert"> = Parameters<SettleTx[K]>[0];
 
-export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx {
+export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
   constructor(
     private readonly c: PostgresConnection,
     readonly tx: Tx,
@@ -151,5 +156,64 @@ export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx {
   async usedIn(accountId: string, period: string): Promise<number> {
     const [row] = await this.tx`select used from usage_periods where account_id = ${accountId} and period = ${period}`;
     return (row?.used as number | undefined) ?? 0;
+  }
+
+  /* ───────────── batches ───────────── */
+
+  async reserveBatchUnits(accountId: string, period: string, quota: number, units: number): Promise<{ reserved: true } | { reserved: false; left: number }> {
+    await this.tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
+    // The row lock orders this after every reservation and confirmation of the month in flight.
+    const [row] = await this.tx`select used + reserved + batch_reserved as taken from usage_periods where account_id = ${accountId} and period = ${period} for update`;
+    const taken = Number(row!.taken);
+    if (taken + units > quota) return { reserved: false, left: Math.max(0, quota - taken) };
+    await this.tx`update usage_periods set batch_reserved = batch_reserved + ${units} where account_id = ${accountId} and period = ${period}`;
+    return { reserved: true };
+  }
+
+  async insertBatch(b: BatchRecord, items: readonly string[]): Promise<void> {
+    await this.tx`insert into batches (id, account_id, signing_key_id, request_id, period, status, total, done, failed, created_at, finished_at)
+      values (${b.id}, ${b.accountId}, ${b.signingKeyId}, ${b.requestId}, ${b.period}, ${b.status}, ${b.total}, ${b.done}, ${b.failed}, ${b.createdAt}, ${b.finishedAt})`;
+    const indexes = items.map((_, index) => index);
+    await this.tx`insert into batch_items (batch_id, idx, status, body)
+      select ${b.id}, i, 'queued', body from unnest(${indexes}::int[], ${items as string[]}::text[]) as t(i, body) order by i`;
+  }
+
+  async lockBatch(batchId: string): Promise<BatchRecord | null> {
+    const [row] = await this.tx`select ${this.tx.unsafe(BATCH_COLUMNS)} from batches where id = ${batchId} for update`;
+    return (row as BatchRecord | undefined) ?? null;
+  }
+
+  async itemStatus(batchId: string, index: number): Promise<BatchItemStatus | null> {
+    const [row] = await this.tx`select status from batch_items where batch_id = ${batchId} and idx = ${index} for update`;
+    return (row?.status as BatchItemStatus | undefined) ?? null;
+  }
+
+  async setItem(batchId: string, index: number, status: BatchItemStatus, url: string | null, error: string | null): Promise<void> {
+    await this.tx`update batch_items set status = ${status}, url = ${url}, error = ${error}, claimed_until = null, claimed_by = null where batch_id = ${batchId} and idx = ${index}`;
+  }
+
+  async failQueuedItems(batchId: string, error: string): Promise<number> {
+    const result = await this.tx`update batch_items set status = 'failed', error = ${error}, claimed_until = null, claimed_by = null where batch_id = ${batchId} and status = 'queued'`;
+    return result.count;
+  }
+
+  async countBatchUnit(accountId: string, period: string): Promise<UsageCounters> {
+    const [after] = await this.tx`update usage_periods set used = used + 1, batch_reserved = greatest(batch_reserved - 1, 0)
+      where account_id = ${accountId} and period = ${period} returning ${this.tx.unsafe(USAGE_COLUMNS)}`;
+    return after as UsageCounters;
+  }
+
+  async releaseBatchUnits(accountId: string, period: string, units: number): Promise<void> {
+    await this.tx`update usage_periods set batch_reserved = greatest(batch_reserved - ${units}, 0) where account_id = ${accountId} and period = ${period}`;
+  }
+
+  async markImageCounted(accountId: string, period: string, contentAddress: string, now: number): Promise<void> {
+    await this.tx`insert into counted_images (account_id, period, content_address, created_at) values (${accountId}, ${period}, ${contentAddress}, ${now}) on conflict do nothing`;
+  }
+
+  async updateBatch(batchId: string, change: { status: BatchStatus; done: number; failed: number; finishedAt: number | null }): Promise<BatchRecord> {
+    const [row] = await this.tx`update batches set status = ${change.status}, done = ${change.done}, failed = ${change.failed}, finished_at = ${change.finishedAt}
+      where id = ${batchId} returning ${this.tx.unsafe(BATCH_COLUMNS)}`;
+    return row as BatchRecord;
   }
 }

@@ -38,7 +38,7 @@ export class PostgresUsage implements UsagePort {
           insert into usage_periods (account_id, period, reserved)
           select ${input.accountId}, ${input.period}, 1 where ${input.quota}::int > 0
           on conflict (account_id, period) do update set reserved = usage_periods.reserved + 1
-            where usage_periods.used + usage_periods.reserved < ${input.quota}::int
+            where usage_periods.used + usage_periods.reserved + usage_periods.batch_reserved < ${input.quota}::int
           returning account_id, period)
         insert into unit_reservations (instance_key, account_id, period, count)
         select ${this.c.instanceKey}, account_id, period, 1 from reserved
@@ -103,7 +103,7 @@ export class PostgresUsage implements UsagePort {
       // the row lock it takes is held until commit, so concurrent counts see distinct counters.
       const [after] = await tx`insert into usage_periods (account_id, period, used) select ${input.accountId}, ${input.period}, 1 where ${input.quota}::int > 0
         on conflict (account_id, period) do update set used = usage_periods.used + 1
-          where usage_periods.used + usage_periods.reserved < ${input.quota}::int
+          where usage_periods.used + usage_periods.reserved + usage_periods.batch_reserved < ${input.quota}::int
         returning ${tx.unsafe(USAGE_COLUMNS)}`;
       return after ? runAwaiting(afterCount(new PostgresTx(this.c, tx), after as UsageCounters, input)) : undefined;
     });

@@ -12,6 +12,7 @@ import m0003 from "../../../migrations/sqlite/0003_store_probe.sql" with { type:
 import m0004 from "../../../migrations/sqlite/0004_signing_keys.sql" with { type: "text" };
 import m0005 from "../../../migrations/sqlite/0005_account_templates.sql" with { type: "text" };
 import m0006 from "../../../migrations/sqlite/0006_account_fonts.sql" with { type: "text" };
+import m0007 from "../../../migrations/sqlite/0007_batches.sql" with { type: "text" };
 import type { MigrationJournal } from "../embedded-migrations.ts";
 
 export const migrationJournal: MigrationJournal = journal;
@@ -24,4 +25,5 @@ export const migrationSql: Record<string, string> = {
   "0004_signing_keys": m0004,
   "0005_account_templates": m0005,
   "0006_account_fonts": m0006,
+  "0007_batches": m0007,
 };

@@ -7,6 +7,7 @@
 import { DeliveryLog } from "../../webhooks/delivery-log.ts";
 import { composeStore } from "../compose.ts";
 import type { Store } from "../types.ts";
+import { SqliteBatches } from "./batches.ts";
 import { SqliteAccounts } from "./accounts.ts";
 import type { CommitSignal } from "./checkpointer.ts";
 import { LEAVES_KEYS, SqliteConnection } from "./connection.ts";
@@ -55,6 +56,7 @@ export function sqliteStore(db: Db, options: { lockWaitMs: number; path?: string
     base,
     new SqliteAccounts(c),
     new SqliteUsage(c, tx),
+    new SqliteBatches(c, tx),
     new SqliteJobs(c, tx, deliveryLog),
     new SqliteWebhooks(c, tx, deliveryLog),
     new SqliteSigningKeys(c),

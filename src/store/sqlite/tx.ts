@@ -11,20 +11,25 @@ import type { ClaimCandidate, ClaimTx } from "../../events/lane-claim.ts";
 import type { Subscription } from "../../events/fan-out.ts";
 import type { PlannedAlert } from "../../email/raise.ts";
 import type { CountTx, ResetTx } from "../../metering/counting.ts";
+import type { BatchTx } from "../../batches/settlement.ts";
+import type { BatchItemStatus, BatchRecord, BatchStatus } from "../ports/batches.ts";
+import type { UsageCounters } from "../ports/usage.ts";
 import { newId } from "../../ids.ts";
 import type { ClaimRequest, EventRecord, JobRecord, JobStatus, NewJob } from "../ports/jobs.ts";
 import type { UsageMark } from "../ports/usage.ts";
 import type { DeliveryAttemptRecord } from "../ports/webhooks.ts";
-import { columns, JOB, toJob, USAGE } from "../records.ts";
+import { BATCH, columns, JOB, toJob, USAGE } from "../records.ts";
 import type { SqliteConnection } from "./connection.ts";
 
 const JOB_COLUMNS = columns(JOB);
+const BATCH_COLUMNS = columns(BATCH);
+const USAGE_COLUMNS = columns(USAGE);
 const MARK_COLUMNS: Record<UsageMark, string> = { warned80At: USAGE.warned80At, warned90At: USAGE.warned90At, warned95At: USAGE.warned95At, limitReachedAt: USAGE.limitReachedAt };
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 type SettlementWrite<K extends "updateJob" | "disableWebhook" | "updateEmailAlert"> = Parameters<SettleTx[K]>[0];
 
-export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx {
+export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
   constructor(private readonly c: SqliteConnection) {}
 
   /* ───────────── events, jobs and alerts ───────────── */
@@ -152,5 +157,60 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx {
 
   usedIn(accountId: string, period: string): number {
     return (this.c.sql("SELECT used FROM usage_periods WHERE account_id = ? AND period = ?").get(accountId, period) as { used: number } | null)?.used ?? 0;
+  }
+
+  /* ───────────── batches ───────────── */
+
+  reserveBatchUnits(accountId: string, period: string, quota: number, units: number): { reserved: true } | { reserved: false; left: number } {
+    this.c.sql("INSERT INTO usage_periods (account_id, period) VALUES (?, ?) ON CONFLICT DO NOTHING").run(accountId, period);
+    const row = this.c.sql("SELECT used + reserved + batch_reserved AS taken FROM usage_periods WHERE account_id = ? AND period = ?").get(accountId, period) as { taken: number };
+    if (row.taken + units > quota) return { reserved: false, left: Math.max(0, quota - row.taken) };
+    this.c.sql("UPDATE usage_periods SET batch_reserved = batch_reserved + ? WHERE account_id = ? AND period = ?").run(units, accountId, period);
+    return { reserved: true };
+  }
+
+  insertBatch(b: BatchRecord, items: readonly string[]): void {
+    this.c
+      .sql("INSERT INTO batches (id, account_id, signing_key_id, request_id, period, status, total, done, failed, created_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(b.id, b.accountId, b.signingKeyId, b.requestId, b.period, b.status, b.total, b.done, b.failed, b.createdAt, b.finishedAt);
+    const insert = this.c.sql("INSERT INTO batch_items (batch_id, idx, status, body) VALUES (?, ?, 'queued', ?)");
+    for (const [index, body] of items.entries()) insert.run(b.id, index, body);
+  }
+
+  lockBatch(batchId: string): BatchRecord | null {
+    // One writer: the transaction itself is the lock.
+    return this.c.sql(`SELECT ${BATCH_COLUMNS} FROM batches WHERE id = ?`).get(batchId) as BatchRecord | null;
+  }
+
+  itemStatus(batchId: string, index: number): BatchItemStatus | null {
+    return (this.c.sql("SELECT status FROM batch_items WHERE batch_id = ? AND idx = ?").get(batchId, index) as { status: BatchItemStatus } | null)?.status ?? null;
+  }
+
+  setItem(batchId: string, index: number, status: BatchItemStatus, url: string | null, error: string | null): void {
+    this.c.sql("UPDATE batch_items SET status = ?, url = ?, error = ?, claimed_until = NULL WHERE batch_id = ? AND idx = ?").run(status, url, error, batchId, index);
+  }
+
+  failQueuedItems(batchId: string, error: string): number {
+    return this.c.sql("UPDATE batch_items SET status = 'failed', error = ?, claimed_until = NULL WHERE batch_id = ? AND status = 'queued'").run(error, batchId).changes;
+  }
+
+  countBatchUnit(accountId: string, period: string): UsageCounters {
+    return this.c
+      .sql(`UPDATE usage_periods SET used = used + 1, batch_reserved = max(batch_reserved - 1, 0) WHERE account_id = ? AND period = ? RETURNING ${USAGE_COLUMNS}`)
+      .get(accountId, period) as UsageCounters;
+  }
+
+  releaseBatchUnits(accountId: string, period: string, units: number): void {
+    this.c.sql("UPDATE usage_periods SET batch_reserved = max(batch_reserved - ?, 0) WHERE account_id = ? AND period = ?").run(units, accountId, period);
+  }
+
+  markImageCounted(accountId: string, period: string, contentAddress: string, now: number): void {
+    this.c.sql("INSERT INTO counted_images (account_id, period, content_address, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(accountId, period, contentAddress, now);
+  }
+
+  updateBatch(batchId: string, change: { status: BatchStatus; done: number; failed: number; finishedAt: number | null }): BatchRecord {
+    return this.c
+      .sql(`UPDATE batches SET status = ?, done = ?, failed = ?, finished_at = ? WHERE id = ? RETURNING ${BATCH_COLUMNS}`)
+      .get(change.status, change.done, change.failed, change.finishedAt, batchId) as BatchRecord;
   }
 }

@@ -32,7 +32,7 @@ export class SqliteUsage implements UsagePort {
         this.c
           .sql(
             `INSERT INTO usage_periods (account_id, period, reserved) SELECT ?1, ?2, 1 WHERE ?3 > 0
-             ON CONFLICT (account_id, period) DO UPDATE SET reserved = reserved + 1 WHERE used + reserved < ?3`,
+             ON CONFLICT (account_id, period) DO UPDATE SET reserved = reserved + 1 WHERE used + reserved + batch_reserved < ?3`,
           )
           .run(input.accountId, input.period, input.quota).changes > 0,
       ONE_STATEMENT,
@@ -71,7 +71,7 @@ export class SqliteUsage implements UsagePort {
       const after = this.c
         .sql(
           `INSERT INTO usage_periods (account_id, period, used) SELECT ?1, ?2, 1 WHERE ?3 > 0
-           ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1 WHERE used + reserved < ?3
+           ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1 WHERE used + reserved + batch_reserved < ?3
            RETURNING ${USAGE_COLUMNS}`,
         )
         .get(input.accountId, input.period, input.quota) as UsageCounters | null;

@@ -31,6 +31,9 @@ const THEME_VARIABLE = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 const RESERVED = new Set<string>([...COMMON_FIELDS, "template_version"]);
 const FIELD_TYPES = ["text", "image_url", "color"] as const;
 const DEFAULT_CANVAS = { width: 1200, height: 630 };
+/** A size set's names: `size: "square"` in a request picks one. */
+export const SIZE_NAME = /^[a-z][a-z0-9_-]{0,19}$/;
+export const MAX_SIZES = 8;
 
 /**
  * Control characters (C0, C1 except tab/newline) and the bidi overrides and isolates that can
@@ -50,7 +53,7 @@ export function checkDefinitionShape(body: unknown, problems: FieldProblem[]): O
     problems.push({ field: "body", message: "must be a JSON object (a template definition)" });
     return { id: "", name: "", description: "", html: "", fields: [], themes: {}, width: DEFAULT_CANVAS.width, height: DEFAULT_CANVAS.height, sample: {} };
   }
-  const known = new Set(["id", "name", "description", "html", "fields", "themes", "width", "height", "sample"]);
+  const known = new Set(["id", "name", "description", "html", "fields", "themes", "width", "height", "sizes", "sample"]);
   for (const key of Object.keys(input)) {
     // What GET returns (version, source, dates) is accepted back, so a fetched file round-trips.
     if (!known.has(key) && !["version", "source", "created_at", "updated_at"].includes(key)) problems.push({ field: key, message: "is not part of a template definition" });
@@ -67,9 +70,11 @@ export function checkDefinitionShape(body: unknown, problems: FieldProblem[]): O
   const themes = checkThemes(input.themes, problems);
   const width = checkCanvas(input, "width", problems);
   const height = checkCanvas(input, "height", problems);
+  const sizes = checkSizes(input.sizes, problems);
   const sample = checkSample(input.sample, fields, problems);
   if (typeof input.html !== "string") problems.push({ field: "html", message: "must be a string of HTML" });
-  return { id, name, description, html: input.html, fields, themes, width, height, sample };
+  // `sizes` only when declared: a template without them keeps the definition (and digest) it had.
+  return { id, name, description, html: input.html, fields, themes, width, height, ...(sizes ? { sizes } : {}), sample };
 }
 
 function optionalText(input: Record<string, unknown>, key: string, max: number, problems: FieldProblem[]): string | undefined {
@@ -177,6 +182,38 @@ function checkCanvas(input: Record<string, unknown>, key: "width" | "height", pr
     return DEFAULT_CANVAS[key];
   }
   return raw;
+}
+
+/** `{name: {width, height}}`: at most 8 named sizes the same HTML is drawn at. */
+function checkSizes(raw: unknown, problems: FieldProblem[]): Record<string, { width: number; height: number }> | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== "object" || Array.isArray(raw)) {
+    problems.push({ field: "sizes", message: "must be an object {name: {width, height}}" });
+    return undefined;
+  }
+  const entries = Object.entries(raw as Record<string, unknown>);
+  if (entries.length > MAX_SIZES) problems.push({ field: "sizes", message: `must have at most ${MAX_SIZES} sizes (got ${entries.length})` });
+  const sizes: Record<string, { width: number; height: number }> = {};
+  for (const [name, value] of entries.slice(0, MAX_SIZES)) {
+    const where = `sizes.${name}`;
+    if (!SIZE_NAME.test(name)) {
+      problems.push({ field: where, message: "a size name must match /^[a-z][a-z0-9_-]{0,19}$/" });
+      continue;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      problems.push({ field: where, message: "must be an object {width, height}" });
+      continue;
+    }
+    const size = value as Record<string, unknown>;
+    const before = problems.length;
+    for (const key of Object.keys(size)) if (key !== "width" && key !== "height") problems.push({ field: `${where}.${key}`, message: "is not part of a size (width, height)" });
+    for (const key of ["width", "height"] as const) {
+      const n = size[key];
+      if (typeof n !== "number" || !Number.isInteger(n) || n < MIN_SIZE || n > MAX_SIZE) problems.push({ field: `${where}.${key}`, message: `must be a whole number from ${MIN_SIZE} to ${MAX_SIZE}` });
+    }
+    if (problems.length === before) sizes[name] = { width: size.width as number, height: size.height as number };
+  }
+  return Object.keys(sizes).length > 0 ? sizes : undefined;
 }
 
 function checkSample(raw: unknown, fields: AccountFieldSpec[], problems: FieldProblem[]): Record<string, string> {

@@ -31,6 +31,8 @@ export interface AccountTemplateSpec {
   /** The design canvas, default 1200×630, each 200–2400. */
   width: number;
   height: number;
+  /** Named sizes (at most 8) the same HTML is drawn at; `size: "<name>"` in a request picks one. Absent when none. */
+  sizes?: Record<string, { width: number; height: number }>;
   sample: Record<string, string>;
 }
 
@@ -109,6 +111,7 @@ export function accountTemplateDefinition(spec: AccountTemplateSpec): TemplateDe
     description: spec.description,
     fields,
     canvas: { width: spec.width, height: spec.height },
+    ...(spec.sizes ? { sizes: spec.sizes } : {}),
     render(values: Record<string, string | undefined>, ctx: RenderContext): SatoriNode {
       return renderTree(treeOf(spec, ctx), values, ctx, themeVariables(spec.themes)[ctx.theme]);
     },

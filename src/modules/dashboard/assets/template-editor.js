@@ -70,6 +70,7 @@ export async function renderTemplateEditor(current, id) {
     description: saved.description,
     width: saved.width,
     height: saved.height,
+    sizes: sizesText(saved.sizes),
     fields: [],
     vars: [],
   };
@@ -78,6 +79,7 @@ export async function renderTemplateEditor(current, id) {
     draft.description = view.description;
     draft.width = view.width;
     draft.height = view.height;
+    draft.sizes = sizesText(view.sizes);
     draft.fields = view.fields.map((f) => ({ key: `saved-${++rowKey}`, ...f, sample: view.sample?.[f.name] ?? "" }));
     const names = [...new Set([...Object.keys(view.themes?.dark || {}), ...Object.keys(view.themes?.light || {})])];
     draft.vars = names.map((name) => ({ key: `saved-${++rowKey}`, name, dark: view.themes?.dark?.[name] ?? "", light: view.themes?.light?.[name] ?? "" }));
@@ -99,7 +101,8 @@ export async function renderTemplateEditor(current, id) {
       if (f.sample !== "") sample[out.name] = f.sample;
       return out;
     });
-    return { id, name: draft.name, description: draft.description, html: code.getValue(), fields, themes, width: Number(draft.width), height: Number(draft.height), sample };
+    const sizes = parseSizes(draft.sizes);
+    return { id, name: draft.name, description: draft.description, html: code.getValue(), fields, themes, width: Number(draft.width), height: Number(draft.height), ...(sizes === undefined ? {} : { sizes }), sample };
   };
 
   // ------------------------------------------------------------------------------------------
@@ -121,6 +124,8 @@ export async function renderTemplateEditor(current, id) {
   descriptionInput.addEventListener("input", () => edited(() => (draft.description = descriptionInput.value)));
   widthInput.addEventListener("input", () => edited(() => (draft.width = widthInput.value)));
   heightInput.addEventListener("input", () => edited(() => (draft.height = heightInput.value)));
+  const sizesInput = h("input#template-sizes", { type: "text", autocomplete: "off", spellcheck: false, value: draft.sizes, placeholder: "og 1200x630, square 1080x1080, story 1080x1920", "aria-describedby": "template-sizes-hint", dataset: { problem: "sizes" } });
+  sizesInput.addEventListener("input", () => edited(() => (draft.sizes = sizesInput.value)));
 
   const codeHost = h("div.code-host");
   const codeHint = h(
@@ -153,6 +158,13 @@ export async function renderTemplateEditor(current, id) {
     h("fieldset.stack", null, h("legend", null, "Fields and sample values"), h("p.hint", null, "Each field is a value a request sends; open one to change it. Sample values fill the preview and the signed URL below."), fieldRows.box, fieldRows.add),
     h("fieldset.stack", null, h("legend", null, "Theme variables"), h("p.hint", null, "var(--name) in a style takes the value of the requested theme."), variableRows.box, variableRows.add),
     h("fieldset", null, h("legend", null, "Design canvas"), h("div.row", null, labelled("Canvas width (px)", widthInput), labelled("Canvas height (px)", heightInput)), h("p.hint", null, "The size the HTML is laid out at; other sizes scale it.")),
+    h(
+      "fieldset",
+      null,
+      h("legend", null, "Size set"),
+      labelled("Sizes", sizesInput),
+      h("p.hint#template-sizes-hint", null, 'Up to 8 named sizes, "name WIDTHxHEIGHT" separated by commas; size: "square" in a request draws that one. Each is previewed beside the others.'),
+    ),
     h("div.actions.save-row", null, saveButton, dirtyNote),
     saveStatus,
   );
@@ -165,6 +177,8 @@ export async function renderTemplateEditor(current, id) {
   // Room for the first picture before it arrives (each answer sets the ratio of its own size).
   frame.style.aspectRatio = `${SIZES[prefs.size].width} / ${SIZES[prefs.size].height}`;
   const previewStatus = h("p.preview-status", { role: "status", "aria-live": "polite" });
+  const sizeSet = h("div.size-set", { hidden: true, dataset: { testid: "size-set" } });
+  const sizeSetTitle = h("h3", { hidden: true }, "Every size");
   const viewing = h("div.notice.viewing", { hidden: true });
   // A version being viewed: its HTML read-only beside what changed since (filled by viewVersion).
   const versionView = h("section.card.version-view#version-view", { hidden: true, "aria-labelledby": "version-view-title" });
@@ -266,6 +280,8 @@ export async function renderTemplateEditor(current, id) {
           viewing,
           frame,
           previewStatus,
+          sizeSetTitle,
+          sizeSet,
         ),
         h("section.card.stack", { "aria-labelledby": "tpl-versions-title" }, h("h2#tpl-versions-title", null, "Versions"), versionList),
         usage,
@@ -341,6 +357,7 @@ export async function renderTemplateEditor(current, id) {
       image.alt = `Preview of ${def.name || id} at ${size.label}, ${prefs.theme} theme`;
       previewStatus.textContent = `Rendered in ${res.headers.get("x-generation-time-ms") || "?"} ms · ${size.label} · ${prefs.theme} · not counted toward your quota`;
       if (viewingVersion === null) showProblems([]);
+      void previewSizeSet(def, mine);
     } catch (failure) {
       if (failure?.name === "AbortError") return;
       if (mine !== asked) return;
@@ -357,6 +374,43 @@ export async function renderTemplateEditor(current, id) {
       }
     } finally {
       if (inflight === controller) inflight = null;
+    }
+  }
+
+  /**
+   * The template's size set side by side: one preview per named size, asked one after another
+   * (they share the key's rate limit), each dropped when a newer preview was asked for meanwhile.
+   */
+  const sizeUrls = [];
+  async function previewSizeSet(def, mine) {
+    const sizes = def.sizes && typeof def.sizes === "object" ? Object.entries(def.sizes) : [];
+    sizeSet.hidden = sizeSetTitle.hidden = sizes.length === 0;
+    if (sizes.length === 0) return sizeSet.replaceChildren();
+    const figures = sizes.map(([name, size]) => {
+      const img = h("img", { alt: `Preview of the ${name} size, ${size.width} × ${size.height}` });
+      const box = h("div.size-frame", null, img);
+      box.style.aspectRatio = `${size.width} / ${size.height}`;
+      return { name, size, img, figure: h("figure.size-preview", { dataset: { size: name } }, box, h("figcaption", null, h("strong", null, name), ` ${size.width} × ${size.height}`)) };
+    });
+    sizeSet.replaceChildren(...figures.map((f) => f.figure));
+    for (const url of sizeUrls.splice(0)) URL.revokeObjectURL(url);
+    for (const { size, img } of figures) {
+      for (;;) {
+        if (mine !== asked || !img.isConnected) return;
+        try {
+          const res = await call("POST", "/account-templates/preview", { template: def, theme: prefs.theme, width: size.width, height: size.height }, { raw: true });
+          const url = URL.createObjectURL(await res.blob());
+          sizeUrls.push(url);
+          img.src = url;
+          break;
+        } catch (failure) {
+          if (failure instanceof ApiFailure && failure.code === "RATE_LIMIT_EXCEEDED") {
+            await new Promise((resolve) => setTimeout(resolve, Math.max(1, failure.retryAfter || 1) * 1000));
+            continue;
+          }
+          return;
+        }
+      }
     }
   }
 
@@ -535,6 +589,7 @@ export async function renderTemplateEditor(current, id) {
       descriptionInput.value = draft.description;
       widthInput.value = draft.width;
       heightInput.value = draft.height;
+      sizesInput.value = draft.sizes;
       code.setValue(view.html);
       fieldRows.render();
       variableRows.render();
@@ -599,8 +654,8 @@ export async function renderTemplateEditor(current, id) {
 }
 
 function definitionOfView(view) {
-  const { id, name, description, html, fields, themes, width, height, sample } = view;
-  return { id, name, description, html, fields, themes, width, height, sample };
+  const { id, name, description, html, fields, themes, width, height, sizes, sample } = view;
+  return { id, name, description, html, fields, themes, width, height, ...(sizes ? { sizes } : {}), sample };
 }
 
 async function copy(control, button, label) {
@@ -612,4 +667,27 @@ async function copy(control, button, label) {
   }
   button.textContent = "Copied";
   setTimeout(() => (button.textContent = label), 1500);
+}
+
+/** A size set as the editor's text: "og 1200x630, square 1080x1080". */
+function sizesText(sizes) {
+  return Object.entries(sizes || {})
+    .map(([name, size]) => `${name} ${size.width}x${size.height}`)
+    .join(", ");
+}
+
+/**
+ * The text back into `{name: {width, height}}`; undefined when empty. A piece that does not read
+ * as "name WIDTHxHEIGHT" is sent as it is written, so the server's answer names it.
+ */
+function parseSizes(text) {
+  const pieces = String(text || "").split(",").map((piece) => piece.trim()).filter(Boolean);
+  if (pieces.length === 0) return undefined;
+  const sizes = {};
+  for (const piece of pieces) {
+    const match = /^(\S+)\s+(\d+)\s*[x×]\s*(\d+)$/.exec(piece);
+    if (match) sizes[match[1]] = { width: Number(match[2]), height: Number(match[3]) };
+    else sizes[piece.split(/\s+/)[0]] = piece;
+  }
+  return sizes;
 }

@@ -7,7 +7,7 @@ import { capitalize, dateFormat, dayFormat, fmt, h, monthFormat, pill, s, setMai
 // Usage
 
 export async function renderUsage(current) {
-  const overview = await call("GET", "/usage");
+  const [overview, batches] = await Promise.all([call("GET", "/usage"), call("GET", "/batches")]);
   if (!current()) return;
   const { usage, rate_limit: rate } = overview;
   const me = state.me;
@@ -79,6 +79,58 @@ export async function renderUsage(current) {
       h("h2#chart-title", null, `Images per day, ${monthFormat.format(new Date(overview.month + "-01T00:00:00Z"))}`),
       chartBlock(overview),
     ),
+    batchesBlock(batches.data, current),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batches: each with its progress, refreshed while any is still drawing.
+
+const BATCH_STATUS = { queued: ["info", "Queued"], running: ["info", "Running"], done: ["ok", "Done"], canceled: ["warn", "Canceled"] };
+const REFRESH_MS = 2000;
+
+function batchesBlock(initial, current) {
+  const list = h("ul.batch-list", { dataset: { testid: "batch-list" } });
+  const empty = h("p.hint", { dataset: { testid: "batch-empty" } }, "No batches in the last 30 days. POST /api/batches draws up to 1,000 images in one call.");
+  const show = (batches) => {
+    list.replaceChildren(...batches.map(batchRow));
+    empty.hidden = batches.length > 0;
+    list.hidden = batches.length === 0;
+  };
+  show(initial);
+  const refresh = async () => {
+    if (!current() || !list.isConnected) return;
+    try {
+      const { data } = await call("GET", "/batches");
+      if (!current() || !list.isConnected) return;
+      show(data);
+      if (data.some((b) => b.status === "queued" || b.status === "running")) setTimeout(refresh, REFRESH_MS);
+    } catch {
+      // The next visit to the page shows them again.
+    }
+  };
+  if (initial.some((b) => b.status === "queued" || b.status === "running")) setTimeout(refresh, REFRESH_MS);
+  return h("section.card", { "aria-labelledby": "batches-title" }, h("h2#batches-title", null, "Batches"), empty, list);
+}
+
+function batchRow(batch) {
+  const settled = batch.done + batch.failed;
+  const percent = batch.total > 0 ? Math.round((settled / batch.total) * 100) : 100;
+  const fill = h("span.meter-fill");
+  fill.style.width = `${percent}%`;
+  const meter = h(
+    "div.meter",
+    { role: "progressbar", "aria-label": `Batch ${batch.id}`, "aria-valuemin": "0", "aria-valuemax": String(batch.total), "aria-valuenow": String(settled), "aria-valuetext": `${fmt(settled)} of ${fmt(batch.total)} images settled` },
+    fill,
+  );
+  meter.classList.add(batch.failed > 0 ? "is-warning" : "is-available");
+  const [kind, label] = BATCH_STATUS[batch.status] || ["info", batch.status];
+  return h(
+    "li.batch",
+    { dataset: { testid: "batch", batchId: batch.id, status: batch.status } },
+    h("div.batch-head", null, h("code", null, batch.id), pill(kind, label), h("time.muted", { datetime: batch.created_at }, dateFormat.format(new Date(batch.created_at)))),
+    meter,
+    h("p.hint", { dataset: { testid: "batch-progress" } }, `${fmt(batch.done)} drawn, ${fmt(batch.failed)} failed, of ${fmt(batch.total)}`),
   );
 }
 

@@ -9,3 +9,4 @@ export * from "./probe.ts";
 export * from "./signing.ts";
 export * from "./templates.ts";
 export * from "./fonts.ts";
+export * from "./batches.ts";

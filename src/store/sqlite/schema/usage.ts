@@ -21,6 +21,11 @@ export const usagePeriods = sqliteTable(
      * Reset to 0 at start-up: no render survives a restart.
      */
     reserved: integer("reserved").notNull().default(0),
+    /**
+     * Units held by batches for their items not yet drawn (reserved at once when a batch is
+     * created, settled per item). Kept apart from `reserved`: they outlive a restart.
+     */
+    batchReserved: integer("batch_reserved").notNull().default(0),
     /** When the 80/90/95 % warnings and the limit event were emitted this month (null = not yet). */
     warned80At: integer("warned_80_at"),
     warned90At: integer("warned_90_at"),
