@@ -26,6 +26,8 @@ const { values } = parseArgs({
     engines: { type: "string", default: "satori,takumi" },
   },
 });
+// Run by the binary acting as Bun (BUN_BE_BUN=1): the servers it starts must be ogsmith again.
+delete process.env.BUN_BE_BUN;
 const cores = availableParallelism();
 const COUNTS = (values.workers ?? [1, 2, 4, 8, 16].filter((n) => n <= cores).join(",")).split(",").map(Number);
 const SECONDS = Number(values.seconds);
