@@ -15,6 +15,10 @@ declare module "*/assets/dom.js" {
   const text: string;
   export default text;
 }
+declare module "*/assets/fonts.js" {
+  const text: string;
+  export default text;
+}
 declare module "*/assets/leaving.js" {
   const text: string;
   export default text;

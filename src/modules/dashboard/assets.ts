@@ -9,6 +9,7 @@ import stylesheet from "./assets/dashboard.css" with { type: "text" };
 import dashboardJs from "./assets/dashboard.js" with { type: "text" };
 import apiJs from "./assets/api.js" with { type: "text" };
 import domJs from "./assets/dom.js" with { type: "text" };
+import fontsJs from "./assets/fonts.js" with { type: "text" };
 import leavingJs from "./assets/leaving.js" with { type: "text" };
 import playgroundJs from "./assets/playground.js" with { type: "text" };
 import signingKeysJs from "./assets/signing-keys.js" with { type: "text" };
@@ -27,6 +28,7 @@ const SCRIPTS: Record<string, string> = {
   "dashboard.js": dashboardJs,
   "api.js": apiJs,
   "dom.js": domJs,
+  "fonts.js": fontsJs,
   "leaving.js": leavingJs,
   "playground.js": playgroundJs,
   "signing-keys.js": signingKeysJs,
