@@ -3,7 +3,7 @@
  * and the Origin check guard them; upload, list and delete answer as /api/fonts does (the same
  * core, the same words for 400, 409 and 413); the sample picture is drawn in the face it names
  * (its ink against a sample drawn by another face), is the account's alone, and each face of a
- * family gets its own.
+ * family gets its own; a repeat comes from the image cache.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { inkIn, pixelFont } from "../support/fonts.ts";
@@ -77,7 +77,9 @@ describe("dashboard fonts", () => {
     const hollowInk = await inkOfSample(cookie, hollow.id);
     expect(blockyInk).toBeGreaterThan(hollowInk * 1.2);
     const sample = await dash(`/fonts/${font.id}/sample`, cookie);
-    expect(sample.headers.get("cache-control")).toBe("private, max-age=86400");
+    expect(sample.headers.get("cache-control")).toBe("no-store");
+    // Asked again, it comes from the renderer's image cache.
+    expect(sample.headers.get("x-render-cache")).toBe("hit");
     expect(decodePng(new Uint8Array(await sample.arrayBuffer()))).toMatchObject({ width: 1000, height: 200 });
 
     const deleted = await dash(`/fonts/${font.id}`, cookie, { method: "DELETE" });

@@ -94,10 +94,10 @@ export function dashboardFontRoutes({ services, renderer }: DashboardFontDeps) {
         // The faces the sample's family has, exactly as a card naming it gets them.
         const { fonts } = await accountTemplates.fontsFor(accountId, sample.accountTemplate!.spec);
         const result = await renderer.render({ ...sample, fonts });
-        // A font's id names one file for good (uploading the face again makes a new id), so the
-        // browser may keep its sample; private, as it is one account's.
+        // One account's, so no-store like every other answer under /dashboard/api/ (docs/api.md);
+        // a repeat is answered from the renderer's image cache, not drawn again.
         return new Response(imageBody(result.bytes), {
-          headers: { "content-type": result.contentType, "cache-control": "private, max-age=86400", "x-content-type-options": "nosniff" },
+          headers: { "content-type": result.contentType, "cache-control": "no-store", "x-content-type-options": "nosniff", "x-render-cache": result.cached ? "hit" : "miss" },
         });
       },
       hide,
