@@ -1,18 +1,20 @@
 /**
- * The Fonts page's endpoints over plain HTTP against the real service (no browser): the session
- * and the Origin check guard them; upload, list and delete answer as /api/fonts does (the same
- * core, the same words for 400, 409 and 413); the sample picture is drawn in the face it names
- * (its ink against a sample drawn by another face), is the account's alone, and each face of a
- * family gets its own; a repeat comes from the image cache.
+ * The Fonts page's endpoints over plain HTTP against the real service (no browser; satori, or
+ * the other engine with OG_TEST_ENGINE=takumi): the session and the Origin check guard them;
+ * upload, list and delete answer as /api/fonts does (the same core, the same words for 400, 409
+ * and 413); the sample picture is drawn in the face it names (its ink against a sample drawn by
+ * another face), is the account's alone, and each face of a family gets its own; a repeat comes
+ * from the image cache.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { testEngine } from "../support/engines.ts";
 import { inkIn, pixelFont } from "../support/fonts.ts";
 import { startTestService, type TestService } from "../support/harness.ts";
 import { decodePng } from "../support/png.ts";
 
 let s: TestService;
 beforeAll(async () => {
-  s = await startTestService();
+  s = await startTestService({ OG_RENDER_ENGINE: testEngine() });
 });
 afterAll(() => s.stop());
 
