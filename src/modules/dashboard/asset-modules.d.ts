@@ -19,6 +19,10 @@ declare module "*/assets/line-diff.js" {
   const text: string;
   export default text;
 }
+declare module "*/assets/fonts.js" {
+  const text: string;
+  export default text;
+}
 declare module "*/assets/leaving.js" {
   const text: string;
   export default text;

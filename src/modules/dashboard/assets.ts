@@ -9,6 +9,7 @@ import stylesheet from "./assets/dashboard.css" with { type: "text" };
 import dashboardJs from "./assets/dashboard.js" with { type: "text" };
 import apiJs from "./assets/api.js" with { type: "text" };
 import domJs from "./assets/dom.js" with { type: "text" };
+import fontsJs from "./assets/fonts.js" with { type: "text" };
 import leavingJs from "./assets/leaving.js" with { type: "text" };
 import lineDiffJs from "./assets/line-diff.js" with { type: "text" };
 import playgroundJs from "./assets/playground.js" with { type: "text" };
@@ -28,6 +29,7 @@ const SCRIPTS: Record<string, string> = {
   "dashboard.js": dashboardJs,
   "api.js": apiJs,
   "dom.js": domJs,
+  "fonts.js": fontsJs,
   "leaving.js": leavingJs,
   "line-diff.js": lineDiffJs,
   "playground.js": playgroundJs,

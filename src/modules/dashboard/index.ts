@@ -19,11 +19,12 @@ import { signImageUrl } from "../../signing/image-urls.ts";
 import { readCookie, SESSION_COOKIE, sessionOf } from "./guard.ts";
 import { dashboardAssets } from "./assets.ts";
 import { dashboardRules } from "./rules.ts";
+import { dashboardFontRoutes } from "./fonts.ts";
 import { dashboardTemplateRoutes } from "./templates.ts";
 import { BatchService } from "../../batches/batches.ts";
 
 export interface DashboardDeps {
-  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks" | "signingKeys" | "accountTemplates" | "store">;
+  services: Pick<Services, "config" | "clock" | "sessions" | "metering" | "limiter" | "webhooks" | "signingKeys" | "accountTemplates" | "store" | "accountFonts">;
   renderer: Renderer;
   templates: TemplateLookup;
 }
@@ -130,6 +131,7 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     .get("/api/templates", () => templateCatalog(templates), hide)
     .get("/api/rules", () => dashboardRules, hide)
     .use(dashboardTemplateRoutes({ services, templates, renderer }))
+    .use(dashboardFontRoutes({ services, renderer }))
 
     // The playground's preview: validated like /api/generate, rate limited by the gate with the
     // key's window, and never reserved or counted against the quota — so capped and marked as

@@ -3,6 +3,7 @@
  * /dashboard/api/rules) from the same constants the core checks, so the page never copies them.
  * The generation rules reach the playground through the template catalog instead.
  */
+import { FONT_LIMITS } from "../../render/account-fonts.ts";
 import { MAX_SIGNING_KEYS_PER_ACCOUNT } from "../../signing/keys.ts";
 import { EVENT_TYPES, MAX_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_MAX, SECRET_MIN } from "../../webhooks/rules.ts";
 
@@ -16,5 +17,11 @@ export const dashboardRules = {
   },
   signing_keys: {
     max_per_account: MAX_SIGNING_KEYS_PER_ACCOUNT,
+  },
+  fonts: {
+    max_per_account: FONT_LIMITS.fonts,
+    max_file_bytes: FONT_LIMITS.fileBytes,
+    max_account_bytes: FONT_LIMITS.accountBytes,
+    formats: ["ttf", "otf", "woff", "woff2"],
   },
 } as const;

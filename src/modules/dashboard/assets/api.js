@@ -23,7 +23,10 @@ export class ApiFailure extends Error {
 
 export async function call(method, path, body, { raw = false, signal } = {}) {
   const init = { method, credentials: "same-origin", headers: { accept: raw ? "image/png" : "application/json" }, signal };
-  if (body !== undefined) {
+  if (body instanceof FormData) {
+    // A file upload: the browser writes the multipart content type with its boundary.
+    init.body = body;
+  } else if (body !== undefined) {
     init.headers["content-type"] = "application/json";
     init.body = JSON.stringify(body);
   }

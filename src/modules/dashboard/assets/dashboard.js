@@ -4,6 +4,7 @@
 // cleared).
 import { call, field, showProblems, whenSessionEnds } from "./api.js";
 import { $, capitalize, focusHeading, h, setMain } from "./dom.js";
+import { renderFonts } from "./fonts.js";
 import { mayLeave, pageLeft, showing, watchNavigation } from "./leaving.js";
 import { renderPlayground } from "./playground.js";
 import { renderSigningKeys } from "./signing-keys.js";
@@ -111,7 +112,7 @@ async function signOut() {
 // Router: a page per hash (#/templates/<id>). Links, Back and Forward change the hash; leaving.js
 // watches it, asks before leaving unsaved work, and calls route().
 
-const ROUTES = { usage: renderUsage, webhooks: renderWebhooks, templates: renderTemplates, playground: renderPlayground, "signing-keys": renderSigningKeys };
+const ROUTES = { usage: renderUsage, webhooks: renderWebhooks, templates: renderTemplates, fonts: renderFonts, playground: renderPlayground, "signing-keys": renderSigningKeys };
 let routeToken = 0;
 
 async function route() {

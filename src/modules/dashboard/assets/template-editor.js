@@ -2,7 +2,10 @@
 // values, theme variables for dark and light, and a live preview that follows the typing. Save
 // adds a version; any version can be viewed — its picture, its HTML read-only and a line diff
 // against what the editor holds — and restored (as a new version); the signed URL and the curl
-// command of the latest version are there to copy.
+// command of the latest version are there to copy. The families a template may name (the
+// account's fonts, the bundled ones) are listed beside the code, each one click from the cursor;
+// the preview's warnings (X-Template-Warnings: a font-family naming nothing the server has, drawn
+// in Inter) are shown under it.
 //
 // The preview goes through /dashboard/api/account-templates/preview: not counted toward the
 // quota, rate limited with the key's window. Each answer carries the number of the edit it was
@@ -51,10 +54,11 @@ const shellQuote = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 export async function renderTemplateEditor(current, id) {
   const path = `/account-templates/${encodeURIComponent(id)}`;
-  const [saved, versions, keys, { createCodeEditor, createCodeViewer }] = await Promise.all([
+  const [saved, versions, keys, fontList, { createCodeEditor, createCodeViewer }] = await Promise.all([
     call("GET", path),
     call("GET", `${path}/versions`),
     call("GET", "/signing-keys"),
+    call("GET", "/fonts"),
     loadCodeEditor(),
   ]);
   if (!current()) return;
@@ -144,6 +148,29 @@ export async function renderTemplateEditor(current, id) {
     onSave: () => form.requestSubmit(),
   });
 
+  // --- Fonts: the families font-family may name, each put at the cursor by a click ------------
+  const families = familiesOf(fontList.data);
+  const insertFamily = (name) => {
+    code.view.dispatch(code.view.state.replaceSelection(name));
+    code.focus();
+  };
+  const familyItem = (family) => {
+    const button = h("button.button.small.font-choice", { type: "button", "aria-label": `Insert ${family.name} at the cursor` }, family.name);
+    button.addEventListener("click", () => insertFamily(family.name));
+    return h("li", null, button, " ", h("span.muted.small", null, family.note));
+  };
+  const fontsBox = h(
+    "fieldset.stack#template-fonts",
+    null,
+    h("legend", null, "Fonts"),
+    h("p.hint", null, "Families font-family can name (Tailwind: font-[Brand_Sans]). Select one to put its name at the cursor in the HTML."),
+    families.own.length
+      ? h("ul.font-choices", { "aria-label": "Your fonts" }, families.own.map(familyItem))
+      : h("p.small", null, "No fonts of your own yet."),
+    h("ul.font-choices", { "aria-label": "Bundled fonts" }, families.bundled.map(familyItem)),
+    h("p.hint", null, "Upload your own on the ", h("a", { href: "#/fonts" }, "Fonts page"), "."),
+  );
+
   let rowSeq = 0;
   const nextKey = () => ++rowSeq;
   const fieldRows = createFieldRows({ draft, nextKey, edited: (apply) => edited(apply) });
@@ -155,6 +182,7 @@ export async function renderTemplateEditor(current, id) {
     h("div.row", null, labelled("Template name", nameInput), labelled("Template description", descriptionInput)),
     h("div.field", null, h("label#template-html-label", { for: "template-html" }, "HTML"), codeHost, codeHint),
     problemsBox,
+    fontsBox,
     h("fieldset.stack", null, h("legend", null, "Fields and sample values"), h("p.hint", null, "Each field is a value a request sends; open one to change it. Sample values fill the preview and the signed URL below."), fieldRows.box, fieldRows.add),
     h("fieldset.stack", null, h("legend", null, "Theme variables"), h("p.hint", null, "var(--name) in a style takes the value of the requested theme."), variableRows.box, variableRows.add),
     h("fieldset", null, h("legend", null, "Design canvas"), h("div.row", null, labelled("Canvas width (px)", widthInput), labelled("Canvas height (px)", heightInput)), h("p.hint", null, "The size the HTML is laid out at; other sizes scale it.")),
@@ -179,6 +207,8 @@ export async function renderTemplateEditor(current, id) {
   const previewStatus = h("p.preview-status", { role: "status", "aria-live": "polite" });
   const sizeSet = h("div.size-set", { hidden: true, dataset: { testid: "size-set" } });
   const sizeSetTitle = h("h3", { hidden: true }, "Every size");
+  const warningsList = h("ul#template-warnings");
+  const warningsBox = h("div.warnings", { role: "status", "aria-live": "polite", hidden: true }, h("h3", null, "Warnings"), warningsList);
   const viewing = h("div.notice.viewing", { hidden: true });
   // A version being viewed: its HTML read-only beside what changed since (filled by viewVersion).
   const versionView = h("section.card.version-view#version-view", { hidden: true, "aria-labelledby": "version-view-title" });
@@ -282,6 +312,7 @@ export async function renderTemplateEditor(current, id) {
           previewStatus,
           sizeSetTitle,
           sizeSet,
+          warningsBox,
         ),
         h("section.card.stack", { "aria-labelledby": "tpl-versions-title" }, h("h2#tpl-versions-title", null, "Versions"), versionList),
         usage,
@@ -356,6 +387,7 @@ export async function renderTemplateEditor(current, id) {
       frame.style.aspectRatio = `${size.width} / ${size.height}`;
       image.alt = `Preview of ${def.name || id} at ${size.label}, ${prefs.theme} theme`;
       previewStatus.textContent = `Rendered in ${res.headers.get("x-generation-time-ms") || "?"} ms · ${size.label} · ${prefs.theme} · not counted toward your quota`;
+      showWarnings(res.headers.get("x-template-warnings"));
       if (viewingVersion === null) showProblems([]);
       void previewSizeSet(def, mine);
     } catch (failure) {
@@ -412,6 +444,19 @@ export async function renderTemplateEditor(current, id) {
         }
       }
     }
+  }
+
+  /** The warnings of the preview on screen (a JSON array of messages, or none), as text. */
+  function showWarnings(header) {
+    let messages = [];
+    try {
+      messages = header ? JSON.parse(header) : [];
+    } catch {
+      messages = [header];
+    }
+    if (!Array.isArray(messages)) messages = [String(messages)];
+    warningsList.replaceChildren(...messages.map((message) => h("li", null, String(message))));
+    warningsBox.hidden = messages.length === 0;
   }
 
   /** Problems at their line in the code pane, and every problem as text under it. */
@@ -651,6 +696,24 @@ export async function renderTemplateEditor(current, id) {
   });
 
   schedule(0);
+}
+
+/**
+ * The families a template may name, from GET /fonts: the account's (one entry a family, its faces
+ * as a note) and the bundled ones with the generic name that draws them.
+ */
+function familiesOf(fonts) {
+  const own = new Map();
+  for (const font of fonts) {
+    if (font.source !== "account") continue;
+    const key = font.family.toLowerCase();
+    if (!own.has(key)) own.set(key, { name: font.family, faces: [] });
+    own.get(key).faces.push(`${font.weight}${font.style === "italic" ? " italic" : ""}`);
+  }
+  return {
+    own: [...own.values()].map((f) => ({ name: f.name, note: f.faces.join(", ") })),
+    bundled: fonts.filter((f) => f.source === "builtin").map((f) => ({ name: f.family, note: `bundled · ${f.generic}` })),
+  };
 }
 
 function definitionOfView(view) {
