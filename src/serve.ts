@@ -129,12 +129,11 @@ export async function startService(
   // Several instances: a lease of an instance that hangs while staying connected runs out within
   // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
   const worker = new JobWorker(services, services.store.kind === "postgres" ? { leaseMs: 30_000 } : {});
-  // One item fewer at once than there are render processes: one process is always left for
-  // interactive renders, which then never wait behind a batch (with every process drawing a
-  // batch item, an uncached generate's p95 was 5× its own on a 2-core box: bench/RESULTS.md).
+  // As many items at once as there are background render processes: those draw batches at a
+  // lower CPU priority, apart from the processes interactive renders use (pool.ts).
   const drawer = new BatchDrawer(
     { ...services, renderer, templates, baseUrl: config.baseUrl },
-    { concurrency: Math.max(1, config.renderWorkers - 1), ...(services.store.kind === "postgres" ? { leaseMs: 60_000 } : {}) },
+    { concurrency: renderer.pool.backgroundSize, ...(services.store.kind === "postgres" ? { leaseMs: 60_000 } : {}) },
   );
   metrics.gauge("ogsmith_batch_items", "Batch items drawn by this process since start, and being drawn now", () => ({ drawn: drawer.drawn, drawing: drawer.active }), "state");
   let boot: Awaited<ReturnType<typeof bootstrapFirstAccount>> | undefined;

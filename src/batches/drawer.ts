@@ -51,7 +51,7 @@ export interface DrawerDeps {
 }
 
 export interface DrawerOptions {
-  /** Items drawn at once by this process: enough to keep the render processes busy when nothing interactive waits. */
+  /** Items drawn at once by this process: one per background render process. */
   concurrency: number;
   /** How long a claim protects an item (real time); longer than any drawing takes. */
   leaseMs?: number;
@@ -129,7 +129,12 @@ export class BatchDrawer {
         this.again = false;
         await this.pumpOnce();
       } while (this.again && !this.stopped);
-    })().finally(() => (this.pumping = undefined));
+    })().finally(() => {
+      this.pumping = undefined;
+      // A kick that came after the loop's last look (an item settling between the loop's end and
+      // this line) would otherwise be lost until the next tick.
+      if (this.again && !this.stopped) this.kick();
+    });
   }
 
   private async pumpOnce(): Promise<void> {

@@ -25,6 +25,7 @@
  *   refused at once for 10 minutes, and an account with two of them in 10 minutes gets one
  *   process at a time for the next 10.
  */
+import { setPriority } from "node:os";
 import { ApiError, apiErrorFrom } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { RenderedImage, RenderEngine } from "./engine.ts";
@@ -71,6 +72,10 @@ export interface RenderPoolOptions {
   timers?: PoolTimers;
   /** Start the render processes at `start()`, the first render or `ready()`, not at construction. */
   startLater?: boolean;
+  /** Background render processes (batches), started when background work arrives. Default half the workers, at least one. */
+  backgroundWorkers?: number;
+  /** A background render process idle this long ends (it comes back with the next background job). Default 30 s. */
+  backgroundIdleMs?: number;
   /** The clock of the repeat-offender windows (ms). Default Date.now. */
   now?: () => number;
   /** Account font files by digest, for a render process that asks for them (render/account-fonts.ts). */
@@ -84,9 +89,10 @@ export interface RenderJobContext {
   /** The account that asked (its own template or not). */
   account?: string;
   /**
-   * Background work (a batch's items): starts only when no interactive render waits, so an
-   * interactive render waits for at most one background render per process. Never refused for
-   * the expected wait (the caller paces itself); at most `maxQueue` wait.
+   * Background work (a batch's items): drawn by background render processes of their own, at a
+   * lower CPU priority, so an interactive render never waits for one and the CPU goes to
+   * interactive renders first. Never refused for the expected wait (the caller paces itself);
+   * at most `maxQueue` wait.
    */
   background?: boolean;
 }
@@ -143,6 +149,10 @@ interface Pending {
 
 interface Slot {
   index: number;
+  /** Interactive processes take interactive jobs; background ones (lower CPU priority) take background jobs. */
+  lane: "interactive" | "background";
+  /** A background process's idle timer: it ends when it has had nothing to do for a while. */
+  idleTimer?: ReturnType<typeof setTimeout>;
   child: RenderChild;
   ready: boolean;
   /** Set once the process is gone or being killed (and replaced), so its late events are ignored. */
@@ -161,6 +171,9 @@ const MAX_STARTUP_FAILURES = 3;
 
 const MiB = 1024 * 1024;
 
+/** The nice value of background render processes (see spawn). */
+export const BACKGROUND_NICE = 10;
+
 export class RenderPool {
   readonly size: number;
   readonly maxQueue: number;
@@ -170,6 +183,10 @@ export class RenderPool {
   /** How many of one account's own templates render at once: half the processes, at least one. */
   readonly perAccountLimit: number;
   private readonly slots: Slot[] = [];
+  /** Background render processes, started with the first background job, ended when idle. */
+  private readonly backgroundSlots: Slot[] = [];
+  /** How many background render processes may run at once. */
+  readonly backgroundSize: number;
   private readonly queue: Pending[] = [];
   /** Background jobs waiting: served only when `queue` has nothing that may start. */
   private readonly backgroundQueue: Pending[] = [];
@@ -207,6 +224,7 @@ export class RenderPool {
     this.timeoutMs = options.timeoutMs ?? 5_000;
     this.memoryBytes = options.memoryBytes ?? 1024 * MiB;
     this.perAccountLimit = options.perAccountLimit ?? Math.max(1, Math.floor(options.workers / 2));
+    this.backgroundSize = options.backgroundWorkers ?? Math.max(1, Math.floor(options.workers / 2));
     this.recentRenderMs = options.initialRenderMs ?? 100;
     this.options = { gcEvery: 32, warmUp: true, maxQueuedBytes: 256 * MiB, memoryWatchMs: 100, ...options };
     this.timers = options.timers ?? realTimers;
@@ -223,7 +241,7 @@ export class RenderPool {
   start(): void {
     if (this.started || this.closing) return;
     this.started = true;
-    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(i));
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(i, "interactive"));
     if (this.readMemory) {
       this.memoryWatch = setInterval(() => void this.watchMemory(), this.options.memoryWatchMs);
       this.memoryWatch.unref?.();
@@ -277,13 +295,19 @@ export class RenderPool {
   }
 
   private renderInBackground(pending: Omit<Pending, "resolve" | "reject">): Promise<RenderedImage> {
-    const interactiveWaiting = this.queue.some((p) => this.mayStart(p));
-    const idle = !interactiveWaiting && this.mayStart(pending) ? this.slots.find((s) => s.ready && !s.dead && !s.current) : undefined;
+    const idle = this.mayStart(pending) ? this.backgroundSlots.find((s) => s.ready && !s.dead && !s.current) : undefined;
     if (!idle && this.backgroundQueue.length >= this.maxQueue) return Promise.reject(busy("Too many background renders are waiting; retry shortly.", 1));
     return new Promise<RenderedImage>((resolve, reject) => {
       const entry: Pending = { ...pending, resolve, reject };
       if (idle) this.dispatch(idle, entry);
-      else this.backgroundQueue.push(entry);
+      else {
+        this.backgroundQueue.push(entry);
+        // Another background process while fewer than the bound run and more jobs wait than are starting.
+        const live = this.backgroundSlots.filter((s) => !s.dead);
+        if (live.length < this.backgroundSize && this.backgroundQueue.length > live.filter((s) => !s.ready).length) {
+          this.backgroundSlots.push(this.spawn(this.backgroundSlots.length, "background"));
+        }
+      }
     });
   }
 
@@ -306,7 +330,7 @@ export class RenderPool {
   get stats(): RenderPoolStats {
     return {
       workers: this.size,
-      alive: this.slots.filter((s) => !s.dead).length,
+      alive: this.slots.filter((s) => !s.dead).length + this.backgroundSlots.filter((s) => !s.dead).length,
       ready: this.slots.filter((s) => s.ready && !s.dead).length,
       busy: this.slots.filter((s) => s.current).length,
       queued: this.queue.length,
@@ -322,7 +346,7 @@ export class RenderPool {
 
   /** The render processes' ids, alive ones only (tests and the bench measure them). */
   get pids(): number[] {
-    return this.slots.filter((s) => !s.dead).map((s) => s.child.pid);
+    return [...this.slots, ...this.backgroundSlots].filter((s) => !s.dead).map((s) => s.child.pid);
   }
 
   /** Ends every render process. Jobs still waiting fail with SERVER_BUSY (retryable). */
@@ -334,26 +358,37 @@ export class RenderPool {
     for (const pending of [...this.queue.splice(0), ...this.backgroundQueue.splice(0)]) pending.reject(busy("The renderer is shutting down; retry shortly.", 1));
     for (const waiter of this.readyWaiters.splice(0)) waiter.reject(new Error("render pool closed"));
     await Promise.all(
-      this.slots.map(async (slot) => {
+      [...this.slots, ...this.backgroundSlots].map(async (slot) => {
         if (slot.current) {
           this.finish(slot);
           slot.current.pending.reject(busy("The renderer is shutting down; retry shortly.", 1));
           slot.current = undefined;
         }
         slot.dead = true;
+        if (slot.idleTimer) clearTimeout(slot.idleTimer);
         slot.child.kill();
         await Promise.race([slot.child.exited, Bun.sleep(2_000)]);
       }),
     );
   }
 
-  private spawn(index: number): Slot {
+  private spawn(index: number, lane: Slot["lane"]): Slot {
     let slot!: Slot;
     const child = new RenderChild(this.options.command ?? renderProcessCommand(), {
       message: (reply) => this.onMessage(slot, reply),
       exit: (code, signal) => this.onExit(slot, code, signal),
     });
-    slot = { index, child, ready: false, dead: false };
+    slot = { index, lane, child, ready: false, dead: false };
+    if (lane === "background") {
+      // A lower priority (nice 10, which needs no privileges): when the CPU is short, interactive
+      // renders and the server get about nine tenths of it; when it is idle, a batch gets all of
+      // it. Not the lowest (19): that left a batch about 1 % beside any busy process on the box.
+      try {
+        setPriority(child.pid, BACKGROUND_NICE);
+      } catch {
+        // Not allowed here: the background lane still keeps interactive renders from waiting.
+      }
+    }
     child.send({
       type: "init",
       templatesDir: this.options.templatesDir,
@@ -371,7 +406,7 @@ export class RenderPool {
       case "ready":
         slot.ready = true;
         this.startupFailures = 0;
-        if (this.slots.every((s) => s.ready)) for (const waiter of this.readyWaiters.splice(0)) waiter.resolve();
+        if (slot.lane === "interactive" && this.slots.every((s) => s.ready)) for (const waiter of this.readyWaiters.splice(0)) waiter.resolve();
         // One more ready process may give an account its share back: any free one may take its job.
         this.pumpAll();
         return;
@@ -484,7 +519,7 @@ export class RenderPool {
     if (this.memoryReading || this.closing || !this.readMemory) return;
     this.memoryReading = true;
     try {
-      const live = this.slots.filter((s) => !s.dead);
+      const live = [...this.slots, ...this.backgroundSlots].filter((s) => !s.dead);
       const sizes = await this.readMemory(live.map((s) => s.child.pid));
       for (const slot of live) {
         const size = sizes.get(slot.child.pid);
@@ -568,30 +603,51 @@ export class RenderPool {
       for (const waiter of this.readyWaiters.splice(0)) waiter.reject(new Error(this.broken));
       return;
     }
-    this.slots[slot.index] = this.spawn(slot.index);
+    if (slot.idleTimer) clearTimeout(slot.idleTimer);
+    if (slot.lane === "background") {
+      // A background process comes back only while background work waits.
+      const at = this.backgroundSlots.indexOf(slot);
+      if (this.backgroundQueue.length > 0) this.backgroundSlots[at] = this.spawn(at, "background");
+      else this.backgroundSlots.splice(at, 1);
+      return;
+    }
+    this.slots[slot.index] = this.spawn(slot.index, "interactive");
   }
 
   /**
-   * Gives an idle, ready process the first queued job allowed to start: in arrival order, except
-   * that an account at its share of processes is passed over until one of its renders ends;
-   * background jobs only when no interactive one may start.
+   * Gives an idle, ready process the first queued job of its lane allowed to start: in arrival
+   * order, except that an account at its share of processes is passed over until one of its
+   * renders ends. A background process with nothing to do ends after `backgroundIdleMs`.
    */
   private pump(slot: Slot): void {
     if (slot.dead || !slot.ready || slot.current) return;
-    const index = this.queue.findIndex((pending) => this.mayStart(pending));
+    const queue = slot.lane === "interactive" ? this.queue : this.backgroundQueue;
+    const index = queue.findIndex((pending) => this.mayStart(pending));
     if (index >= 0) {
-      const [next] = this.queue.splice(index, 1);
-      this.queuedBytes -= next!.bytes;
+      if (slot.idleTimer) clearTimeout(slot.idleTimer);
+      slot.idleTimer = undefined;
+      const [next] = queue.splice(index, 1);
+      if (slot.lane === "interactive") this.queuedBytes -= next!.bytes;
       this.dispatch(slot, next!);
       return;
     }
-    const background = this.backgroundQueue.findIndex((pending) => this.mayStart(pending));
-    if (background >= 0) this.dispatch(slot, this.backgroundQueue.splice(background, 1)[0]!);
+    if (slot.lane === "background" && !slot.idleTimer) {
+      slot.idleTimer = setTimeout(() => this.retire(slot), this.options.backgroundIdleMs ?? 30_000);
+      slot.idleTimer.unref?.();
+    }
+  }
+
+  /** An idle background process ends: not a restart, and nothing is respawned. */
+  private retire(slot: Slot): void {
+    if (slot.dead || slot.current) return;
+    slot.dead = true;
+    slot.child.kill();
+    this.backgroundSlots.splice(this.backgroundSlots.indexOf(slot), 1);
   }
 
   /** A job ended: its process is free, and its account may have room again for a job another process can take. */
   private pumpAll(): void {
-    for (const slot of this.slots) this.pump(slot);
+    for (const slot of [...this.slots, ...this.backgroundSlots]) this.pump(slot);
   }
 }
 

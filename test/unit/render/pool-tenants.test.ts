@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiError } from "../../../src/errors.ts";
 import { silentLogger } from "../../../src/logger.ts";
-import { RenderPool, type RenderJob, type RenderPoolOptions } from "../../../src/render/pool.ts";
+import { BACKGROUND_NICE, RenderPool, type RenderJob, type RenderPoolOptions } from "../../../src/render/pool.ts";
 import { parseAccountTemplate } from "../../../src/templates/account/index.ts";
 import { ManualTimers } from "../../support/manual-timers.ts";
 import { GATED_PROCESS } from "../../support/gated-render-process.ts";
@@ -71,6 +71,12 @@ function processExists(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A process's nice value, from /proc (field 19 of its stat line). */
+function niceOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
 }
 
 async function rejection(promise: Promise<unknown>): Promise<ApiError> {
@@ -299,29 +305,31 @@ describe("account templates in the pool", () => {
       await pool.close();
     }
   }, 30_000);
-  test("background renders start only when no interactive render waits", async () => {
-    const pool = gatedPool({ workers: 1 });
+  test("background renders run on processes of their own at a lower CPU priority; idle ones end", async () => {
+    const pool = gatedPool({ workers: 1, backgroundWorkers: 1, backgroundIdleMs: 200 });
     try {
       await pool.ready();
-      const held = pool.render(builtIn(`hold:${join(gateDir, "bg-first")}`));
-      await waitFor(() => existsSync(join(gateDir, "bg-first.started")), "the process to be held");
-      // Two background renders queue first, then an interactive one: it goes ahead of both.
-      const backgrounds = ["bg-1", "bg-2"].map((name) => pool.render(builtIn(`hold:${join(gateDir, name)}`), { background: true }));
-      const interactive = pool.render(builtIn(`hold:${join(gateDir, "fg")}`));
-      expect(pool.stats).toMatchObject({ queued: 1, background: 2 });
-      // Background work never makes an interactive estimate longer.
-      expect(pool.expectedWaitMs()).toBe(pool.stats.recentRenderMs);
-      writeFileSync(join(gateDir, "bg-first.release"), "");
-      await waitFor(() => existsSync(join(gateDir, "fg.started")), "the interactive render to start next");
-      expect(existsSync(join(gateDir, "bg-1.started"))).toBe(false);
-      writeFileSync(join(gateDir, "fg.release"), "");
-      await waitFor(() => existsSync(join(gateDir, "bg-1.started")), "the first background render to start");
-      for (const name of ["bg-1", "bg-2"]) writeFileSync(join(gateDir, `${name}.release`), "");
-      for (const result of await Promise.all([held, interactive, ...backgrounds])) expect(decodePng(result.bytes).width).toBe(400);
+      const interactivePids = pool.pids;
+      // A background render held: the interactive process stays free, and an interactive render starts at once.
+      const background = pool.render(builtIn(`hold:${join(gateDir, "bg-held")}`), { background: true });
+      await waitFor(() => existsSync(join(gateDir, "bg-held.started")), "the background render to start");
+      const backgroundPid = Number(readFileSync(join(gateDir, "bg-held.started"), "utf8"));
+      expect(interactivePids).not.toContain(backgroundPid);
+      expect(niceOf(backgroundPid)).toBe(BACKGROUND_NICE);
+      expect(niceOf(interactivePids[0]!)).toBe(0);
+      expect(decodePng((await pool.render(builtIn("interactive beside a batch"))).bytes).width).toBe(400);
+      expect(pool.stats).toMatchObject({ alive: 2, background: 0 });
+      writeFileSync(join(gateDir, "bg-held.release"), "");
+      expect(decodePng((await background).bytes).width).toBe(400);
+      // Idle, the background process ends; the next background job starts another.
+      await waitFor(() => !processExists(backgroundPid), "the idle background process to end");
+      expect(pool.stats).toMatchObject({ alive: 1, replaced: 0 });
+      expect(decodePng((await pool.render(builtIn("background again"), { background: true })).bytes).width).toBe(400);
     } finally {
       await pool.close();
     }
   }, 30_000);
+
   test("repeat offenders: a killed render is refused at once when asked again; two kills hold the account to one process", async () => {
     const timers = new ManualTimers();
     let now = 0;
