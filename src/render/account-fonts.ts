@@ -154,6 +154,11 @@ export class AccountFontService {
     return BUNDLED_FAMILIES.map(({ family, generic, weights, styles }) => ({ family, source: "builtin" as const, generic, weights, styles }));
   }
 
+  /** What GET /api/fonts (and the dashboard's list) answers: the account's fonts, then the bundled families. */
+  async catalog(accountId: string): Promise<{ data: ((FontView & { source: "account" }) | BuiltinFontView)[] }> {
+    return { data: [...(await this.list(accountId)).map((font) => ({ ...font, source: "account" as const })), ...this.builtin()] };
+  }
+
   async delete(accountId: string, id: string): Promise<void> {
     if (!/^font_[A-Za-z0-9]{1,40}$/.test(id) || !(await this.store.delete(accountId, id))) throw new ApiError("NOT_FOUND", `No font ${id} in this account.`);
   }

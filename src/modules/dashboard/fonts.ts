@@ -66,7 +66,7 @@ export function dashboardFontRoutes({ services, renderer }: DashboardFontDeps) {
   const account = (request: Request) => sessionOf(request).account.id;
 
   return new Elysia({ name: "module.dashboard.fonts", prefix: "/api/fonts" })
-    .get("", async ({ request }) => ({ data: [...(await accountFonts.list(account(request))).map((font) => ({ ...font, source: "account" as const })), ...accountFonts.builtin()] }), hide)
+    .get("", ({ request }) => accountFonts.catalog(account(request)), hide)
     .post(
       "",
       async ({ request, body, set }) => {

@@ -19,9 +19,7 @@ export function fontsModule(services: Pick<Services, "accountFonts">) {
   return new Elysia({ name: "module.fonts", prefix: "/api/fonts" })
     .get(
       "",
-      async ({ request }) => ({
-        data: [...(await accountFonts.list(account(request))).map((font) => ({ ...font, source: "account" as const })), ...accountFonts.builtin()],
-      }),
+      async ({ request }) => accountFonts.catalog(account(request)),
       {
         response: { 200: FontList, ...errorResponses(...API_AUTH_ERRORS) },
         detail: { summary: "List fonts", description: "The account's own fonts (`source: account`) and the families bundled with the server (`source: builtin`), all of which templates may name in `font-family`.", tags },
