@@ -26,6 +26,7 @@ import { canonicalQuery, sign } from "../../src/signing/index.ts";
 import fc from "fast-check";
 import { errorStatus } from "../../src/errors.ts";
 import { bodyLimitOf } from "../../src/http/body.ts";
+import { pixelFont } from "../support/fonts.ts";
 import { ADMIN_TOKEN, startTestService, type TestService } from "../support/harness.ts";
 import { rawRequest, type RawResponse } from "../support/raw-http.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
@@ -50,6 +51,9 @@ const webhookIds: string[] = [];
 const knownWebhookId = fc.nat().map((i) => webhookIds[i % webhookIds.length]!);
 /** Signing key ids of `main` (some deleted by the fuzz as it goes), for the signing-key routes' `:id`. */
 const signingKeyIds: string[] = [];
+/** A batch and a font of `main`'s (made by the setup), for the batch and font routes' `:id`. */
+const batchIds: string[] = [];
+const fontIds: string[] = [];
 /** Account template ids `main` has (created by the setup and the fuzz), for the template routes' `:id`. */
 const templateIds = ["fuzzcard"];
 /** The starter designs shipped in the binary, for the dashboard's starter routes. */
@@ -116,6 +120,14 @@ beforeAll(async () => {
   signer = (await signingKey.json()) as { id: string; secret: string };
   await addMainTemplate();
   for (let i = 0; i < 3; i++) signingKeyIds.push(((await (await s.api("/api/signing-keys", { key: keys.main, method: "POST" })).json()) as { id: string }).id);
+  const batch = await s.api("/api/batches", { key: keys.main, json: { items: [{ title: "Fuzz batch" }] } });
+  expect(batch.status).toBe(202);
+  batchIds.push(((await batch.json()) as { id: string }).id);
+  const fontForm = new FormData();
+  fontForm.set("file", new Blob([pixelFont("Fuzz Mono") as Uint8Array<ArrayBuffer>]), "fuzz.otf");
+  const font = await fetch(`${s.url}/api/fonts`, { method: "POST", headers: { "x-api-key": keys.main! }, body: fontForm });
+  expect(font.status).toBe(201);
+  fontIds.push(((await font.json()) as { id: string }).id);
   cookie = await signIn();
   routes = s.service.app.routes.filter((r) => !r.path.includes("*")).map((r) => ({ method: r.method.toUpperCase(), path: r.path }));
   expect(routes.length).toBeGreaterThan(30);
@@ -319,6 +331,8 @@ const idArb = (pattern: string) =>
       ? fc.oneof(fc.constantFrom("dashboard.js", "dashboard.css", "api.js", "nosuch.js"), printable.map(encodeURIComponent))
       : pattern.includes("/signing-keys/")
         ? fc.oneof({ arbitrary: fc.constantFrom(...signingKeyIds), weight: 2 }, { arbitrary: knownWebhookId, weight: 1 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
+        : pattern.includes("/batches/") || pattern.includes("/fonts/")
+          ? fc.oneof({ arbitrary: fc.constantFrom(...(pattern.includes("/batches/") ? batchIds : fontIds)), weight: 3 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
         : pattern.startsWith("/api/templates") || pattern.startsWith("/dashboard/api/account-templates")
       ? fc.oneof({ arbitrary: knownTemplateId, weight: 4 }, { arbitrary: fc.constantFrom("event", "blog", "nosuch"), weight: 1 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
       : fc.oneof({ arbitrary: knownWebhookId, weight: 3 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 }, { arbitrary: fc.constantFrom("wh_" + "0".repeat(20), "%00", "..", "x".repeat(1000)), weight: 1 });
