@@ -14,7 +14,7 @@ const Style = OneOf(["normal", "italic"] as const);
 export const FontUpload = mediaBody(
   t.Object(
     {
-      file: t.File({ description: `The font file: TTF, OTF, WOFF or WOFF2, at most ${FONT_LIMITS.fileBytes / (1024 * 1024)} MiB. Not a variable font.` }),
+      file: t.File({ maxLength: FONT_LIMITS.fileBytes, description: `The font file: TTF, OTF, WOFF or WOFF2, at most ${FONT_LIMITS.fileBytes / (1024 * 1024)} MiB. Not a variable font.` }),
       family: t.Optional({ ...Family, description: "Default: the family in the font's name table." }),
       weight: t.Optional(t.String({ pattern: "^[1-9]00$", maxLength: 3, description: "100–900 in hundreds. Default: the font's OS/2 weight class." })),
       style: t.Optional(OneOf(["normal", "italic"] as const, { description: "Default: italic when the font says it is." })),
