@@ -6,6 +6,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { renderTemplate } from "../../../../src/render/engine.ts";
+import { extraBundledFaces } from "../../../../src/render/fonts.ts";
+import { templateFamilies } from "../../../../src/templates/account/fonts.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 import { decodePng, firstDarkColumns, fractionNear, solidPngDataUri, type DecodedPng } from "../../../support/png.ts";
 import { testEngine } from "../../../support/engines.ts";
@@ -237,6 +239,21 @@ describe("pixels", () => {
     expect(await lines("<p>one<br>two</p>")).toBe(2);
     expect(await lines("<p>\n  one<br>\n  {{a}}two\n</p>")).toBe(2);
     expect(await lines("<p>one two</p>")).toBe(1);
+  });
+
+  test("font-serif and font-mono draw their bundled faces, on either engine", async () => {
+    const card = (classes: string) => ({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[120px] p-[50px] ${classes}">Hamburg</div>` });
+    const ink = async (classes: string) => {
+      const definition = card(classes);
+      const bundled = templateFamilies(parseAccountTemplate(definition)).bundled;
+      // The faces a render process adds for a card that names them (sandbox/font-cache.ts).
+      const cardFonts = { key: bundled.join(), fonts: (await Promise.all(bundled.map(extraBundledFaces))).flat(), names: {} };
+      const template = accountTemplateDefinition(parseAccountTemplate(definition));
+      const { bytes } = await renderTemplate(template, {}, { width: 1200, height: 630, theme: "dark", images: {}, format: "png", engine: testEngine(), cardFonts });
+      return countInk(decodePng(bytes), 0, 0, 1200, 630, WHITE);
+    };
+    const sans = await ink("font-sans");
+    for (const classes of ["font-serif", "font-mono", "font-[Source_Serif_4]"]) expect({ classes, same: (await ink(classes)) === sans }).toEqual({ classes, same: false });
   });
 
   test("the documented examples draw (ink on the card, not a blank)", async () => {
