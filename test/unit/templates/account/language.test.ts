@@ -203,6 +203,21 @@ describe("Tailwind classes drawn as Tailwind means them", () => {
     expect(style("gap-2 portrait:gap-8")).toMatchObject({ rowGap: "8px" });
   });
 
+  test("the 950 shades (Tailwind 3.3 on) are accepted in every colour utility, as Tailwind's sRGB values", () => {
+    expect(style("bg-slate-950")).toMatchObject({ backgroundColor: "#020617" });
+    expect(style("text-zinc-950 border-indigo-950")).toMatchObject({ color: "#09090b", borderColor: "#1e1b4b" });
+    expect(style("border-t-green-950")).toMatchObject({ borderTopColor: "#052e16" });
+    expect(style("bg-sky-950/50")).toMatchObject({ backgroundColor: "rgba(8, 47, 73, 0.5)" });
+    expect(style("lg:bg-rose-950")).toMatchObject({ backgroundColor: "#4c0519" });
+    expect(htmlProblem('<div class="bg-mauve-950">x</div>').message).toMatch(/Tailwind class "bg-mauve-950" is not supported/);
+  });
+
+  test("size-* sets the width and the height (Tailwind 3.4 on)", () => {
+    expect(style("size-10")).toMatchObject({ width: "40px", height: "40px" });
+    expect(style("size-[72px]")).toMatchObject({ width: "72px", height: "72px" });
+    expect(style("size-full")).toMatchObject({ width: "100%", height: "100%" });
+  });
+
   test("values out of bounds and unknown names are still refused by name", () => {
     expect(htmlProblem('<div class="gap-[20000px]">x</div>').message).toMatch(/20000px/);
     expect(htmlProblem('<div class="leading-[50]">x</div>').message).toMatch(/line height is 0 to 10/);
