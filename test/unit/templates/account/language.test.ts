@@ -218,6 +218,18 @@ describe("Tailwind classes drawn as Tailwind means them", () => {
     expect(style("size-full")).toMatchObject({ width: "100%", height: "100%" });
   });
 
+  test("Tailwind's preflight: paragraphs and headings lose the browser's margins, headings take the size and weight around them", () => {
+    const childStyle = (tree: SatoriNode) => (tree.props.children as SatoriNode).props.style;
+    const of = (html: string) => childStyle(render({ id: "t", html: `<div class="flex">${html}</div>` }, {}));
+    expect(of('<h1 class="text-6xl">x</h1>')).toMatchObject({ marginTop: "0", marginBottom: "0", fontSize: "60px", fontWeight: "inherit" });
+    expect(of('<h2 class="font-bold">x</h2>')).toMatchObject({ marginTop: "0", marginBottom: "0", fontSize: "1em", fontWeight: "bold" });
+    expect(of('<p class="mt-4">x</p>')).toMatchObject({ marginTop: "16px", marginBottom: "0" });
+    expect(of('<p class="text-xl">x</p>')).not.toHaveProperty("fontWeight");
+    // The element's own margin wins; a template without classes keeps the browser's.
+    expect(of('<p class="text-xl" style="margin: 8px">x</p>')).not.toHaveProperty("marginTop");
+    expect(childStyle(render({ id: "t", html: '<div style="display: flex"><h1>x</h1></div>' }, {}))).not.toHaveProperty("marginTop");
+  });
+
   test("values out of bounds and unknown names are still refused by name", () => {
     expect(htmlProblem('<div class="gap-[20000px]">x</div>').message).toMatch(/20000px/);
     expect(htmlProblem('<div class="leading-[50]">x</div>').message).toMatch(/line height is 0 to 10/);

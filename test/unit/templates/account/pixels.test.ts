@@ -241,6 +241,21 @@ describe("pixels", () => {
     expect(await lines("<p>one two</p>")).toBe(1);
   });
 
+  test("Tailwind's preflight: a heading or paragraph starts at its box's top, a heading in the size and weight around it", async () => {
+    // The first inked row of a card whose text sits at 100 px from the top: 60 px type has its
+    // cap height ~16 px below the top of its line box, a browser's 0.67em margin would add 40 px.
+    const top = async (inner: string) => {
+      const png = await draw({ id: "t", html: `<div class="flex flex-col w-full h-full bg-white text-black pt-[100px] pl-[50px]">${inner}</div>` }, {});
+      return firstDarkColumns(png).findIndex((x) => x < png.width);
+    };
+    for (const inner of ['<h1 class="text-[60px] leading-none">Hello</h1>', '<p class="text-[60px] leading-none">Hello</p>']) {
+      expect({ inner, top: (await top(inner)) < 120 }).toEqual({ inner, top: true });
+    }
+    // A heading with no size or weight class is the text around it: the same ink as a <div>.
+    const ink = async (tag: string) => countInk(await draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[60px] p-[50px]"><${tag}>Hello</${tag}></div>` }, {}), 0, 0, 1200, 630, WHITE);
+    expect(await ink("h2")).toBe(await ink("div"));
+  });
+
   test("font-serif and font-mono draw their bundled faces, on either engine", async () => {
     const card = (classes: string) => ({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[120px] p-[50px] ${classes}">Hamburg</div>` });
     const ink = async (classes: string) => {
