@@ -63,6 +63,23 @@ function withPaletteColour(base: string): string {
   return hex ? `${m![1]}[${hex}]${m![3] ?? ""}` : base;
 }
 
+/** Utilities of one fixed meaning the engine lacks, whose properties the engines draw (Tailwind's own declarations). */
+const KEYWORD_UTILITIES: Record<string, Array<[string, string]>> = {
+  truncate: [["overflow", "hidden"], ["textOverflow", "ellipsis"], ["whiteSpace", "nowrap"]],
+  "text-ellipsis": [["textOverflow", "ellipsis"]],
+  "text-clip": [["textOverflow", "clip"]],
+  "text-start": [["textAlign", "start"]],
+  "text-end": [["textAlign", "end"]],
+  "break-normal": [["wordBreak", "normal"]],
+  "break-all": [["wordBreak", "break-all"]],
+  "break-keep": [["wordBreak", "keep-all"]],
+  ...Object.fromEntries(["normal", "nowrap", "pre", "pre-line", "pre-wrap"].map((v) => [`whitespace-${v}`, [["whiteSpace", v]]])),
+  ...Object.fromEntries(["contain", "cover", "fill", "none", "scale-down"].map((v) => [`object-${v}`, [["objectFit", v]]])),
+  ...Object.fromEntries(
+    ["bottom", "center", "left", "left-bottom", "left-top", "right", "right-bottom", "right-top", "top"].map((v) => [`object-${v}`, [["objectPosition", v.replace("-", " ")]]]),
+  ),
+};
+
 interface OwnClass {
   style: Array<[string, string]>;
   /** Tailwind's order within the family, for classes that set the same property: `gap-4` before `gap-x-2`, `border-2` before `border-x-4` before `border-l-8`. */
@@ -78,6 +95,11 @@ export function ownClass(base: string): OwnClass | undefined {
     const properties = m[1] === "x" ? ["columnGap"] : m[1] === "y" ? ["rowGap"] : ["rowGap", "columnGap"];
     return { style: properties.map((p) => [p, value]), rank: m[1] ? 1 : 0 };
   }
+  const keyword = KEYWORD_UTILITIES[base];
+  if (keyword) return { style: keyword, rank: 0 };
+  // `line-clamp-3`: at most that many lines, the last one ending in an ellipsis.
+  m = /^line-clamp-(\d{1,2})$/.exec(base);
+  if (m) return { style: [["overflow", "hidden"], ["lineClamp", m[1]!]], rank: 0 };
   // `size-10`: width and height (Tailwind 3.4 on), on the spacing scale or arbitrary.
   m = /^size-(.+)$/.exec(base);
   if (m) {

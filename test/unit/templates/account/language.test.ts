@@ -218,6 +218,14 @@ describe("Tailwind classes drawn as Tailwind means them", () => {
     expect(style("size-full")).toMatchObject({ width: "100%", height: "100%" });
   });
 
+  test("keyword utilities the engine lacks, whose properties the engines draw: truncate, line-clamp-*, whitespace-*, break-*, object-*", () => {
+    expect(style("truncate")).toMatchObject({ overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" });
+    expect(style("line-clamp-3")).toMatchObject({ overflow: "hidden", lineClamp: "3" });
+    expect(style("whitespace-pre-line break-all text-ellipsis")).toMatchObject({ whiteSpace: "pre-line", wordBreak: "break-all", textOverflow: "ellipsis" });
+    expect(style("object-cover object-left-top text-end")).toMatchObject({ objectFit: "cover", objectPosition: "left top", textAlign: "end" });
+    expect(htmlProblem('<div class="line-clamp-50">x</div>').message).toMatch(/line-clamp|lineClamp|1 to 20|at most 20/i);
+  });
+
   test("Tailwind's preflight: paragraphs and headings lose the browser's margins, headings take the size and weight around them", () => {
     const childStyle = (tree: SatoriNode) => (tree.props.children as SatoriNode).props.style;
     const of = (html: string) => childStyle(render({ id: "t", html: `<div class="flex">${html}</div>` }, {}));

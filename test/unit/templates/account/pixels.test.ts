@@ -256,6 +256,17 @@ describe("pixels", () => {
     expect(await ink("h2")).toBe(await ink("div"));
   });
 
+  test("truncate keeps a text to one line and line-clamp-2 to two", async () => {
+    const lines = async (classes: string) => {
+      const png = await draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[40px] p-[50px]"><p class="w-[500px] leading-[50px] ${classes}">A title far too long for one line of this narrow box, or for two</p></div>` }, {});
+      const rows = firstDarkColumns(png).map((x) => x < png.width);
+      return rows.filter((inked, y) => inked && !rows[y - 1]).length;
+    };
+    expect(await lines("")).toBeGreaterThan(2);
+    expect(await lines("truncate")).toBe(1);
+    expect(await lines("line-clamp-2")).toBe(2);
+  });
+
   test("font-serif and font-mono draw their bundled faces, on either engine", async () => {
     const card = (classes: string) => ({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[120px] p-[50px] ${classes}">Hamburg</div>` });
     const ink = async (classes: string) => {
