@@ -80,7 +80,12 @@ export function fillTemplate(design: CorpusDesign): string {
       drawn.push(on && present(tag[2]!) === (tag[1] === "#"));
     } else if (tag[1] === "/") {
       drawn.pop();
-    } else if (on) out += escapeHtml((sample[tag[2]!] ?? "").trim());
+    } else if (on) {
+      // Text as given (white-space decides what shows); a colour or image value trimmed, as ogsmith puts it in.
+      const field = design.definition.fields.find((f) => f.name === tag[2]);
+      const value = sample[tag[2]!] ?? "";
+      out += escapeHtml(field?.type === "text" ? value : value.trim());
+    }
   }
   return out
     .replace(/var\(\s*--([a-zA-Z][a-zA-Z0-9_-]*)\s*(?:,[^)]*)?\)/g, (whole, name: string) => variables[name] ?? whole)
