@@ -115,9 +115,23 @@ const DEFAULT_STYLES: Record<string, Record<string, unknown>> = {
   small: { fontSize: "0.833em" },
 };
 
+/**
+ * A font-family list as CSS writes it: a name that is not a run of identifiers is quoted.
+ * satori reads `Source Serif 4` (the bundled serif, which `serif` is drawn with) as the name it
+ * is; takumi parses the value as CSS, where the unquoted `4` makes it invalid and the card fails.
+ */
+function cssFontFamily(value: string): string {
+  return value
+    .split(",")
+    .map((name) => name.trim())
+    .map((name) => (/^['"]/.test(name) || name.split(/\s+/).every((word) => /^-?[A-Za-z_][\w-]*$/.test(word)) ? name : JSON.stringify(name)))
+    .join(", ");
+}
+
 function metadata(props: Record<string, unknown>, type?: string): Partial<TakumiNode> {
   const meta: Record<string, unknown> = {};
-  const own = typeof props.style === "object" && props.style !== null ? props.style : undefined;
+  let own = typeof props.style === "object" && props.style !== null ? (props.style as Record<string, unknown>) : undefined;
+  if (typeof own?.fontFamily === "string") own = { ...own, fontFamily: cssFontFamily(own.fontFamily) };
   const defaults = type === undefined ? undefined : DEFAULT_STYLES[type];
   if (defaults) meta.style = { ...defaults, ...own };
   else if (own) meta.style = own;

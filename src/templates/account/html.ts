@@ -461,7 +461,21 @@ function readStyles(node: P5Element, ctx: Context, element: ElementNode): void {
   if (ctx.tailwind && element.style.some(([property]) => BORDER_PROPERTY.test(property))) {
     element.style.unshift(["borderWidth", "0"], ["borderStyle", "solid"]);
   }
+  // The preflight also takes the browser's margins off paragraphs and headings, and gives
+  // headings the size and weight of the text around them: `<h1 class="text-6xl">` is 72 px with
+  // no margin, `<p class="mt-4">` has no bottom margin. Only what the element does not set itself.
+  if (ctx.tailwind && PREFLIGHT_BLOCKS.has(element.tag)) {
+    const own = new Set(element.style.map(([property]) => property));
+    const reset: Array<[string, string]> = [];
+    if (!own.has("margin")) for (const side of ["marginTop", "marginBottom"]) if (!own.has(side)) reset.push([side, "0"]);
+    if (element.tag !== "p" && !own.has("fontSize")) reset.push(["fontSize", "1em"]);
+    if (element.tag !== "p" && !own.has("fontWeight")) reset.push(["fontWeight", "inherit"]);
+    element.style.unshift(...reset);
+  }
 }
+
+/** Elements the browser gives margins (and headings a size and weight) that Tailwind's preflight takes off. */
+const PREFLIGHT_BLOCKS = new Set(["p", "h1", "h2", "h3", "h4", "h5", "h6"]);
 
 /** Border widths, styles and colours (not radii). */
 const BORDER_PROPERTY = /^border(Top|Right|Bottom|Left)?(Width|Style|Color)?$/;

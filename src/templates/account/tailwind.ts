@@ -9,7 +9,9 @@
  * A few families it leaves out or draws otherwise than Tailwind are expanded here instead
  * (`ownClass`): `gap-*` (it has none), `leading-*` and `tracking-*` (it refuses the relative
  * ones without a `text-*` size on the same element, and turns them into px of that size where
- * Tailwind means the element's own font size), and border widths (it has no `border-x`/`border-y`).
+ * Tailwind means the element's own font size), border widths (it has no `border-x`/`border-y`)
+ * and `size-*`. Its palette stops at 900: the 950 shades (Tailwind 3.3 on) are given to it as
+ * the arbitrary colours they are (`bg-slate-950` as `bg-[#020617]`).
  */
 import { twStyles } from "satori/standalone";
 
@@ -46,6 +48,38 @@ const BORDER_SIDES: Record<string, string[]> = {
   l: ["Left"],
 };
 
+/** The 950 shades, Tailwind's sRGB values, which the engine's palette lacks. */
+const SHADE_950: Record<string, string> = {
+  slate: "#020617", gray: "#030712", zinc: "#09090b", neutral: "#0a0a0a", stone: "#0c0a09", red: "#450a0a",
+  orange: "#431407", amber: "#451a03", yellow: "#422006", lime: "#1a2e05", green: "#052e16", emerald: "#022c22",
+  teal: "#042f2e", cyan: "#083344", sky: "#082f49", blue: "#172554", indigo: "#1e1b4b", violet: "#2e1065",
+  purple: "#3b0764", fuchsia: "#4a044e", pink: "#500724", rose: "#4c0519",
+};
+
+/** `bg-zinc-950`, `border-t-sky-950/50` → the same utility with the colour as an arbitrary value. */
+function withPaletteColour(base: string): string {
+  const m = /^(-?[a-z][a-z-]*?-)([a-z]+)-950(\/\d{1,3})?$/.exec(base);
+  const hex = m ? SHADE_950[m[2]!] : undefined;
+  return hex ? `${m![1]}[${hex}]${m![3] ?? ""}` : base;
+}
+
+/** Utilities of one fixed meaning the engine lacks, whose properties the engines draw (Tailwind's own declarations). */
+const KEYWORD_UTILITIES: Record<string, Array<[string, string]>> = {
+  truncate: [["overflow", "hidden"], ["textOverflow", "ellipsis"], ["whiteSpace", "nowrap"]],
+  "text-ellipsis": [["textOverflow", "ellipsis"]],
+  "text-clip": [["textOverflow", "clip"]],
+  "text-start": [["textAlign", "start"]],
+  "text-end": [["textAlign", "end"]],
+  "break-normal": [["wordBreak", "normal"]],
+  "break-all": [["wordBreak", "break-all"]],
+  "break-keep": [["wordBreak", "keep-all"]],
+  ...Object.fromEntries(["normal", "nowrap", "pre", "pre-line", "pre-wrap"].map((v) => [`whitespace-${v}`, [["whiteSpace", v]]])),
+  ...Object.fromEntries(["contain", "cover", "fill", "none", "scale-down"].map((v) => [`object-${v}`, [["objectFit", v]]])),
+  ...Object.fromEntries(
+    ["bottom", "center", "left", "left-bottom", "left-top", "right", "right-bottom", "right-top", "top"].map((v) => [`object-${v}`, [["objectPosition", v.replace("-", " ")]]]),
+  ),
+};
+
 interface OwnClass {
   style: Array<[string, string]>;
   /** Tailwind's order within the family, for classes that set the same property: `gap-4` before `gap-x-2`, `border-2` before `border-x-4` before `border-l-8`. */
@@ -60,6 +94,17 @@ export function ownClass(base: string): OwnClass | undefined {
     if (value === undefined) return undefined;
     const properties = m[1] === "x" ? ["columnGap"] : m[1] === "y" ? ["rowGap"] : ["rowGap", "columnGap"];
     return { style: properties.map((p) => [p, value]), rank: m[1] ? 1 : 0 };
+  }
+  const keyword = KEYWORD_UTILITIES[base];
+  if (keyword) return { style: keyword, rank: 0 };
+  // `line-clamp-3`: at most that many lines, the last one ending in an ellipsis.
+  m = /^line-clamp-(\d{1,2})$/.exec(base);
+  if (m) return { style: [["overflow", "hidden"], ["lineClamp", m[1]!]], rank: 0 };
+  // `size-10`: width and height (Tailwind 3.4 on), on the spacing scale or arbitrary.
+  m = /^size-(.+)$/.exec(base);
+  if (m) {
+    const value = spacing(m[1]!) ?? (m[1] === "full" ? "100%" : arbitrary(m[1]!));
+    return value === undefined ? undefined : { style: [["width", value], ["height", value]], rank: 0 };
   }
   m = /^leading-(.+)$/.exec(base);
   if (m) {
@@ -131,7 +176,7 @@ function expandUncached(value: string, canvas: { width: number; height: number }
   for (const match of tokens) {
     const token = match[0];
     const parts = token.split(":");
-    const base = parts.pop()!;
+    const base = withPaletteColour(parts.pop()!);
     const variant = parts.find((p) => !VARIANTS.has(p));
     if (variant !== undefined) {
       problems.push({ token, offset: match.index, message: `Tailwind variant "${variant}:" in class "${token}" is not supported (an image has no hover, focus or dark mode; use themes)` });
@@ -154,7 +199,7 @@ function expandUncached(value: string, canvas: { width: number; height: number }
       problems.push({ token, offset: match.index, message: `Tailwind class "${token}" is not supported by the renderer` });
       continue;
     }
-    kept.push(token);
+    kept.push([...parts, base].join(":"));
   }
   const expanded = kept.length ? expand(kept.join(" "), canvas) : {};
   // `shadow-red-500` colours the shadow of `shadow-lg`: satori puts it into boxShadow the same way.

@@ -203,6 +203,41 @@ describe("Tailwind classes drawn as Tailwind means them", () => {
     expect(style("gap-2 portrait:gap-8")).toMatchObject({ rowGap: "8px" });
   });
 
+  test("the 950 shades (Tailwind 3.3 on) are accepted in every colour utility, as Tailwind's sRGB values", () => {
+    expect(style("bg-slate-950")).toMatchObject({ backgroundColor: "#020617" });
+    expect(style("text-zinc-950 border-indigo-950")).toMatchObject({ color: "#09090b", borderColor: "#1e1b4b" });
+    expect(style("border-t-green-950")).toMatchObject({ borderTopColor: "#052e16" });
+    expect(style("bg-sky-950/50")).toMatchObject({ backgroundColor: "rgba(8, 47, 73, 0.5)" });
+    expect(style("lg:bg-rose-950")).toMatchObject({ backgroundColor: "#4c0519" });
+    expect(htmlProblem('<div class="bg-mauve-950">x</div>').message).toMatch(/Tailwind class "bg-mauve-950" is not supported/);
+  });
+
+  test("size-* sets the width and the height (Tailwind 3.4 on)", () => {
+    expect(style("size-10")).toMatchObject({ width: "40px", height: "40px" });
+    expect(style("size-[72px]")).toMatchObject({ width: "72px", height: "72px" });
+    expect(style("size-full")).toMatchObject({ width: "100%", height: "100%" });
+  });
+
+  test("keyword utilities the engine lacks, whose properties the engines draw: truncate, line-clamp-*, whitespace-*, break-*, object-*", () => {
+    expect(style("truncate")).toMatchObject({ overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" });
+    expect(style("line-clamp-3")).toMatchObject({ overflow: "hidden", lineClamp: "3" });
+    expect(style("whitespace-pre-line break-all text-ellipsis")).toMatchObject({ whiteSpace: "pre-line", wordBreak: "break-all", textOverflow: "ellipsis" });
+    expect(style("object-cover object-left-top text-end")).toMatchObject({ objectFit: "cover", objectPosition: "left top", textAlign: "end" });
+    expect(htmlProblem('<div class="line-clamp-50">x</div>').message).toMatch(/line-clamp|lineClamp|1 to 20|at most 20/i);
+  });
+
+  test("Tailwind's preflight: paragraphs and headings lose the browser's margins, headings take the size and weight around them", () => {
+    const childStyle = (tree: SatoriNode) => (tree.props.children as SatoriNode).props.style;
+    const of = (html: string) => childStyle(render({ id: "t", html: `<div class="flex">${html}</div>` }, {}));
+    expect(of('<h1 class="text-6xl">x</h1>')).toMatchObject({ marginTop: "0", marginBottom: "0", fontSize: "60px", fontWeight: "inherit" });
+    expect(of('<h2 class="font-bold">x</h2>')).toMatchObject({ marginTop: "0", marginBottom: "0", fontSize: "1em", fontWeight: "bold" });
+    expect(of('<p class="mt-4">x</p>')).toMatchObject({ marginTop: "16px", marginBottom: "0" });
+    expect(of('<p class="text-xl">x</p>')).not.toHaveProperty("fontWeight");
+    // The element's own margin wins; a template without classes keeps the browser's.
+    expect(of('<p class="text-xl" style="margin: 8px">x</p>')).not.toHaveProperty("marginTop");
+    expect(childStyle(render({ id: "t", html: '<div style="display: flex"><h1>x</h1></div>' }, {}))).not.toHaveProperty("marginTop");
+  });
+
   test("values out of bounds and unknown names are still refused by name", () => {
     expect(htmlProblem('<div class="gap-[20000px]">x</div>').message).toMatch(/20000px/);
     expect(htmlProblem('<div class="leading-[50]">x</div>').message).toMatch(/line height is 0 to 10/);

@@ -6,6 +6,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { renderTemplate } from "../../../../src/render/engine.ts";
+import { extraBundledFaces } from "../../../../src/render/fonts.ts";
+import { templateFamilies } from "../../../../src/templates/account/fonts.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 import { decodePng, firstDarkColumns, fractionNear, solidPngDataUri, type DecodedPng } from "../../../support/png.ts";
 import { testEngine } from "../../../support/engines.ts";
@@ -237,6 +239,47 @@ describe("pixels", () => {
     expect(await lines("<p>one<br>two</p>")).toBe(2);
     expect(await lines("<p>\n  one<br>\n  {{a}}two\n</p>")).toBe(2);
     expect(await lines("<p>one two</p>")).toBe(1);
+  });
+
+  test("Tailwind's preflight: a heading or paragraph starts at its box's top, a heading in the size and weight around it", async () => {
+    // The first inked row of a card whose text sits at 100 px from the top: 60 px type has its
+    // cap height ~16 px below the top of its line box, a browser's 0.67em margin would add 40 px.
+    const top = async (inner: string) => {
+      const png = await draw({ id: "t", html: `<div class="flex flex-col w-full h-full bg-white text-black pt-[100px] pl-[50px]">${inner}</div>` }, {});
+      return firstDarkColumns(png).findIndex((x) => x < png.width);
+    };
+    for (const inner of ['<h1 class="text-[60px] leading-none">Hello</h1>', '<p class="text-[60px] leading-none">Hello</p>']) {
+      expect({ inner, top: (await top(inner)) < 120 }).toEqual({ inner, top: true });
+    }
+    // A heading with no size or weight class is the text around it: the same ink as a <div>.
+    const ink = async (tag: string) => countInk(await draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[60px] p-[50px]"><${tag}>Hello</${tag}></div>` }, {}), 0, 0, 1200, 630, WHITE);
+    expect(await ink("h2")).toBe(await ink("div"));
+  });
+
+  test("truncate keeps a text to one line and line-clamp-2 to two", async () => {
+    const lines = async (classes: string) => {
+      const png = await draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[40px] p-[50px]"><p class="w-[500px] leading-[50px] ${classes}">A title far too long for one line of this narrow box, or for two</p></div>` }, {});
+      const rows = firstDarkColumns(png).map((x) => x < png.width);
+      return rows.filter((inked, y) => inked && !rows[y - 1]).length;
+    };
+    expect(await lines("")).toBeGreaterThan(2);
+    expect(await lines("truncate")).toBe(1);
+    expect(await lines("line-clamp-2")).toBe(2);
+  });
+
+  test("font-serif and font-mono draw their bundled faces, on either engine", async () => {
+    const card = (classes: string) => ({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[120px] p-[50px] ${classes}">Hamburg</div>` });
+    const ink = async (classes: string) => {
+      const definition = card(classes);
+      const bundled = templateFamilies(parseAccountTemplate(definition)).bundled;
+      // The faces a render process adds for a card that names them (sandbox/font-cache.ts).
+      const cardFonts = { key: bundled.join(), fonts: (await Promise.all(bundled.map(extraBundledFaces))).flat(), names: {} };
+      const template = accountTemplateDefinition(parseAccountTemplate(definition));
+      const { bytes } = await renderTemplate(template, {}, { width: 1200, height: 630, theme: "dark", images: {}, format: "png", engine: testEngine(), cardFonts });
+      return countInk(decodePng(bytes), 0, 0, 1200, 630, WHITE);
+    };
+    const sans = await ink("font-sans");
+    for (const classes of ["font-serif", "font-mono", "font-[Source_Serif_4]"]) expect({ classes, same: (await ink(classes)) === sans }).toEqual({ classes, same: false });
   });
 
   test("the documented examples draw (ink on the card, not a blank)", async () => {
