@@ -5,7 +5,7 @@
  * rather than one static body schema.
  */
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
-import { COLOR_FORMS, isCssColor } from "../templates/account/color.ts";
+import { COLOR_FORMS, isCssColor } from "../templates/account/values/color.ts";
 import type { TemplateDefinition, TemplateField } from "../templates/types.ts";
 import { effectiveQuality, IMAGE_FORMATS } from "./encode.ts";
 import { IMAGE_LIMITS } from "./image-limits.ts";

@@ -6,7 +6,7 @@
 import type { FieldProblem } from "../../errors.ts";
 import { COMMON_FIELDS, MAX_IMAGE_BYTES, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE } from "../../render/request.ts";
 import { TEMPLATE_ID } from "../loader.ts";
-import { COLOR_FORMS, isCssColor } from "./color.ts";
+import { COLOR_FORMS, isCssColor } from "./values/color.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
 
 export const LIMITS = {
