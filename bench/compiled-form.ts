@@ -24,7 +24,7 @@ const time = (f: () => void, rounds = 50): number => {
 
 console.log("definition            html B  parse ms  tree B   clone ms  html clone ms");
 for (const [name, definition] of Object.entries(definitions)) {
-  const spec = { fields: [], themes: {}, width: 1200, height: 630, ...definition } as Parameters<typeof parseTemplateHtml>[0];
+  const spec = { fields: [], themes: {}, width: 1200, height: 630, ...definition } as unknown as Parameters<typeof parseTemplateHtml>[0];
   const root = parseTemplateHtml(spec, []).root;
   const bytes = serialize(root).byteLength;
   const parse = time(() => parseTemplateHtml(spec, []));

@@ -6,7 +6,7 @@
  * or updated (account-templates.ts) and again for every render, since fonts can be deleted.
  */
 import type { FieldProblem } from "../../errors.ts";
-import { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, SERIF_FAMILY } from "../../render/fonts.ts";
+import { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, SERIF_FAMILY } from "../../media/font-families.ts";
 import { orientationOf, parseTemplateHtml, usesOrientation } from "./html.ts";
 import type { AccountTemplateSpec } from "./index.ts";
 import { isDeclaration, type TemplateNode } from "./tree.ts";

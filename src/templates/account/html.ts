@@ -9,8 +9,8 @@
  */
 import { parseFragment, type DefaultTreeAdapterMap } from "parse5";
 import type { FieldProblem } from "../../errors.ts";
-import { drawnElements, expansionProblem, referencesOf, type SvgReferenceNode } from "../../render/svg-expansion.ts";
-import { checkDataImage, drawnBySvgImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from "../../render/svg-safety.ts";
+import { drawnElements, expansionProblem, referencesOf, type SvgReferenceNode } from "../../media/svg-expansion.ts";
+import { checkDataImage, drawnBySvgImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from "../../media/svg-safety.ts";
 import { CSS_BOUNDS, camelCaseProperty, clipValue, COLOR_PROPERTIES, EFFECT_PROPERTIES, kebabCaseProperty, parseDeclaration, splitDeclarations } from "./css.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
 import { clip, splitPlaceholders, type Piece, type TagProblem } from "./placeholders.ts";

@@ -20,8 +20,8 @@
  * max_length, one font size per character.
  */
 import { SaxesParser } from "saxes";
-import { svgDataUriText } from "../../render/svg-safety.ts";
-import { MAX_SIZE } from "../../render/request.ts";
+import { svgDataUriText } from "../../media/svg-safety.ts";
+import { MAX_SIZE } from "../../media/card.ts";
 import type { FieldProblem } from "../../errors.ts";
 import type { CssValue } from "./css.ts";
 import type { ParsedHtml } from "./html.ts";
