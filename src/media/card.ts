@@ -14,3 +14,6 @@ export const MAX_SIZE = 2400;
 export const MAX_URL_LENGTH = 2048;
 /** What a data: image may decode to: the bound of any one image (IMAGE_LIMITS), so inlining an image never allows more than fetching it. */
 export const MAX_IMAGE_BYTES = IMAGE_LIMITS.maxBytes;
+
+/** The longest value a text field without a max_length takes: a title's, any other's. */
+export const defaultTextLength = (field: string): number => (field === "title" ? 200 : 300);

@@ -8,7 +8,7 @@ import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import { COLOR_FORMS, isCssColor } from "../templates/account/values/color.ts";
 import type { TemplateDefinition, TemplateField } from "../templates/types.ts";
 import { effectiveQuality, IMAGE_FORMATS } from "./encode.ts";
-import { COMMON_FIELDS, MAX_IMAGE_BYTES, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE } from "../media/card.ts";
+import { COMMON_FIELDS, defaultTextLength, MAX_IMAGE_BYTES, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE } from "../media/card.ts";
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, type RenderRequest } from "./types.ts";
 
 export interface TemplateLookup {
@@ -39,7 +39,7 @@ export interface ParseOptions {
  * URLs (urlLengthOf).
  */
 export const maxLengthOf = (field: TemplateField): number =>
-  field.type === "image_url" ? Math.max(MAX_DATA_URI_LENGTH, urlLengthOf(field)) : (field.maxLength ?? (field.type === "color" ? 64 : field.name === "title" ? 200 : 300));
+  field.type === "image_url" ? Math.max(MAX_DATA_URI_LENGTH, urlLengthOf(field)) : (field.maxLength ?? (field.type === "color" ? 64 : defaultTextLength(field.name)));
 
 /** The longest http(s) URL an `image_url` field takes: its own `maxLength`, at most MAX_URL_LENGTH. */
 export const urlLengthOf = (field: TemplateField): number => field.maxLength ?? MAX_URL_LENGTH;
