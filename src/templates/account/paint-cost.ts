@@ -6,8 +6,10 @@
  *
  * The unit is one megapixel painted once at the largest output (2400×2400, where a canvas lays
  * out as a max(width, height) square). Each box costs its area clipped to the canvas: ×1 for a
- * fill, a border or an image, ×LAYER_WEIGHT when it is drawn apart (clip-path, or opacity around
- * children), ×GRADIENT_WEIGHT per gradient layer (background or mask). Each shadow and each filter
+ * fill, a border or an image, ×LAYER_WEIGHT when it is drawn apart by clip-path, ×OPACITY_WEIGHT
+ * when made translucent around children, ×CLIP_WEIGHT when it clips children (overflow: hidden,
+ * each level of nested clips a layer), ×GRADIENT_WEIGHT per gradient layer (background or mask);
+ * each character of its own text ×GLYPH_WEIGHT its em square. Each shadow and each filter
  * function is a filter pass ×EFFECT_WEIGHT over its region as satori writes it: a box shadow's
  * box grown by blur²/4 + spread + offset, a text shadow's text box likewise (once per run of
  * text), a `filter`'s whole canvas grown by 3σ per blur — the part of the region past 5 canvases
@@ -42,16 +44,20 @@ export const PAINT_BUDGET = {
 const GRADIENT_WEIGHT = 20;
 /** A box drawn apart and then composited: clipped by clip-path (and SVG's layers: clip-path, opacity, patterns). */
 const LAYER_WEIGHT = 4;
+/*
+ * The weights below are measured by bench/paint-weights.ts, as render time per megapixel over
+ * resvg's time for a fill megapixel (the unit), on the engine that is slower for each; the table
+ * is in docs/render-bounds.md.
+ */
 /**
  * A box that clips its children (`overflow: hidden`, rounded or not): resvg draws what it clips
- * into a layer of its own and masks it, per level when clips nest (bench/paint-weights.ts: 3.2 to
- * 4.4 fills of the box on satori + resvg).
+ * into a layer of its own and masks it, one more at every level when clips nest (about 5).
  */
-const CLIP_WEIGHT = 4.5;
-/** A box made translucent around its children: a layer of its own (2.3 fills of the box on takumi, little on resvg). */
-const OPACITY_WEIGHT = 3;
-/** Each glyph, over its em square (font size²), wherever it lands: 0.55 fills per megapixel of em squares on resvg. */
-const GLYPH_WEIGHT = 0.6;
+const CLIP_WEIGHT = 5;
+/** A box made translucent around its children: takumi draws it into a layer of its own (3.5, nested 6.6; resvg little). */
+const OPACITY_WEIGHT = 6.5;
+/** Each glyph, over its em square (font size²), wherever it lands (resvg: 0.2 to 0.9). */
+const GLYPH_WEIGHT = 1;
 const EFFECT_WEIGHT = 60;
 const EFFECT_OUTSIDE_WEIGHT = 15;
 /** A colour function (brightness(), sepia()…) is a cheap pass next to a blur. */
