@@ -34,19 +34,9 @@ export const FAMILY_NAME = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,63}$/;
 export const FONT_STYLES = ["normal", "italic"] as const;
 const UPLOAD_FIELDS = ["file", "family", "weight", "style"];
 
-/** One face a render needs: the account's family, its weight and style, and the file's digest. */
-export interface AccountFace {
-  family: string;
-  weight: number;
-  style: "normal" | "italic";
-  digest: string;
-}
+import type { AccountFace, RenderFonts } from "../media/font-families.ts";
 
-/** The fonts a render of an account template uses beyond Inter: the account's faces and the bundled serif or monospace family. */
-export interface RenderFonts {
-  faces: AccountFace[];
-  bundled: string[];
-}
+export type { AccountFace, RenderFonts };
 
 /** A font as the API answers it. */
 export interface FontView {

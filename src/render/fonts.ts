@@ -21,7 +21,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Font } from "satori";
+import { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, PRIMARY_FAMILY, SERIF_FAMILY } from "../media/font-families.ts";
 import { cmapCodePoints, fontCodePoints, sfntTables, woffTable } from "./cmap.ts";
+
+export { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, SERIF_FAMILY };
 
 import fallbackPackPath from "../../assets/fonts/noto-fallback.bin" with { type: "file" };
 import inter_latin_400 from "../../assets/fonts/inter-latin-400-normal.woff" with { type: "file" };
@@ -74,8 +77,6 @@ import serif_700 from "../../assets/fonts/source-serif-4-latin-700-normal.woff" 
 import serif_400_italic from "../../assets/fonts/source-serif-4-latin-400-italic.woff" with { type: "file" };
 
 type Weight = 400 | 600 | 700 | 800;
-/** The family templates name; its faces (Latin) are the only ones satori gets up front. */
-const PRIMARY_FAMILY = "Inter";
 /**
  * Every subset has italic faces at 400 and 700 (what `<i>`, `<em>` and `font-style: italic` ask
  * for, bold or not; other weights take the nearest); they come after the upright faces of their
@@ -126,9 +127,6 @@ const BUNDLED: { family: string; weight: Weight; style?: "italic"; path: string 
   { family: "Inter Vietnamese", weight: 700, style: "italic", path: inter_vietnamese_700_italic },
 ];
 
-/** The bundled monospace and serif families (Latin only): what `monospace`, `serif`, `font-mono` and `font-serif` draw. */
-export const MONO_FAMILY = "JetBrains Mono";
-export const SERIF_FAMILY = "Source Serif 4";
 
 /**
  * The monospace and serif faces. Never in the shared list: satori parses every face of a list
@@ -144,19 +142,6 @@ const BUNDLED_EXTRA: { family: string; weight: Weight; style?: "italic"; path: s
   { family: SERIF_FAMILY, weight: 400, style: "italic", path: serif_400_italic },
 ];
 
-/** The families a template may name, with the generic names that stand for them (lowercase). */
-export const BUNDLED_FAMILIES: { family: string; generic: "sans-serif" | "serif" | "monospace"; aliases: string[]; weights: number[]; styles: ("normal" | "italic")[] }[] = [
-  { family: PRIMARY_FAMILY, generic: "sans-serif", aliases: ["sans-serif", "ui-sans-serif", "system-ui"], weights: [400, 600, 700, 800], styles: ["normal", "italic"] },
-  { family: SERIF_FAMILY, generic: "serif", aliases: ["serif", "ui-serif"], weights: [400, 700], styles: ["normal", "italic"] },
-  { family: MONO_FAMILY, generic: "monospace", aliases: ["monospace", "ui-monospace"], weights: [400, 700], styles: ["normal", "italic"] },
-];
-
-/** The bundled family a name stands for (a family's own name or a generic one, any case), or undefined. */
-export function bundledFamilyOf(name: string): string | undefined {
-  const key = name.trim().toLowerCase();
-  for (const entry of BUNDLED_FAMILIES) if (entry.family.toLowerCase() === key || entry.aliases.includes(key)) return entry.family;
-  return undefined;
-}
 
 /** The faces of the bundled monospace or serif family (read once per process; satori caches parses by the bytes). */
 export function extraBundledFaces(family: string): Promise<Font[]> {

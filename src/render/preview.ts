@@ -9,7 +9,8 @@
  *   carries it.
  */
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
-import { accountTemplateDefinition, parseAccountTemplate } from "../templates/account/index.ts";
+import { accountTemplateDefinition, type AccountTemplateSpec, paintCostOf, parseAccountTemplate } from "../templates/account/index.ts";
+import { PAINT_BUDGET } from "../templates/account/paint-cost.ts";
 import { parseRenderRequest } from "./request.ts";
 import type { RenderRequest } from "./types.ts";
 
@@ -28,6 +29,15 @@ export function previewSize(width: number, height: number): { width: number; hei
 /** A validated request turned into its preview: capped size, marked, kept apart from real renders in every cache. */
 export function asPreview(request: RenderRequest): RenderRequest {
   return { ...request, ...previewSize(request.width, request.height), preview: true };
+}
+
+/** The header a preview's paint estimate travels in: `units=<n>; budget=<n>` (src/templates/account/paint-cost.ts). */
+export const COST_HEADER = "x-template-cost";
+
+/** The preview's X-Template-Cost: the definition's paint estimate, rounded to a unit, and the budget. */
+export function costHeader(spec: AccountTemplateSpec): Record<string, string> {
+  const cost = paintCostOf(spec);
+  return cost === undefined ? {} : { [COST_HEADER]: `units=${Math.round(cost)}; budget=${PAINT_BUDGET.megapixels}` };
 }
 
 /** The top-level names of a template preview body (POST /api/templates/preview). */

@@ -5,10 +5,10 @@
  * rather than one static body schema.
  */
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
-import { COLOR_FORMS, isCssColor } from "../templates/account/color.ts";
+import { COLOR_FORMS, isCssColor } from "../templates/account/values/color.ts";
 import type { TemplateDefinition, TemplateField } from "../templates/types.ts";
 import { effectiveQuality, IMAGE_FORMATS } from "./encode.ts";
-import { IMAGE_LIMITS } from "./image-limits.ts";
+import { COMMON_FIELDS, defaultTextLength, MAX_IMAGE_BYTES, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE } from "../media/card.ts";
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, type RenderRequest } from "./types.ts";
 
 export interface TemplateLookup {
@@ -16,16 +16,9 @@ export interface TemplateLookup {
   list(): TemplateDefinition[];
 }
 
-/** Fields every template accepts. */
-export const COMMON_FIELDS = ["template", "theme", "width", "height", "size", "format", "quality"] as const;
+export { COMMON_FIELDS, MAX_IMAGE_BYTES, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE };
 export const THEMES = ["dark", "light"] as const;
 export const FORMATS = IMAGE_FORMATS;
-export const MIN_SIZE = 200;
-export const MAX_SIZE = 2400;
-/** The longest http(s) URL an `image_url` field takes, and the longest value of any field in a signed URL's query. */
-export const MAX_URL_LENGTH = 2048;
-/** What a data: image may decode to: the bound of any one image (IMAGE_LIMITS), so inlining an image never allows more than fetching it. */
-export const MAX_IMAGE_BYTES = IMAGE_LIMITS.maxBytes;
 /**
  * The longest data: value, in characters: the base64 of MAX_IMAGE_BYTES (6.67 MiB) with room for
  * the `data:image/…;base64,` header and line breaks in the payload. What bounds a data: image is
@@ -46,7 +39,7 @@ export interface ParseOptions {
  * URLs (urlLengthOf).
  */
 export const maxLengthOf = (field: TemplateField): number =>
-  field.type === "image_url" ? Math.max(MAX_DATA_URI_LENGTH, urlLengthOf(field)) : (field.maxLength ?? (field.type === "color" ? 64 : field.name === "title" ? 200 : 300));
+  field.type === "image_url" ? Math.max(MAX_DATA_URI_LENGTH, urlLengthOf(field)) : (field.maxLength ?? (field.type === "color" ? 64 : defaultTextLength(field.name)));
 
 /** The longest http(s) URL an `image_url` field takes: its own `maxLength`, at most MAX_URL_LENGTH. */
 export const urlLengthOf = (field: TemplateField): number => field.maxLength ?? MAX_URL_LENGTH;

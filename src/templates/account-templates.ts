@@ -10,7 +10,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { ApiError, type FieldProblem, validationError } from "../errors.ts";
-import type { RenderFonts } from "../render/account-fonts.ts";
+import type { RenderFonts } from "../media/font-families.ts";
 import type { StoredTemplate, TemplateStore } from "../store/types.ts";
 import { familyProblems, templateFamilies } from "./account/fonts.ts";
 import { type AccountTemplateSpec, parseAccountTemplate } from "./account/index.ts";

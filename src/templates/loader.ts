@@ -15,7 +15,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "../logger.ts";
-import { COMMON_FIELDS } from "../render/request.ts";
+import { COMMON_FIELDS } from "../media/card.ts";
 import * as runtime from "./jsx-runtime.ts";
 import * as kit from "./kit.ts";
 import { BUILT_IN_TEMPLATES } from "./registry.ts";

@@ -109,6 +109,9 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
     // The first preview arrives by itself, and the signed URL of version 1 is there.
     const first = await nextPreview(page, 0);
     expect(first).toMatchObject({ width: 1200, height: 630 });
+    // Beside it, what drawing it costs (the preview's X-Template-Cost).
+    await page.waitForFunction(() => !document.querySelector<HTMLElement>("#template-cost")?.hidden);
+    expect(await page.locator("#template-cost").textContent()).toMatch(/^Drawing cost: about \d+ of 500 units$/);
     await page.waitForFunction(() => (document.querySelector<HTMLInputElement>("#template-signed-url")?.value ?? "").includes("v=1"));
 
     // Every control on the page has a label, and the keyboard gets into the code pane and out.

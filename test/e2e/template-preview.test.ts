@@ -110,6 +110,20 @@ describe("POST /api/templates/preview", () => {
     expect(((await unknown.json()) as { details: { field: string }[] }).details.map((d) => d.field)).toEqual(["quality"]);
   });
 
+  test("carries the definition's paint estimate and the budget in X-Template-Cost, documented in the OpenAPI description", async () => {
+    const flat = await preview({ template: FLAT });
+    expect(flat.status).toBe(200);
+    const header = flat.headers.get("x-template-cost") ?? "";
+    expect(header).toMatch(/^units=\d+; budget=500$/);
+    // A blurred box over the card costs more than the flat card, and says so.
+    const blurred = await preview({ template: { ...FLAT, html: FLAT.html.replace("padding: 60px", "padding: 60px; box-shadow: 0 0 10px 4px black") } });
+    expect(blurred.status).toBe(200);
+    const units = (res: Response) => Number(/units=(\d+)/.exec(res.headers.get("x-template-cost") ?? "")?.[1]);
+    expect(units(blurred)).toBeGreaterThan(units(flat));
+    const document = (await (await fetch(`${s.url}/openapi.json`)).json()) as any;
+    expect(document.paths["/api/templates/preview"].post.description).toContain("X-Template-Cost");
+  });
+
   test("is in the OpenAPI document with its body and answers", async () => {
     const document = (await (await fetch(`${s.url}/openapi.json`)).json()) as any;
     const operation = document.paths["/api/templates/preview"]?.post;

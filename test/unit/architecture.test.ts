@@ -1,7 +1,8 @@
 /**
  * The dependency rule of docs/architecture.md, checked on the source so it cannot break
  * silently: the core never imports a face, `src/http` is plumbing that knows nothing of the app
- * built on it, and no two source files need each other at run time.
+ * built on it, no two source files need each other at run time, and within the core the
+ * template language sits below the renderer that draws it (no src/templates ⇄ src/render loop).
  */
 import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
@@ -14,7 +15,18 @@ const FACE_FOLDERS = ["src/app", "src/http", "src/modules", "src/cli", "src/work
 const FACE_FILES = ["src/main.ts", "src/serve.ts"];
 const FACE_PACKAGES = ["elysia", "@elysiajs/"];
 /** The core and the store below it; every other file directly under src/ is the base. */
-const CORE_FOLDERS = ["accounts", "metering", "events", "webhooks", "email", "signing", "sessions", "templates", "render", "store", "net"].map((name) => `src/${name}`);
+const CORE_FOLDERS = ["accounts", "metering", "events", "webhooks", "email", "signing", "sessions", "templates", "render", "media", "store", "net"].map((name) => `src/${name}`);
+/**
+ * Core folders that sit below others: [lower, upper] means no file under `lower` imports one
+ * under `upper`, not even for a type. The renderer draws templates, so the template language
+ * imports nothing of it; what both need (card sizes, image sniffing and limits, the SVG
+ * allow-list, the bundled font families) is in src/media, which imports neither.
+ */
+const BELOW: Array<[lower: string, upper: string]> = [
+  ["src/templates", "src/render"],
+  ["src/media", "src/templates"],
+  ["src/media", "src/render"],
+];
 
 interface Import {
   /** A repository path (`src/http/app.ts`) for a relative specifier, else the specifier itself (a package). */
@@ -53,6 +65,13 @@ function plumbingImportsOfApp(files: SourceFile[]): string[] {
   return files
     .filter((f) => under(f.path, "src/http"))
     .flatMap((f) => f.imports.filter((i) => above.some((folder) => under(i.target, folder)) || FACE_FILES.includes(i.target)).map((i) => `${f.path} → ${i.target}`));
+}
+
+/** "file → import" for each import, type-only ones included, of a folder by a folder BELOW it. */
+function importsFromAbove(files: SourceFile[], below: Array<[string, string]>): string[] {
+  return below.flatMap(([lower, upper]) =>
+    files.filter((f) => under(f.path, lower)).flatMap((f) => f.imports.filter((i) => under(i.target, upper)).map((i) => `${f.path} → ${i.target}`)),
+  );
 }
 
 /** Each group of files that import each other at run time (type-only imports are erased, so they do not count). */
@@ -124,6 +143,10 @@ describe("the dependency rule (docs/architecture.md)", () => {
     expect(plumbingImportsOfApp(files)).toEqual([]);
   });
 
+  test("the template language sits below the renderer: nothing under src/templates (or src/media) imports src/render, not even a type", () => {
+    expect(importsFromAbove(files, BELOW)).toEqual([]);
+  });
+
   test("no source files import each other at run time", () => {
     expect(runtimeCycles(files)).toEqual([]);
   });
@@ -181,6 +204,20 @@ describe("the checks themselves", () => {
     expect(plumbingImportsOfApp([file("src/http/body.ts", `import { createApp } from "../app/app.ts";\nimport { x } from "../modules/usage/index.ts";\nimport { e } from "../errors.ts";`)])).toEqual([
       "src/http/body.ts → src/app/app.ts",
       "src/http/body.ts → src/modules/usage/index.ts",
+    ]);
+  });
+
+  test("catch a folder importing one above it, by a type-only import too, and only in that direction", () => {
+    const files = [
+      file("src/templates/account/paint-cost.ts", `import { MAX_SIZE } from "../../render/request.ts";`),
+      file("src/templates/account-templates.ts", `import type { RenderFonts } from "../render/account-fonts.ts";`),
+      file("src/media/card.ts", `import { x } from "../templates/types.ts";`),
+      file("src/render/preview.ts", `import { parseAccountTemplate } from "../templates/account/index.ts";\nimport { MAX_SIZE } from "../media/card.ts";`),
+    ];
+    expect(importsFromAbove(files, BELOW)).toEqual([
+      "src/templates/account/paint-cost.ts → src/render/request.ts",
+      "src/templates/account-templates.ts → src/render/account-fonts.ts",
+      "src/media/card.ts → src/templates/types.ts",
     ]);
   });
 

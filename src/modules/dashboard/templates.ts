@@ -10,7 +10,7 @@ import { ApiError } from "../../errors.ts";
 import { imageBody } from "../../http/image-body.ts";
 import type { Services } from "../../services.ts";
 import type { TemplateLookup } from "../../render/request.ts";
-import { parsePreviewRequest } from "../../render/preview.ts";
+import { costHeader, parsePreviewRequest } from "../../render/preview.ts";
 import type { Renderer } from "../../render/types.ts";
 import { sessionOf } from "./guard.ts";
 import { STARTER_PICTURES, STARTERS } from "./starters.ts";
@@ -51,6 +51,7 @@ export function dashboardTemplateRoutes({ services, templates, renderer }: Dashb
             "content-type": result.contentType,
             "cache-control": "no-store",
             "x-generation-time-ms": String(result.generationTimeMs),
+            ...costHeader(preview.accountTemplate!.spec),
             ...(warnings.length ? { "x-template-warnings": JSON.stringify(warnings.map((w) => w.message)) } : {}),
           },
         });

@@ -9,7 +9,7 @@ import { Elysia, t } from "elysia";
 import { API_AUTH_ERRORS, documentedBody, errorResponses, OneOf } from "../../http/error-schema.ts";
 import { imageBody } from "../../http/image-body.ts";
 import { authOf } from "../../http/request-context.ts";
-import { PREVIEW_MAX_SIDE, parsePreviewRequest } from "../../render/preview.ts";
+import { costHeader, PREVIEW_MAX_SIDE, parsePreviewRequest } from "../../render/preview.ts";
 import { FORMATS, MAX_DATA_URI_LENGTH, MAX_IMAGE_BYTES, MAX_SIZE, MIN_SIZE, THEMES } from "../../render/request.ts";
 import { MAX_IMAGE_BODY_BYTES } from "../../http/body.ts";
 import type { Renderer } from "../../render/types.ts";
@@ -53,6 +53,7 @@ export function templatePreviewModule({ renderer, services }: { renderer: Render
           "cache-control": "no-store",
           "x-generation-time-ms": String(result.generationTimeMs),
           "x-missing-glyphs": String(result.missingGlyphs?.length ?? 0),
+          ...costHeader(preview.accountTemplate!.spec),
           ...(warnings.length ? { [WARNINGS_HEADER]: JSON.stringify(warnings.map((w) => w.message)) } : {}),
         },
       });
@@ -74,7 +75,7 @@ export function templatePreviewModule({ renderer, services }: { renderer: Render
       },
       detail: {
         summary: "Preview an unsaved account template",
-        description: `Draws the definition in \`template\` (validated as create validates it: the same 400) with \`values\` (default its \`sample\`). At most ${PREVIEW_MAX_SIDE} px on the longer side (larger sizes are drawn scaled down), with PREVIEW repeated over the whole image (no crop of it is a clean card). A \`font-family\` list naming nothing the server has (neither the account's fonts nor a bundled family) is drawn in Inter and reported in the \`X-Template-Warnings\` header (a JSON array of messages); creating the template would refuse it. Not counted toward the quota, no event; rate limited like any API call. Bodies up to ${MAX_IMAGE_BODY_BYTES / (1024 * 1024)} MiB.`,
+        description: `Draws the definition in \`template\` (validated as create validates it: the same 400) with \`values\` (default its \`sample\`). At most ${PREVIEW_MAX_SIDE} px on the longer side (larger sizes are drawn scaled down), with PREVIEW repeated over the whole image (no crop of it is a clean card). A \`font-family\` list naming nothing the server has (neither the account's fonts nor a bundled family) is drawn in Inter and reported in the \`X-Template-Warnings\` header (a JSON array of messages); creating the template would refuse it. The \`X-Template-Cost\` header carries the definition's paint estimate and the budget it is checked against, \`units=<n>; budget=<n>\` (the costlier theme and orientation, in units of one megapixel painted once at 2400×2400; a definition over the budget is refused with a 400). Not counted toward the quota, no event; rate limited like any API call. Bodies up to ${MAX_IMAGE_BODY_BYTES / (1024 * 1024)} MiB.`,
         tags: ["Templates"],
         requestBody: documentedBody(TemplatePreviewBody),
       },

@@ -11,7 +11,7 @@ import { applyDirection, type Dir, type DirectionContext, ownText, ROOT_DIRECTIO
 import { drawnFontFamily } from "./fonts.ts";
 import { resolveVariables } from "./html.ts";
 import { decodedPixels, PIXEL_BUDGET } from "./images.ts";
-import type { ElementNode, TemplateNode, TextPiece } from "./tree.ts";
+import { type ElementNode, isDeclaration, type TemplateNode, type TextPiece } from "./tree.ts";
 import { NO_BREAK_SPACE, settleWhitespace } from "./whitespace.ts";
 
 export const RENDER_BOUNDS = {
@@ -178,9 +178,10 @@ function imageOrColor(node: ElementNode, attribute: string, field: string, state
 function styleOf(node: ElementNode, state: RenderState): Record<string, string | number> {
   const style: Record<string, string | number> = {};
   for (const [property, value] of node.style) {
-    if (typeof value === "string") {
-      const resolved = value.includes("var(") ? resolveVariables(value, state.variables) : value;
-      style[property] = property === "fontFamily" ? drawnFontFamily(resolved, state.ctx.fontNames) : resolved;
+    if (isDeclaration(value)) {
+      // Parsed once with the template (css.ts): the theme's text, or for a font list its names.
+      const drawn = value[state.ctx.theme];
+      style[property] = drawn.value.kind === "fontFamily" ? drawnFontFamily(drawn.value.names, state.ctx.fontNames) : drawn.text;
     } else {
       const colour = state.values[value.field];
       if (present(colour)) style[property] = colour.trim();

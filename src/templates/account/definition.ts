@@ -4,9 +4,9 @@
  * them all, together with the problems found in the HTML.
  */
 import type { FieldProblem } from "../../errors.ts";
-import { COMMON_FIELDS, MAX_IMAGE_BYTES, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE } from "../../render/request.ts";
+import { COMMON_FIELDS, MAX_IMAGE_BYTES, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE } from "../../media/card.ts";
 import { TEMPLATE_ID } from "../loader.ts";
-import { COLOR_FORMS, isCssColor } from "./color.ts";
+import { COLOR_FORMS, isCssColor } from "./values/color.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
 
 export const LIMITS = {

@@ -6,18 +6,12 @@
  * or updated (account-templates.ts) and again for every render, since fonts can be deleted.
  */
 import type { FieldProblem } from "../../errors.ts";
-import { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, SERIF_FAMILY } from "../../render/fonts.ts";
-import { orientationOf, parseTemplateHtml, resolveVariables, themeVariables, usesOrientation } from "./html.ts";
+import { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, SERIF_FAMILY } from "../../media/font-families.ts";
+import { orientationOf, parseTemplateHtml, usesOrientation } from "./html.ts";
 import type { AccountTemplateSpec } from "./index.ts";
-import type { TemplateNode } from "./tree.ts";
+import { isDeclaration, type TemplateNode } from "./tree.ts";
 
-/** The names of a CSS font-family list, unquoted and trimmed, in order. */
-export function familyNames(value: string): string[] {
-  return value
-    .split(",")
-    .map((name) => name.trim().replace(/^(['"])(.*)\1$/, "$2").trim())
-    .filter((name) => name.length > 0);
-}
+export { familyNames } from "./values/font.ts";
 
 /** One `font-family` list of a template: its names, and where it is (for a problem's line and column). */
 export interface FamilyUse {
@@ -53,7 +47,7 @@ export function templateFamilies(spec: Pick<AccountTemplateSpec, "html" | "field
 
 function collect(spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">): TemplateFamilies {
   const uses: FamilyUse[] = [];
-  const themes = Object.values(themeVariables(spec.themes));
+  const themes = ["dark", "light"] as const;
   const orientations = usesOrientation(spec.html) ? (["portrait", "landscape"] as const) : [orientationOf(spec)];
   const seen = new Set<string>();
   for (const orientation of orientations) {
@@ -64,9 +58,10 @@ function collect(spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | 
         if (node.kind === "text") continue;
         if (node.kind === "element") {
           for (const [property, value] of node.style) {
-            if (property !== "fontFamily" || typeof value !== "string") continue;
-            for (const variables of themes) {
-              const names = familyNames(value.includes("var(") ? resolveVariables(value, variables) : value);
+            if (property !== "fontFamily" || !isDeclaration(value)) continue;
+            for (const theme of themes) {
+              const drawn = value[theme].value;
+              const names = drawn.kind === "fontFamily" ? drawn.names : [];
               const id = `${node.at ?? -1}:${names.join(",")}`;
               if (seen.has(id)) continue;
               seen.add(id);
@@ -129,8 +124,8 @@ export function familyProblems(families: TemplateFamilies, has: (lowercase: stri
  * render (`own`: lowercase family → that name); any other name is left for the renderer, which
  * draws it in Inter.
  */
-export function drawnFontFamily(value: string, own: Record<string, string> | undefined): string {
-  return familyNames(value)
+export function drawnFontFamily(names: string[], own: Record<string, string> | undefined): string {
+  return names
     .map((name) => own?.[name.toLowerCase()] ?? bundledFamilyOf(name) ?? name)
     .join(", ");
 }

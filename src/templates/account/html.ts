@@ -9,14 +9,14 @@
  */
 import { parseFragment, type DefaultTreeAdapterMap } from "parse5";
 import type { FieldProblem } from "../../errors.ts";
-import { drawnElements, expansionProblem, referencesOf, type SvgReferenceNode } from "../../render/svg-expansion.ts";
-import { checkDataImage, drawnBySvgImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from "../../render/svg-safety.ts";
-import { CSS_BOUNDS, camelCaseProperty, checkDeclaration, clipValue, COLOR_PROPERTIES, EFFECT_PROPERTIES, kebabCaseProperty, splitDeclarations } from "./css.ts";
+import { drawnElements, expansionProblem, referencesOf, type SvgReferenceNode } from "../../media/svg-expansion.ts";
+import { checkDataImage, drawnBySvgImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from "../../media/svg-safety.ts";
+import { CSS_BOUNDS, camelCaseProperty, clipValue, COLOR_PROPERTIES, EFFECT_PROPERTIES, kebabCaseProperty, parseDeclaration, splitDeclarations } from "./css.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
 import { clip, splitPlaceholders, type Piece, type TagProblem } from "./placeholders.ts";
 import { embeddedImageProblem } from "./images.ts";
 import { expandClasses } from "./tailwind.ts";
-import type { ElementNode, FieldRef, StyleValue, TemplateNode, TextFit } from "./tree.ts";
+import { type Declaration, type ElementNode, type FieldRef, isDeclaration, type StyleValue, type TemplateNode, type TextFit, type ThemedValue } from "./tree.ts";
 
 type P5Node = DefaultTreeAdapterMap["childNode"];
 type P5Element = DefaultTreeAdapterMap["element"];
@@ -344,8 +344,8 @@ function convertElement(node: P5Element, ctx: Context, depth: number, width: num
   if (tag === "img" && !node.attrs.some((a) => a.name === "src")) report(ctx, at, "<img> needs a src (a data: URI or {{image_field}})");
 
   readStyles(node, ctx, element);
-  const whiteSpace = lastLiteral(element.style, "whiteSpace");
-  const preserves = whiteSpace === undefined ? parentPreserves : PRESERVED_WHITE_SPACE.test(whiteSpace);
+  const whiteSpace = lastKeyword(element.style, "whiteSpace");
+  const preserves = whiteSpace === undefined ? parentPreserves : PRESERVED_WHITE_SPACE.has(whiteSpace);
   const flow = flowOf(tag, element.style, preserves);
   if (flow) element.flow = flow;
   const fontSize = pxOf(element.style, "fontSize") ?? parentFont;
@@ -359,7 +359,7 @@ function convertElement(node: P5Element, ctx: Context, depth: number, width: num
 }
 
 /** white-space values that keep spaces as written: whitespace is then left as it always was. */
-const PRESERVED_WHITE_SPACE = /^\s*(pre|pre-wrap|pre-line|break-spaces)\b/i;
+const PRESERVED_WHITE_SPACE = new Set(["pre", "pre-wrap", "pre-line", "break-spaces"]);
 
 /**
  * Whether an element lays its text out as HTML's inline flow: one the template gives no
@@ -369,14 +369,18 @@ const PRESERVED_WHITE_SPACE = /^\s*(pre|pre-wrap|pre-line|break-spaces)\b/i;
  */
 function flowOf(tag: string, style: Array<[string, StyleValue]>, preserves: boolean): ElementNode["flow"] {
   if (preserves || tag === "img" || tag === "br") return undefined;
-  const display = lastLiteral(style, "display");
+  const display = lastKeyword(style, "display");
   if (display === undefined) return "row";
-  return display.trim().toLowerCase() === "block" ? "block" : undefined;
+  return display === "block" ? "block" : undefined;
 }
 
-function lastLiteral(style: Array<[string, StyleValue]>, property: string): string | undefined {
+/**
+ * The keyword the last declaration of `property` gives, undefined when there is none; "" when
+ * it depends on the theme (the tree is the same for both themes, so neither keyword decides).
+ */
+function lastKeyword(style: Array<[string, StyleValue]>, property: string): string | undefined {
   let found: string | undefined;
-  for (const [p, v] of style) if (p === property) found = typeof v === "string" ? v : undefined;
+  for (const [p, v] of style) if (p === property) found = isDeclaration(v) && v.dark === v.light && v.dark.value.kind === "keyword" ? v.dark.value.word : "";
   return found;
 }
 
@@ -441,9 +445,12 @@ function readStyles(node: P5Element, ctx: Context, element: ElementNode): void {
       const expanded = expandClasses(classAttribute.value, ctx.canvas);
       for (const p of expanded.problems) report(ctx, offset + p.offset, p.message);
       for (const [property, value] of expanded.style) {
-        const problem = checkDeclaration(property, value, dataUriCheck);
-        if (problem) report(ctx, offset, `class expands to a value out of bounds: ${problem}`);
-        else if (countEffect(ctx, property, value, offset)) element.style.push([property, value]);
+        const read = parseDeclaration(property, value, dataUriCheck);
+        if ("problem" in read) report(ctx, offset, `class expands to a value out of bounds: ${read.problem}`);
+        else {
+          const declaration = sameForBothThemes(value, read);
+          if (countEffect(ctx, property, declaration, offset)) element.style.push([property, declaration]);
+        }
       }
     }
   }
@@ -459,30 +466,56 @@ function readStyles(node: P5Element, ctx: Context, element: ElementNode): void {
   // `border-t border-slate-300` is a 1px top rule and nothing more. Under the element's own
   // declarations, and only where it draws a border at all, so other trees stay as they were.
   if (ctx.tailwind && element.style.some(([property]) => BORDER_PROPERTY.test(property))) {
-    element.style.unshift(["borderWidth", "0"], ["borderStyle", "solid"]);
+    element.style.unshift(["borderWidth", TAILWIND_BORDER_WIDTH], ["borderStyle", TAILWIND_BORDER_STYLE]);
   }
   // The preflight also takes the browser's margins off paragraphs and headings, and gives
   // headings the size and weight of the text around them: `<h1 class="text-6xl">` is 72 px with
   // no margin, `<p class="mt-4">` has no bottom margin. Only what the element does not set itself.
   if (ctx.tailwind && PREFLIGHT_BLOCKS.has(element.tag)) {
     const own = new Set(element.style.map(([property]) => property));
-    const reset: Array<[string, string]> = [];
-    if (!own.has("margin")) for (const side of ["marginTop", "marginBottom"]) if (!own.has(side)) reset.push([side, "0"]);
-    if (element.tag !== "p" && !own.has("fontSize")) reset.push(["fontSize", "1em"]);
-    if (element.tag !== "p" && !own.has("fontWeight")) reset.push(["fontWeight", "inherit"]);
+    const reset: Array<[string, StyleValue]> = [];
+    if (!own.has("margin")) for (const side of ["marginTop", "marginBottom"] as const) if (!own.has(side)) reset.push([side, PREFLIGHT_RESET[side]]);
+    if (element.tag !== "p" && !own.has("fontSize")) reset.push(["fontSize", PREFLIGHT_RESET.fontSize]);
+    if (element.tag !== "p" && !own.has("fontWeight")) reset.push(["fontWeight", PREFLIGHT_RESET.fontWeight]);
     element.style.unshift(...reset);
   }
 }
 
+/** A declaration that names no theme variable: both themes draw the one value read. */
+function sameForBothThemes(source: string, read: { value: ThemedValue["value"]; urls: string[] }): Declaration {
+  const themed: ThemedValue = { text: source, value: read.value, urls: read.urls };
+  return { source, dark: themed, light: themed };
+}
+
+/** A declaration the language writes itself (always valid). */
+function ownDeclaration(property: string, value: string): Declaration {
+  const read = parseDeclaration(property, value, () => undefined);
+  if ("problem" in read) throw new Error(`the language's own ${property}: ${value} is refused: ${read.problem}`);
+  return sameForBothThemes(value, read);
+}
+
+const TAILWIND_BORDER_WIDTH = ownDeclaration("borderWidth", "0");
+const TAILWIND_BORDER_STYLE = ownDeclaration("borderStyle", "solid");
+
 /** Elements the browser gives margins (and headings a size and weight) that Tailwind's preflight takes off. */
 const PREFLIGHT_BLOCKS = new Set(["p", "h1", "h2", "h3", "h4", "h5", "h6"]);
+
+/** What the preflight sets on those elements, where they do not set it themselves. */
+const PREFLIGHT_RESET = {
+  marginTop: ownDeclaration("marginTop", "0"),
+  marginBottom: ownDeclaration("marginBottom", "0"),
+  fontSize: ownDeclaration("fontSize", "1em"),
+  // The language takes no `inherit` from authors (weights are 100–900, normal or bold); the
+  // engines do, and it is what the preflight means: the weight of the text around the heading.
+  fontWeight: sameForBothThemes("inherit", { value: { kind: "fontWeight" }, urls: [] }),
+};
 
 /** Border widths, styles and colours (not radii). */
 const BORDER_PROPERTY = /^border(Top|Right|Bottom|Left)?(Width|Style|Color)?$/;
 
 /** Counts shadows and filters across the template; false (reported once) past the bound. */
 function countEffect(ctx: Context, property: string, value: StyleValue, offset: number): boolean {
-  if (!EFFECT_PROPERTIES.has(property) || (typeof value === "string" && value.trim().toLowerCase() === "none")) return true;
+  if (!EFFECT_PROPERTIES.has(property) || (isDeclaration(value) && value.source.trim().toLowerCase() === "none")) return true;
   ctx.effects++;
   if (ctx.effects === CSS_BOUNDS.effects + 1) report(ctx, offset, `more than ${CSS_BOUNDS.effects} shadows and filters in one template (box-shadow, text-shadow, filter)`);
   return ctx.effects <= CSS_BOUNDS.effects;
@@ -524,22 +557,25 @@ function readDeclaration(ctx: Context, rawProperty: string, value: string, offse
       report(ctx, offset, `theme variable --${unknown[0]} is not defined in themes`);
       return undefined;
     }
-    // Checked as each theme will draw it.
+    // Checked, and read, as each theme will draw it.
+    const themed: Partial<Record<"dark" | "light", ThemedValue>> = {};
     for (const theme of ["dark", "light"] as const) {
-      const problem = checkDeclaration(property, resolveVariables(value, ctx.themes[theme]), dataUriCheck);
-      if (problem) {
-        report(ctx, offset, `${problem} (with the ${theme} theme's variables)`);
+      const text = resolveVariables(value, ctx.themes[theme]);
+      const read = parseDeclaration(property, text, dataUriCheck);
+      if ("problem" in read) {
+        report(ctx, offset, `${read.problem} (with the ${theme} theme's variables)`);
         return undefined;
       }
+      themed[theme] = { text, value: read.value, urls: read.urls };
     }
-    return [property, value];
+    return [property, { source: value, dark: themed.dark!, light: themed.light! }];
   }
-  const problem = checkDeclaration(property, value, dataUriCheck);
-  if (problem) {
-    report(ctx, offset, problem);
+  const read = parseDeclaration(property, value, dataUriCheck);
+  if ("problem" in read) {
+    report(ctx, offset, read.problem);
     return undefined;
   }
-  return [property, value];
+  return [property, sameForBothThemes(value, read)];
 }
 
 /** `var(--name)` → the theme's value (a fallback after the comma when the theme lacks it). */
@@ -547,20 +583,26 @@ export function resolveVariables(value: string, variables: Record<string, string
   return value.replace(/var\(\s*--([a-zA-Z][a-zA-Z0-9_-]*)\s*(?:,\s*([^)]*))?\)/g, (_, name: string, fallback: string | undefined) => variables[name] ?? fallback?.trim() ?? "");
 }
 
-function pxOf(style: Array<[string, StyleValue]>, property: string): number | undefined {
-  let found: number | undefined;
-  for (const [p, v] of style) {
-    if (p !== property || typeof v !== "string") continue;
-    const m = /^(\d+(?:\.\d+)?)px$/.exec(v.trim());
-    found = m ? Number(m[1]) : undefined;
-  }
+/** The typed value of the last declaration of `property`, when it is the same for both themes. */
+function lastValue(style: Array<[string, StyleValue]>, property: string): ThemedValue["value"] | undefined {
+  let found: ThemedValue["value"] | undefined;
+  for (const [p, v] of style) if (p === property) found = isDeclaration(v) && v.dark === v.light ? v.dark.value : undefined;
   return found;
 }
 
+/** A length of `property` in px, when the template writes it so (`24px`, the same for both themes). */
+function pxOf(style: Array<[string, StyleValue]>, property: string): number | undefined {
+  const value = lastValue(style, property);
+  const length = value?.kind === "lengths" && value.lengths.length === 1 ? value.lengths[0] : undefined;
+  return length !== undefined && length !== "auto" && length.unit === "px" && length.number >= 0 ? length.number : undefined;
+}
+
+/** The horizontal padding of the first padding shorthand, counting px (and bare numbers) only. */
 function paddingShorthand(style: Array<[string, StyleValue]>): number | undefined {
   for (const [p, v] of style) {
-    if (p !== "padding" || typeof v !== "string") continue;
-    const parts = v.trim().split(/\s+/).map((x) => Number(/^(\d+(?:\.\d+)?)(px)?$/.exec(x)?.[1] ?? 0));
+    if (p !== "padding" || !isDeclaration(v)) continue;
+    const value = v.dark === v.light ? v.dark.value : undefined;
+    const parts = value?.kind === "lengths" ? value.lengths.map((l) => (l !== "auto" && (l.unit === "px" || l.unit === "") && l.number >= 0 ? l.number : 0)) : [0];
     const horizontal = parts.length === 1 ? parts[0]! * 2 : parts.length <= 3 ? parts[1]! * 2 : parts[1]! + parts[3]!;
     return horizontal;
   }
@@ -616,8 +658,8 @@ function readFit(node: P5Element, ctx: Context, element: ElementNode, width: num
     report(ctx, at, "data-fit-lines fits text: the element may hold text and placeholders only");
     return;
   }
-  const lineHeightValue = element.style.filter(([p]) => p === "lineHeight").pop()?.[1];
-  const lineHeight = typeof lineHeightValue === "string" && /^\d+(\.\d+)?$/.test(lineHeightValue) ? Number(lineHeightValue) : 1.2;
+  const lineHeightValue = lastValue(element.style, "lineHeight");
+  const lineHeight = lineHeightValue?.kind === "lineHeight" && lineHeightValue.factor !== undefined ? lineHeightValue.factor : 1.2;
   const fit: TextFit = { lines, minFontSize: min, maxFontSize: own, width, lineHeight };
   element.fit = fit;
   void fontSize;

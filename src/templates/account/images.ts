@@ -4,7 +4,8 @@
  * render counts the pixels its images decode to, so a card cannot make a worker decode more
  * than the per-render budget.
  */
-import { IMAGE_LIMITS, sniffImage } from "../../render/fetch-image.ts";
+import { IMAGE_LIMITS } from "../../media/image-limits.ts";
+import { sniffImage } from "../../media/sniff.ts";
 
 /** Decoded pixels one render may draw, all images together. */
 export const PIXEL_BUDGET = IMAGE_LIMITS.maxPixels;

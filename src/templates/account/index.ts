@@ -36,6 +36,17 @@ export interface AccountTemplateSpec {
   sample: Record<string, string>;
 }
 
+/** What drawing each definition parseAccountTemplate accepted costs (paint-cost.ts), for the studio. */
+const costs = new WeakMap<AccountTemplateSpec, number>();
+
+/**
+ * The paint estimate of a definition parseAccountTemplate returned, in units of PAINT_BUDGET
+ * (the costlier theme and orientation), or undefined for any other object.
+ */
+export function paintCostOf(spec: AccountTemplateSpec): number | undefined {
+  return costs.get(spec);
+}
+
 /**
  * Validates a create/update/preview definition body. Throws ApiError("VALIDATION_ERROR")
  * listing every problem; problems in the HTML carry {field: "html", message, line, column}
@@ -55,8 +66,12 @@ export function parseAccountTemplate(body: unknown): AccountTemplateSpec {
       for (const p of other) if (problems.length < HTML_BOUNDS.problems && !seen.has(JSON.stringify(p))) problems.push(p);
     }
     // Only here, not when a stored version is parsed again to render it (treeOf): each orientation's tree.
-    for (const parsed of trees) if (problems.length === 0) checkPaintBudget(spec, parsed, problems);
-    if (problems.length === 0) return spec;
+    let cost = 0;
+    for (const parsed of trees) if (problems.length === 0) cost = Math.max(cost, checkPaintBudget(spec, parsed, problems));
+    if (problems.length === 0) {
+      costs.set(spec, cost);
+      return spec;
+    }
   }
   throw validationError(problems);
 }

@@ -6,8 +6,10 @@
  *
  * The unit is one megapixel painted once at the largest output (2400×2400, where a canvas lays
  * out as a max(width, height) square). Each box costs its area clipped to the canvas: ×1 for a
- * fill, a border or an image, ×LAYER_WEIGHT when it is drawn apart (clip-path, or opacity around
- * children), ×GRADIENT_WEIGHT per gradient layer (background or mask). Each shadow and each filter
+ * fill, a border or an image, ×LAYER_WEIGHT when it is drawn apart by clip-path, ×OPACITY_WEIGHT
+ * when made translucent around children, ×CLIP_WEIGHT when it clips children (overflow: hidden,
+ * each level of nested clips a layer), ×GRADIENT_WEIGHT per gradient layer (background or mask);
+ * each character of its own text ×GLYPH_WEIGHT its em square. Each shadow and each filter
  * function is a filter pass ×EFFECT_WEIGHT over its region as satori writes it: a box shadow's
  * box grown by blur²/4 + spread + offset, a text shadow's text box likewise (once per run of
  * text), a `filter`'s whole canvas grown by 3σ per blur — the part of the region past 5 canvases
@@ -19,14 +21,20 @@
  * flex) is taken at its largest: the parent's box, or for text whose values all have a
  * max_length, one font size per character.
  */
-import valueParser, { type Node as ValueNode } from "postcss-value-parser";
 import { SaxesParser } from "saxes";
-import { svgDataUriText } from "../../render/svg-safety.ts";
-import { MAX_SIZE } from "../../render/request.ts";
+import { svgDataUriText } from "../../media/svg-safety.ts";
+import { defaultTextLength, MAX_SIZE } from "../../media/card.ts";
 import type { FieldProblem } from "../../errors.ts";
-import { type ParsedHtml, resolveVariables, themeVariables } from "./html.ts";
+import type { CssValue } from "./css.ts";
+import type { ParsedHtml } from "./html.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
-import type { ElementNode, StyleValue, TemplateNode } from "./tree.ts";
+import { type ElementNode, isDeclaration, type StyleValue, type TemplateNode, type ThemedValue } from "./tree.ts";
+import { type Length, lengthPx as resolvePx } from "./values/length.ts";
+import type { Shadow as CssShadow } from "./values/shadow.ts";
+import { svgTransformScale, transformScale } from "./values/transform.ts";
+import { ROOT_FONT_PX } from "./values/units.ts";
+
+type Theme = "dark" | "light";
 
 export const PAINT_BUDGET = {
   /** Weighted megapixels at 2400×2400 (a fill megapixel is about 5 ms of resvg): about 2.5 s on one core. */
@@ -34,8 +42,22 @@ export const PAINT_BUDGET = {
 } as const;
 
 const GRADIENT_WEIGHT = 20;
-/** A box drawn apart and then composited: clipped by clip-path, or made translucent around its children. */
+/** A box drawn apart and then composited: clipped by clip-path (and SVG's layers: clip-path, opacity, patterns). */
 const LAYER_WEIGHT = 4;
+/*
+ * The weights below are measured by bench/paint-weights.ts, as render time per megapixel over
+ * resvg's time for a fill megapixel (the unit), on the engine that is slower for each; the table
+ * is in docs/render-bounds.md.
+ */
+/**
+ * A box that clips its children (`overflow: hidden`, rounded or not): resvg draws what it clips
+ * into a layer of its own and masks it, one more at every level when clips nest (about 5).
+ */
+const CLIP_WEIGHT = 5;
+/** A box made translucent around its children: takumi draws it into a layer of its own (3.5, nested 6.6; resvg little). */
+const OPACITY_WEIGHT = 6.5;
+/** Each glyph, over its em square (font size²), wherever it lands (resvg: 0.2 to 0.9). */
+const GLYPH_WEIGHT = 1;
 const EFFECT_WEIGHT = 60;
 const EFFECT_OUTSIDE_WEIGHT = 15;
 /** A colour function (brightness(), sepia()…) is a cheap pass next to a blur. */
@@ -48,7 +70,7 @@ const SVG_DASH_WEIGHT = 20;
 const LAYER_CANVASES = 5;
 /** satori widens a text shadow's filter region by a tenth. */
 const TEXT_SHADOW_SLACK = 1.1;
-const DEFAULT_FONT_PX = 16;
+const DEFAULT_FONT_PX = ROOT_FONT_PX;
 
 export interface PaintCost {
   /** Weighted megapixels at the largest output. */
@@ -77,8 +99,10 @@ interface Walk {
   canvas: number;
   /** Each text field's max_length (undefined: unbounded). */
   maxLengths: Map<string, number | undefined>;
-  /** One theme's variables, put into var() before a value is read. */
-  variables: Record<string, string>;
+  /** Each field's longest value (its max_length, or the default bound of a request's value). */
+  longest: Map<string, number>;
+  /** The theme whose values are read. */
+  theme: Theme;
   /** Output pixels per logical pixel squared, over 1e6: logical area → megapixels. */
   toMegapixels: number;
   cost: PaintCost;
@@ -88,10 +112,11 @@ interface Walk {
  * The cost of drawing `root` on a `width`×`height` design canvas at the largest output. At
  * 2400×2400 a canvas lays out as a max(width, height) square (the design scaled to fit).
  */
-export function paintCost(root: TemplateNode[], width: number, height: number, variables: Record<string, string>, fields: AccountFieldSpec[] = []): PaintCost {
+export function paintCost(root: TemplateNode[], width: number, height: number, theme: Theme, fields: AccountFieldSpec[] = []): PaintCost {
   const canvas = Math.max(width, height);
   const maxLengths = new Map(fields.map((f) => [f.name, f.type === "text" ? f.max_length : 64]));
-  const walk: Walk = { canvas, maxLengths, variables, toMegapixels: (MAX_SIZE / canvas) ** 2 / 1e6, cost: { total: 0 } };
+  const longest = new Map(fields.map((f) => [f.name, f.type === "text" ? (f.max_length ?? defaultTextLength(f.name)) : 64]));
+  const walk: Walk = { canvas, maxLengths, longest, theme, toMegapixels: (MAX_SIZE / canvas) ** 2 / 1e6, cost: { total: 0 } };
   const top: Box = { width: canvas, height: canvas, scale: 1, fontPx: DEFAULT_FONT_PX, textShadows: [] };
   for (const node of flatten(root)) if (node.kind === "element" && !node.svg) visit(node, top, walk);
   return walk.cost;
@@ -103,9 +128,10 @@ function flatten(nodes: TemplateNode[]): TemplateNode[] {
 }
 
 function visit(element: ElementNode, parent: Box, walk: Walk): void {
-  const style = lastValues(element.style, walk.variables);
+  const style = lastValues(element.style, walk.theme);
   const fontPx = lengthPx(style.fontSize, parent.fontPx, parent.fontPx, walk.canvas) ?? parent.fontPx;
-  const scale = parent.scale * transformScale(style.transform);
+  const transform = style.transform?.value;
+  const scale = parent.scale * transformScale(transform?.kind === "transform" ? transform : undefined);
   let width = lengthPx(style.width, parent.width, fontPx, walk.canvas) ?? attributePx(element, "width") ?? parent.width;
   let height = lengthPx(style.height, parent.height, fontPx, walk.canvas) ?? attributePx(element, "height") ?? parent.height;
   const text = textBox(element, style, parent.width, fontPx, walk);
@@ -137,9 +163,22 @@ function visit(element: ElementNode, parent: Box, walk: Walk): void {
     parts.push([svgImagePasses(text, w, h, canvas), "SVG image's filters"]);
     parts.push([svgImageDrawing(text, w, h, canvas), "SVG image's drawing"]);
   }
-  const translucent = style.opacity !== undefined && !/^(1|1\.0*|100%)$/.test(style.opacity) && children.some((c) => c.kind === "element");
-  const clipped = style.clipPath !== undefined && !/^none$/i.test(style.clipPath);
-  if (translucent || clipped) parts.push([visible * LAYER_WEIGHT, clipped ? "clip-path" : "opacity"]);
+  const opacity = style.opacity?.value;
+  const translucent = opacity?.kind === "number" && opacity.number !== 1 && children.some((c) => c.kind === "element");
+  const clip = style.clipPath?.value;
+  const clipped = clip?.kind === "clipPath" && clip.shape !== undefined;
+  if (clipped) parts.push([visible * LAYER_WEIGHT, "clip-path"]);
+  else if (translucent) parts.push([visible * OPACITY_WEIGHT, "opacity"]);
+  const overflow = style.overflow?.value;
+  if (overflow?.kind === "keyword" && overflow.word === "hidden" && children.length > 0) {
+    const rounded = lengthsOf(style.borderRadius?.value).some((l) => l !== "auto" && l.number !== 0);
+    parts.push([visible * CLIP_WEIGHT, rounded ? "rounded clip" : "clip"]);
+  }
+  const characters = glyphs(children, walk);
+  if (characters) {
+    const em = (element.fit?.maxFontSize ?? fontPx) * scale;
+    parts.push([characters * em * em * GLYPH_WEIGHT, "glyphs"]);
+  }
   const gradients = gradientLayers(style.backgroundImage) + gradientLayers(style.background) + gradientLayers(style.maskImage) + gradientLayers(style.WebkitMaskImage);
   if (gradients) parts.push([visible * gradients * GRADIENT_WEIGHT, `${gradients} gradient layer${gradients > 1 ? "s" : ""}`]);
 
@@ -177,12 +216,22 @@ function visit(element: ElementNode, parent: Box, walk: Walk): void {
   }
 }
 
+/** How many characters the element's own text can have, its fields at their longest. */
+function glyphs(children: TemplateNode[], walk: Walk): number {
+  let characters = 0;
+  for (const child of children) {
+    if (child.kind !== "text") continue;
+    for (const piece of child.pieces) characters += typeof piece === "string" ? piece.replace(/\s+/g, "").length : (walk.longest.get(piece.field) ?? 0);
+  }
+  return characters;
+}
+
 /**
  * An element holding only text sizes to it: at most one font size per character (wide glyphs
  * included) on one line, as many lines as that needs in the width it has (or the lines it is
  * fitted or clamped to). Undefined when a value has no max_length (then the parent bounds it).
  */
-function textBox(element: ElementNode, style: Record<string, string | undefined>, parentWidth: number, fontPx: number, walk: Walk): { width: number; height: number | ((width: number) => number) } | undefined {
+function textBox(element: ElementNode, style: Style, parentWidth: number, fontPx: number, walk: Walk): { width: number; height: number | ((width: number) => number) } | undefined {
   const children = flatten(element.children);
   if (children.length === 0 || children.some((c) => c.kind !== "text") || element.tag === "img") return undefined;
   let characters = 0;
@@ -210,28 +259,33 @@ function textBox(element: ElementNode, style: Record<string, string | undefined>
   };
 }
 
-function fittedHeight(element: ElementNode, style: Record<string, string | undefined>, parentWidth: number, fontPx: number): number {
+function fittedHeight(element: ElementNode, style: Style, parentWidth: number, fontPx: number): number {
   const [, padY] = padding(style, parentWidth, fontPx, 0);
   return maxLines(element, style) * (element.fit?.lineHeight ?? 1.2) * (element.fit?.maxFontSize ?? fontPx) + padY;
 }
 
-function maxLines(element: ElementNode, style: Record<string, string | undefined>): number {
-  const clamp = Number(style.lineClamp ?? style.WebkitLineClamp);
+function maxLines(element: ElementNode, style: Style): number {
+  const value = (style.lineClamp ?? style.WebkitLineClamp)?.value;
+  const clamp = value?.kind === "number" ? value.number : Number.NaN;
   return element.fit?.lines ?? (Number.isInteger(clamp) && clamp > 0 ? clamp : Number.POSITIVE_INFINITY);
 }
 
-function lineHeightPx(style: Record<string, string | undefined>, fontPx: number): number {
-  const value = style.lineHeight;
-  if (value && /^\d+(\.\d+)?$/.test(value)) return Number(value) * fontPx;
-  return lengthPx(value, fontPx, fontPx, 0) ?? 1.2 * fontPx;
+function lineHeightPx(style: Style, fontPx: number): number {
+  const value = style.lineHeight?.value;
+  if (value?.kind !== "lineHeight") return 1.2 * fontPx;
+  if (value.factor !== undefined) return value.factor * fontPx;
+  return resolvePx(single(value.length), { percentOf: fontPx, fontPx, canvas: 0 }) ?? 1.2 * fontPx;
 }
 
 /** Horizontal and vertical padding plus border, in px. */
-function padding(style: Record<string, string | undefined>, parentWidth: number, fontPx: number, canvas: number): [number, number] {
-  const px = (v: string | undefined) => lengthPx(v, parentWidth, fontPx, canvas) ?? 0;
-  const sides = (style.padding ?? "").split(/\s+/).filter(Boolean).map(px);
+function padding(style: Style, parentWidth: number, fontPx: number, canvas: number): [number, number] {
+  const px = (v: ThemedValue | undefined) => lengthPx(v, parentWidth, fontPx, canvas) ?? 0;
+  const basis = { percentOf: parentWidth, fontPx, canvas };
+  const sides = lengthsOf(style.padding?.value).map((l) => resolvePx(l, basis) ?? 0);
   const [top = 0, right = top, bottom = top, left = right] = sides;
-  const border = 2 * Math.max(0, ...["border", "borderWidth"].map((p) => Math.max(0, ...(style[p] ?? "").split(/\s+/).map((w) => lengthPx(w, 0, fontPx, canvas) ?? 0))));
+  const shorthand = style.border?.value;
+  const widths = [shorthand?.kind === "stroke" ? (shorthand.widthPx ?? 0) : 0, ...lengthsOf(style.borderWidth?.value).map((l) => resolvePx(l, { ...basis, percentOf: 0 }) ?? 0)];
+  const border = 2 * Math.max(0, ...widths);
   return [
     (style.paddingLeft !== undefined ? px(style.paddingLeft) : left) + (style.paddingRight !== undefined ? px(style.paddingRight) : right) + border,
     (style.paddingTop !== undefined ? px(style.paddingTop) : top) + (style.paddingBottom !== undefined ? px(style.paddingBottom) : bottom) + border,
@@ -245,8 +299,8 @@ function padding(style: Record<string, string | undefined>, parentWidth: number,
  * in the element's geometry (and its descendants'), scaled by viewBox and transforms.
  */
 function visitSvg(root: ElementNode, parent: Box, walk: Walk): void {
-  const width = Number(root.attributes.width) || lengthPx(lastValues(root.style, walk.variables).width, parent.width, parent.fontPx, walk.canvas) || parent.width;
-  const height = Number(root.attributes.height) || lengthPx(lastValues(root.style, walk.variables).height, parent.height, parent.fontPx, walk.canvas) || parent.height;
+  const width = Number(root.attributes.width) || lengthPx(lastValues(root.style, walk.theme).width, parent.width, parent.fontPx, walk.canvas) || parent.width;
+  const height = Number(root.attributes.height) || lengthPx(lastValues(root.style, walk.theme).height, parent.height, parent.fontPx, walk.canvas) || parent.height;
   const viewBox = (root.attributes.viewBox ?? "").trim().split(/[\s,]+/).map(Number);
   const units = viewBox.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0 ? Math.max(width / viewBox[2]!, height / viewBox[3]!) : 1;
   const filters = new Map<string, ElementNode>();
@@ -377,25 +431,12 @@ function geometryExtent(node: ElementNode): number {
   return extent;
 }
 
-function svgTransformScale(value: string | undefined): number {
-  if (!value) return 1;
-  let factor = 1;
-  for (const m of value.matchAll(/(scale|matrix)\(([^)]*)\)/gi)) {
-    const numbers = m[2]!.split(/[\s,]+/).filter(Boolean).map((n) => Math.abs(Number(n)));
-    const linear = m[1]!.toLowerCase() === "matrix" ? numbers.slice(0, 4) : numbers;
-    factor *= Math.max(1, ...linear.filter(Number.isFinite));
-  }
-  return factor;
-}
-
 /** The data: SVG images an element draws (its src, url() in its styles). */
-function svgImages(element: ElementNode, style: Record<string, string | undefined>): string[] {
+function svgImages(element: ElementNode, style: Style): string[] {
   const out: string[] = [];
   const src = element.attributes.src;
   if (src && /^data:image\/svg\+xml/i.test(src.trim())) out.push(src.trim());
-  for (const value of Object.values(style)) {
-    for (const m of (value ?? "").matchAll(/url\(\s*(["']?)(data:image\/svg\+xml[^)]*?)\1\s*\)/gi)) out.push(m[2]!);
-  }
+  for (const value of Object.values(style)) for (const url of value?.urls ?? []) if (/^data:image\/svg\+xml/i.test(url)) out.push(url);
   return out;
 }
 
@@ -462,47 +503,50 @@ function effectPass(w: number, h: number, canvas: number): number {
   return drawn * EFFECT_WEIGHT + (w * h - drawn) * EFFECT_OUTSIDE_WEIGHT;
 }
 
-function lastValues(style: Array<[string, StyleValue]>, variables: Record<string, string>): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  // A colour field may stand in for a fill: it paints, whatever its value.
-  for (const [property, value] of style) out[property] = typeof value === "string" ? resolveVariables(value, variables).trim() : "currentcolor";
+/** The value each property's last declaration gives, as `theme` draws it. */
+type Style = Record<string, ThemedValue | undefined>;
+
+/** A colour field may stand in for a fill: it paints, whatever its value. */
+const FIELD_COLOUR: ThemedValue = { text: "currentcolor", value: { kind: "color" }, urls: [] };
+
+function lastValues(style: Array<[string, StyleValue]>, theme: Theme): Style {
+  const out: Style = {};
+  for (const [property, value] of style) out[property] = isDeclaration(value) ? value[theme] : FIELD_COLOUR;
   return out;
 }
 
 /** How many times the box is painted flat: a background colour, a border, an image. */
-function paints(element: ElementNode, style: Record<string, string | undefined>): number {
+function paints(element: ElementNode, style: Style): number {
   let n = 0;
-  const background = style.background;
-  if (style.backgroundColor && !/^(transparent|none)$/i.test(style.backgroundColor)) n++;
-  else if (background && !/^(transparent|none)$/i.test(background) && gradientLayers(background) === 0) n++;
-  if (Object.keys(style).some((p) => /^border(Top|Right|Bottom|Left)?(Width)?$/.test(p) && !/^(none|0(px)?)$/i.test(style[p] ?? ""))) n++;
+  const transparent = (v: ThemedValue | undefined) => v === undefined || /^(transparent|none)$/i.test(v.text.trim());
+  if (!transparent(style.backgroundColor)) n++;
+  else if (!transparent(style.background) && gradientLayers(style.background) === 0) n++;
+  if (Object.keys(style).some((p) => /^border(Top|Right|Bottom|Left)?(Width)?$/.test(p) && !drawsNoBorder(style[p]!.value))) n++;
   if (element.tag === "img") n++;
   return n;
 }
 
-function gradientLayers(value: string | undefined): number {
-  if (!value) return 0;
-  let n = 0;
-  for (const node of valueParser(value).nodes) if (node.type === "function" && /gradient$/i.test(node.value)) n++;
-  return n;
+/** A border (or border width) of none, or of width 0. */
+function drawsNoBorder(value: CssValue): boolean {
+  if (value.kind === "stroke") return value.widthPx === 0 || value.style === "none" || value.style === "hidden";
+  if (value.kind === "lengths") return value.lengths.length === 1 && value.lengths[0] !== "auto" && value.lengths[0]!.number === 0;
+  return false;
 }
 
-const UNIT_PX: Record<string, number> = { px: 1, pt: 4 / 3, pc: 16, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6 };
+function gradientLayers(value: ThemedValue | undefined): number {
+  const v = value?.value;
+  return v?.kind === "images" || v?.kind === "background" ? v.layers.filter((l) => l.kind === "gradient").length : 0;
+}
 
-/** A length in logical px, or undefined where the layout decides (auto, none, a keyword). */
-function lengthPx(value: string | undefined, percentOf: number, fontPx: number, canvas: number): number | undefined {
-  if (!value) return undefined;
-  const parsed = valueParser.unit(value);
-  if (!parsed) return undefined;
-  const number = Math.abs(Number(parsed.number));
-  if (!Number.isFinite(number)) return undefined;
-  const unit = parsed.unit.toLowerCase();
-  if (unit === "" || unit in UNIT_PX) return number * (UNIT_PX[unit] ?? 1);
-  if (unit === "%") return (number / 100) * percentOf;
-  if (unit === "em" || unit === "ch" || unit === "ex") return number * fontPx;
-  if (unit === "rem") return number * DEFAULT_FONT_PX;
-  if (/^(vw|vh|vmin|vmax)$/.test(unit)) return (number / 100) * canvas;
-  return undefined;
+const lengthsOf = (value: CssValue | undefined): Length[] => (value?.kind === "lengths" ? value.lengths : []);
+const single = (value: CssValue | undefined): Length | undefined => {
+  const all = lengthsOf(value);
+  return all.length === 1 ? all[0] : undefined;
+};
+
+/** A one-length value in logical px, or undefined where the layout decides (auto, none, a keyword). */
+function lengthPx(value: ThemedValue | undefined, percentOf: number, fontPx: number, canvas: number): number | undefined {
+  return resolvePx(single(value?.value), { percentOf, fontPx, canvas });
 }
 
 function attributePx(element: ElementNode, name: "width" | "height"): number | undefined {
@@ -510,78 +554,37 @@ function attributePx(element: ElementNode, name: "width" | "height"): number | u
   return value === undefined ? undefined : Number(value);
 }
 
-/** The largest factor a transform scales a box by (1 when it scales nothing). */
-function transformScale(value: string | undefined): number {
-  if (!value) return 1;
-  let factor = 1;
-  for (const node of valueParser(value).nodes) {
-    if (node.type !== "function" || !/^scale[xy]?$/i.test(node.value)) continue;
-    const amounts = node.nodes.filter((n) => n.type === "word").map((n) => {
-      const d = valueParser.unit(n.value);
-      const v = d ? Math.abs(Number(d.number)) / (d.unit === "%" ? 100 : 1) : 1;
-      return Number.isFinite(v) ? v : 1;
-    });
-    factor *= Math.max(1, ...amounts);
-  }
-  return factor;
+/** Shadows of a box-shadow or text-shadow value. */
+function shadows(value: ThemedValue | undefined): Shadow[] {
+  const v = value?.value;
+  return v?.kind === "shadows" ? v.shadows.map(shadowOf) : [];
 }
 
-/** Shadows of a box-shadow or text-shadow value (px lengths: the language allows no other). */
-function shadows(value: string | undefined): Shadow[] {
-  if (!value || /^none$/i.test(value)) return [];
-  const out: Shadow[] = [];
-  let lengths: number[] = [];
-  const flush = () => {
-    const [x = 0, y = 0, blur = 0, spread = 0] = lengths;
-    if (lengths.length) out.push({ blur, spread, offset: Math.max(Math.abs(x), Math.abs(y)) });
-    lengths = [];
-  };
-  for (const node of valueParser(value).nodes) {
-    if (node.type === "div" && node.value === ",") flush();
-    else if (node.type === "word") {
-      const d = valueParser.unit(node.value);
-      if (d && (d.unit === "" || d.unit.toLowerCase() in UNIT_PX)) lengths.push(Number(d.number) * (UNIT_PX[d.unit.toLowerCase()] ?? 1));
-    }
-  }
-  flush();
-  return out;
-}
+const shadowOf = (s: CssShadow): Shadow => ({ blur: s.blur, spread: s.spread, offset: Math.max(Math.abs(s.x), Math.abs(s.y)) });
 
 /** Each filter function: how far it draws outside what it filters (a blur spreads 3σ), and whether it only recolours. */
-function filterFunctions(value: string | undefined): Array<{ margin: number; colour: boolean }> {
-  if (!value || /^none$/i.test(value)) return [];
-  const out: Array<{ margin: number; colour: boolean }> = [];
-  for (const node of valueParser(value).nodes) {
-    if (node.type !== "function") continue;
-    const name = node.value.toLowerCase();
-    if (name === "blur") out.push({ margin: 3 * (firstPx(node.nodes) ?? 0), colour: false });
-    else if (name === "drop-shadow") {
-      const [shadow] = shadows(valueParser.stringify(node.nodes));
-      out.push({ margin: shadow ? 3 * shadow.blur + shadow.offset : 0, colour: false });
-    } else out.push({ margin: 0, colour: true });
-  }
-  return out;
-}
-
-function firstPx(nodes: ValueNode[]): number | undefined {
-  for (const node of nodes) {
-    if (node.type !== "word") continue;
-    const d = valueParser.unit(node.value);
-    if (d) return Math.abs(Number(d.number)) * (UNIT_PX[d.unit.toLowerCase()] ?? 1);
-  }
-  return undefined;
+function filterFunctions(value: ThemedValue | undefined): Array<{ margin: number; colour: boolean }> {
+  const v = value?.value;
+  if (v?.kind !== "filter") return [];
+  return v.functions.map((f) => {
+    if ("blurPx" in f) return { margin: 3 * f.blurPx, colour: false };
+    if ("shadows" in f) {
+      const shadow = f.shadows[0] && shadowOf(f.shadows[0]);
+      return { margin: shadow ? 3 * shadow.blur + shadow.offset : 0, colour: false };
+    }
+    return { margin: 0, colour: true };
+  });
 }
 
 /**
  * Refuses a definition whose drawing costs more than the budget, with either theme, naming the
- * element that costs the most. Applied when a definition is created, updated or previewed; a
+ * element that costs the most; returns the cost (of the costlier theme). Applied when a definition is created, updated or previewed; a
  * version stored before the budget existed still renders (bounded by the render time limit).
  */
-export function checkPaintBudget(spec: Pick<AccountTemplateSpec, "width" | "height" | "themes" | "fields">, parsed: ParsedHtml, problems: FieldProblem[]): void {
-  const themes = themeVariables(spec.themes);
-  const costs = [paintCost(parsed.root, spec.width, spec.height, themes.dark, spec.fields), paintCost(parsed.root, spec.width, spec.height, themes.light, spec.fields)];
+export function checkPaintBudget(spec: Pick<AccountTemplateSpec, "width" | "height" | "themes" | "fields">, parsed: ParsedHtml, problems: FieldProblem[]): number {
+  const costs = [paintCost(parsed.root, spec.width, spec.height, "dark", spec.fields), paintCost(parsed.root, spec.width, spec.height, "light", spec.fields)];
   const cost = costs[0]!.total >= costs[1]!.total ? costs[0]! : costs[1]!;
-  if (cost.total <= PAINT_BUDGET.megapixels) return;
+  if (cost.total <= PAINT_BUDGET.megapixels) return cost.total;
   const worst = cost.worst!;
   problems.push({
     field: "html",
@@ -592,4 +595,5 @@ export function checkPaintBudget(spec: Pick<AccountTemplateSpec, "width" | "heig
       "a shadow's blur reaches blur²/4 px beyond its box, a filter is drawn over the whole canvas, and each layer paints its whole box — use smaller blurs, smaller boxes or fewer layers",
     ...parsed.positionOf(worst.element.at ?? 0),
   });
+  return cost.total;
 }

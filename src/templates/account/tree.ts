@@ -3,6 +3,7 @@
  * already checked, ready to be filled with one request's values (compile.ts). Built once per
  * template version and reused for every render.
  */
+import type { CssValue } from "./css.ts";
 
 /** A whole-value placeholder standing for a field's value. */
 export interface FieldRef {
@@ -12,8 +13,29 @@ export interface FieldRef {
 /** Literal text and `{{field}}` values, in order. */
 export type TextPiece = string | FieldRef;
 
-/** A style value: literal CSS (theme variables still as `var(--name)`), or a `color` field. */
-export type StyleValue = string | FieldRef;
+/** What one theme draws for a declaration: its text (theme variables put in) and the typed value read from it. */
+export interface ThemedValue {
+  text: string;
+  value: CssValue;
+  /** The url() targets in the value (data: images). */
+  urls: string[];
+}
+
+/**
+ * A declaration's value, parsed once when the template is (css.ts): as written (theme variables
+ * as `var(--name)`), and as each theme draws it (the same object for both when it names no
+ * variable).
+ */
+export interface Declaration {
+  source: string;
+  dark: ThemedValue;
+  light: ThemedValue;
+}
+
+/** A style value: literal CSS, or a `color` field. */
+export type StyleValue = Declaration | FieldRef;
+
+export const isDeclaration = (value: StyleValue): value is Declaration => "source" in value;
 
 export interface TextFit {
   lines: number;

@@ -5,7 +5,8 @@
 // command of the latest version are there to copy. The families a template may name (the
 // account's fonts, the bundled ones) are listed beside the code, each one click from the cursor;
 // the preview's warnings (X-Template-Warnings: a font-family naming nothing the server has, drawn
-// in Inter) are shown under it.
+// in Inter) are shown under it, and beside it what drawing the template costs (X-Template-Cost:
+// the paint estimate, "about N of 500 units").
 //
 // The preview goes through /dashboard/api/account-templates/preview: not counted toward the
 // quota, rate limited with the key's window. Each answer carries the number of the edit it was
@@ -205,6 +206,7 @@ export async function renderTemplateEditor(current, id) {
   // Room for the first picture before it arrives (each answer sets the ratio of its own size).
   frame.style.aspectRatio = `${SIZES[prefs.size].width} / ${SIZES[prefs.size].height}`;
   const previewStatus = h("p.preview-status", { role: "status", "aria-live": "polite" });
+  const previewCost = h("p.preview-cost#template-cost", { hidden: true, title: "What drawing this template costs at 2400×2400: a unit is one megapixel painted once; shadows, filters, gradients, clips and glyphs cost more. Over the budget, saving is refused." });
   const sizeSet = h("div.size-set", { hidden: true, dataset: { testid: "size-set" } });
   const sizeSetTitle = h("h3", { hidden: true }, "Every size");
   const warningsList = h("ul#template-warnings");
@@ -310,6 +312,7 @@ export async function renderTemplateEditor(current, id) {
           viewing,
           frame,
           previewStatus,
+          previewCost,
           sizeSetTitle,
           sizeSet,
           warningsBox,
@@ -388,6 +391,7 @@ export async function renderTemplateEditor(current, id) {
       image.alt = `Preview of ${def.name || id} at ${size.label}, ${prefs.theme} theme`;
       previewStatus.textContent = `Rendered in ${res.headers.get("x-generation-time-ms") || "?"} ms · ${size.label} · ${prefs.theme} · not counted toward your quota`;
       showWarnings(res.headers.get("x-template-warnings"));
+      showCost(res.headers.get("x-template-cost"));
       if (viewingVersion === null) showProblems([]);
       void previewSizeSet(def, mine);
     } catch (failure) {
@@ -444,6 +448,16 @@ export async function renderTemplateEditor(current, id) {
         }
       }
     }
+  }
+
+  /** The paint estimate of the preview on screen (`units=N; budget=M`), as "about N of M units". */
+  function showCost(header) {
+    const units = /units=(\d+)/.exec(header || "")?.[1];
+    const budget = /budget=(\d+)/.exec(header || "")?.[1];
+    previewCost.hidden = units === undefined || budget === undefined;
+    if (previewCost.hidden) return;
+    previewCost.textContent = `Drawing cost: about ${fmt(Number(units))} of ${fmt(Number(budget))} units`;
+    previewCost.classList.toggle("near-budget", Number(units) > 0.8 * Number(budget));
   }
 
   /** The warnings of the preview on screen (a JSON array of messages, or none), as text. */

@@ -206,3 +206,23 @@ describe("paint budget", () => {
     expect(refusal(page(image(300))).message).toMatch(/This <img> costs the most \(\d+, mostly its SVG image's filters\)/);
   });
 });
+
+describe("paint budget: layers and glyphs (bench/paint-weights.ts)", () => {
+  test("nested rounded clips are charged per level: the 8 stacks of 44 that drew gigabytes are refused, mostly for their clips", async () => {
+    const { NESTED_CLIPS_TEMPLATE } = await import("../../../e2e/fixtures/hostile-cards.ts");
+    const problem = refusal(NESTED_CLIPS_TEMPLATE);
+    expect(problem.message).toMatch(BUDGET_MESSAGE);
+    expect(problem.message).toMatch(/mostly its rounded clip/);
+  });
+
+  test("a clip costs by the box it clips: a card-wide rounded frame passes", () => {
+    expect(() => parseAccountTemplate({ id: "t", html: '<div style="display: flex; width: 100%; height: 100%; overflow: hidden; border-radius: 32px; background: #fff"><div style="display: flex">x</div></div>' })).not.toThrow();
+  });
+
+  test("glyphs count by their em squares: two thousand overlapping 400 px glyphs are refused, mostly for their glyphs", () => {
+    const text = "W ".repeat(1990);
+    const problem = refusal({ id: "t", html: `<div style="display: flex; width: 500px; font-size: 400px; line-height: 0; color: rgba(0,0,0,0.5)">${text}</div>` });
+    expect(problem.message).toMatch(/mostly its glyphs/);
+    expect(() => parseAccountTemplate({ id: "t", html: `<div style="display: flex; font-size: 64px">${"W ".repeat(200)}</div>` })).not.toThrow();
+  });
+});

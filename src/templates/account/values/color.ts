@@ -4,6 +4,7 @@
  * The value goes into an inline style, so anything looser would be CSS injection.
  */
 import namedColors from "css-color-keywords/colors.json" with { type: "json" };
+import { clipValue, type Grammar } from "./nodes.ts";
 
 const NAMED = new Set(Object.keys(namedColors).map((n) => n.toLowerCase()).concat(["transparent", "rebeccapurple"]));
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
@@ -30,3 +31,16 @@ export function isCssColor(value: string): boolean {
 }
 
 export const COLOR_FORMS = "a CSS colour (#rgb, #rrggbb, #rrggbbaa, rgb(), hsl() or a named colour)";
+
+/** A colour property's value (its text is the colour: the renderer draws it as written). */
+export interface Color {
+  kind: "color";
+}
+
+export const color: Grammar<Color> = (value, _nodes, report) => {
+  if (!isCssColor(value) && value.trim().toLowerCase() !== "currentcolor") return void report(`"${clipValue(value)}" is not a colour`);
+  return { kind: "color" };
+};
+
+/** A colour word or function inside a longer value (a shadow's, a border's). */
+export const isColorWord = (text: string): boolean => isCssColor(text) || text.toLowerCase() === "currentcolor";
