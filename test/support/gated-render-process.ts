@@ -48,10 +48,10 @@ if (import.meta.main) {
           signalStart();
           spin(60_000);
         } else if (id.startsWith("hog")) {
+          signalStart();
           const block = new Uint8Array(Number(title) * 1024 * 1024);
           block.fill(1);
           hogged.push(block);
-          signalStart();
           spin(60_000);
         } else if (id.startsWith("takumi-panic")) {
           signalStart();

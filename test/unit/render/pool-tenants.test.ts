@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiError } from "../../../src/errors.ts";
-import { silentLogger } from "../../../src/logger.ts";
+import { createLogger, silentLogger } from "../../../src/logger.ts";
 import { BACKGROUND_NICE, RenderPool, type RenderJob, type RenderPoolOptions } from "../../../src/render/pool.ts";
 import { parseAccountTemplate } from "../../../src/templates/account/index.ts";
 import { ManualTimers } from "../../support/manual-timers.ts";
@@ -193,9 +193,10 @@ describe("account templates in the pool", () => {
     }
   }, 30_000);
 
-  test("a killed render's process is gone at once: nothing of it runs on", async () => {
+  test("a killed render's process is gone at once: nothing of it runs on; the log names who and why", async () => {
     const timers = new ManualTimers();
-    const pool = gatedPool({ workers: 2, timers });
+    const lines: Record<string, unknown>[] = [];
+    const pool = gatedPool({ workers: 2, timers, logger: createLogger("info", (line) => lines.push(JSON.parse(line))) });
     try {
       await pool.ready();
       const stuck = pool.render(tenantJob("acc_a", "slow-card", "stuck-gone"));
@@ -206,6 +207,9 @@ describe("account templates in the pool", () => {
       // SIGKILL: the process is reaped within moments, not when its loop would have ended.
       await waitFor(() => !processExists(pid), "the killed render process to be gone", { timeoutMs: 1_000 });
       expect(pool.stats).toMatchObject({ replaced: 1, restarts: { deadline: 1, memory: 0, crash: 0 } });
+      expect(lines.filter((l) => l.reason)).toEqual([
+        expect.objectContaining({ level: "warn", reason: "deadline", account: "acc_a", template: "slow-card", version: 1, pid, timeout_ms: BOUND_MS }),
+      ]);
       await waitFor(() => pool.stats.ready === 2, "the replacement to be ready");
       // The account renders again at once: its one kill does not hold it to one process.
       expect(decodePng((await pool.render(tenantJob("acc_a", "card", "a-after"))).bytes).width).toBe(400);
@@ -385,6 +389,23 @@ describe("account templates in the pool", () => {
       expect(decodePng((await held).bytes).width).toBe(400);
       await waitFor(() => pool.stats.ready === 2, "the replacement to be ready");
       expect(decodePng((await pool.render(builtIn("after the panic"))).bytes).width).toBe(400);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+  test("a render process over the memory bound is killed: 422 naming the bound, replaced, nothing of it left", async () => {
+    const pool = gatedPool({ workers: 1, memoryBytes: 256 * 1024 * 1024 });
+    try {
+      await pool.ready();
+      // The render takes 400 MB (touched, so resident) and then spins: only the watch can stop it.
+      const error = await rejection(pool.render(tenantJob("acc_a", "hog-card", "400")));
+      expect(error.code).toBe("RENDER_FAILED");
+      expect(error.message).toContain("memory bound (256 MB)");
+      const pid = Number(readFileSync(join(gateDir, "started-400"), "utf8"));
+      await waitFor(() => !processExists(pid), "the process over the bound to be gone", { timeoutMs: 1_000 });
+      expect(pool.stats.restarts).toEqual({ deadline: 0, memory: 1, crash: 0 });
+      await waitFor(() => pool.stats.ready === 1, "the replacement to be ready");
+      expect(decodePng((await pool.render(builtIn("after the memory kill"))).bytes).width).toBe(400);
     } finally {
       await pool.close();
     }
