@@ -338,6 +338,7 @@ describe("Tailwind 4 utilities whose properties the engines draw", () => {
     expect(style("basis-[30%]")).toMatchObject({ flexBasis: "30%" });
     expect(style("underline decoration-red-500")).toMatchObject({ textDecorationLine: "underline", textDecorationColor: "#ef4444" });
     expect(style("underline decoration-sky-950/50")).toMatchObject({ textDecorationColor: "rgba(8, 47, 73, 0.5)" });
+    expect(style("underline decoration-wavy")).toMatchObject({ textDecorationStyle: "wavy" });
   });
 
   test("what the engines cannot draw is a 400 at the class that says what to write instead", () => {

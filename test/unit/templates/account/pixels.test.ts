@@ -354,7 +354,7 @@ describe("pixels", () => {
     expect(soft[1]).toBeLessThan(235);
   });
 
-  test("Tailwind decoration-* colours the underline", async () => {
+  test("Tailwind decoration-* colours the underline and sets its style", async () => {
     const text = (classes: string) => draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[60px] p-[50px]"><span class="underline ${classes}">Hamburg</span></div>` }, {});
     const reds = (png: DecodedPng) => {
       let n = 0;
@@ -362,7 +362,11 @@ describe("pixels", () => {
       return n;
     };
     expect(reds(await text(""))).toBe(0);
-    expect(reds(await text("decoration-[#ff0000]"))).toBeGreaterThan(100);
+    const solid = reds(await text("decoration-[#ff0000]"));
+    expect(solid).toBeGreaterThan(100);
+    // A dotted line is mostly gaps; a wavy one, up and down, is longer than a straight one.
+    expect(reds(await text("decoration-[#ff0000] decoration-dotted"))).toBeLessThan(solid * 0.7);
+    expect(reds(await text("decoration-[#ff0000] decoration-wavy"))).toBeGreaterThan(solid * 1.2);
   });
 
   test("the documented examples draw (ink on the card, not a blank)", async () => {
