@@ -12,6 +12,13 @@
  * Tailwind means the element's own font size), border widths (it has no `border-x`/`border-y`)
  * and `size-*`. Its palette stops at 900: the 950 shades (Tailwind 3.3 on) are given to it as
  * the arbitrary colours they are (`bg-slate-950` as `bg-[#020617]`).
+ *
+ * Utilities the engine lacks whose properties both engines draw are written here as Tailwind 4
+ * writes them (`partClass`, `composite`): gradients, transforms, filters and rings, which
+ * several classes make together into one declaration, and Tailwind 4's names for sizes the
+ * engine has (`shadow-xs`, `rounded-xs`, `rounded-4xl`). `space-*` and `divide-*` are not: they
+ * style every child but the last, and which child is last a template's sections decide only
+ * when it is drawn.
  */
 import { twStyles } from "satori/standalone";
 import { PROPERTIES } from "./css.ts";
