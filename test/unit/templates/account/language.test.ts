@@ -270,6 +270,90 @@ describe("Tailwind classes drawn as Tailwind means them", () => {
   });
 });
 
+describe("Tailwind 4 utilities whose properties the engines draw", () => {
+  const style = (classes: string) => render({ id: "t", html: `<div class="${classes}">x</div>` }, {}).props.style as Record<string, string>;
+
+  test("gradients: a direction with from-, via- and to- colours is one linear-gradient, in Tailwind's palette", () => {
+    expect(style("bg-gradient-to-r from-red-500 to-blue-500").backgroundImage).toBe("linear-gradient(to right, #ef4444 0%, #3b82f6 100%)");
+    expect(style("to-blue-500 bg-linear-to-br from-red-500/50 via-slate-950").backgroundImage).toBe("linear-gradient(to bottom right, rgba(239, 68, 68, 0.5) 0%, #020617 50%, #3b82f6 100%)");
+    for (const [side, words] of [["t", "to top"], ["tr", "to top right"], ["bl", "to bottom left"], ["l", "to left"]]) {
+      expect(style(`bg-gradient-to-${side} from-white to-black`).backgroundImage).toBe(`linear-gradient(${words}, #fff 0%, #000 100%)`);
+    }
+    expect(style("bg-linear-45 from-[#102030] to-black").backgroundImage).toBe("linear-gradient(45deg, #102030 0%, #000 100%)");
+    // A missing end fades to the other end's colour made transparent.
+    expect(style("bg-gradient-to-b from-red-500").backgroundImage).toBe("linear-gradient(to bottom, #ef4444 0%, rgba(239, 68, 68, 0) 100%)");
+    // Colour stops with no direction draw nothing, as in Tailwind.
+    expect(style("from-red-500 to-blue-500")).not.toHaveProperty("backgroundImage");
+    expect(style("portrait:bg-gradient-to-r from-red-500")).not.toHaveProperty("backgroundImage");
+    expect(htmlProblem('<div class="bg-gradient-to-r from-mauve-500">x</div>')).toMatchObject({ message: expect.stringContaining('"from-mauve-500" is not supported'), line: 1, column: 30 });
+  });
+
+  test("transforms: translate, rotate, scale, then skew, as Tailwind 4 composes them; origin-*", () => {
+    expect(style("skew-x-3 scale-50 rotate-45 -translate-x-1/2 translate-y-4").transform).toBe("translateX(-50%) translateY(16px) rotate(45deg) scaleX(0.5) scaleY(0.5) skewX(3deg)");
+    expect(style("-rotate-12").transform).toBe("rotate(-12deg)");
+    expect(style("rotate-[17deg]").transform).toBe("rotate(17deg)");
+    // An axis wins over both axes, whatever the attribute's order.
+    expect(style("scale-x-150 scale-50").transform).toBe("scaleX(1.5) scaleY(0.5)");
+    expect(style("-scale-x-100").transform).toBe("scaleX(-1)");
+    expect(style("translate-x-px translate-y-full").transform).toBe("translateX(1px) translateY(100%)");
+    expect(style("skew-6").transform).toBe("skewX(6deg) skewY(6deg)");
+    expect(style("origin-top-left")).toMatchObject({ transformOrigin: "left top" });
+    expect(style("origin-center")).toMatchObject({ transformOrigin: "center" });
+    expect(style("rotate-45 lg:rotate-90").transform).toBe("rotate(90deg)");
+    // The language's transform bounds hold for classes too.
+    expect(htmlProblem('<div class="scale-[20]">x</div>').message).toMatch(/scale is bounded to 10/);
+    expect(htmlProblem('<div class="skew-x-[90deg]">x</div>').message).toMatch(/skew is bounded/);
+    expect(htmlProblem('<div class="translate-x-[20000px]">x</div>').message).toMatch(/translate is bounded/);
+  });
+
+  test("filters: one filter in Tailwind's order, on Tailwind 4's scales, within the filter bounds", () => {
+    expect(style("w-[100px] h-[100px] sepia grayscale brightness-50").filter).toBe("brightness(50%) grayscale(100%) sepia(100%)");
+    expect(style("w-[100px] h-[100px] grayscale blur-sm").filter).toBe("blur(8px) grayscale(100%)");
+    expect(style("w-[100px] h-[100px] drop-shadow-lg sepia").filter).toBe("sepia(100%) drop-shadow(0 4px 4px rgb(0 0 0 / 0.15))");
+    expect(style("w-[100px] h-[100px] blur").filter).toBe("blur(8px)");
+    expect(style("w-[100px] h-[100px] blur-xs").filter).toBe("blur(4px)");
+    expect(style("w-[100px] h-[100px] blur-[2px]").filter).toBe("blur(2px)");
+    expect(style("w-[100px] h-[100px] -hue-rotate-90 invert-0 sepia").filter).toBe("hue-rotate(-90deg) invert(0%) sepia(100%)");
+    expect(style("w-[100px] h-[100px] contrast-125 saturate-150").filter).toBe("contrast(125%) saturate(150%)");
+    expect(htmlProblem('<div class="w-[100px] h-[100px] blur-[100px]">x</div>').message).toMatch(/blur radius must be 0 to 64px/);
+    expect(htmlProblem('<div class="w-[100px] h-[100px] blur brightness-50 contrast-125 grayscale invert">x</div>').message).toMatch(/at most 4/);
+  });
+
+  test("ring-* is a spread box-shadow under the element's shadow (1 px and the text's colour unless told)", () => {
+    expect(style("ring").boxShadow).toBe("0 0 0 1px currentColor");
+    expect(style("ring-2 ring-red-500").boxShadow).toBe("0 0 0 2px #ef4444");
+    expect(style("ring-[3px] ring-inset ring-black/50").boxShadow).toBe("inset 0 0 0 3px rgba(0, 0, 0, 0.5)");
+    expect(style("shadow-sm ring-4 ring-blue-500").boxShadow).toBe("0 0 0 4px #3b82f6, 0 1px 2px 0 rgb(0 0 0 / 0.05)");
+    expect(style("ring-red-500")).not.toHaveProperty("boxShadow");
+  });
+
+  test("Tailwind 4's names: shadow-xs, rounded-xs, rounded-4xl; basis-*; decoration colours", () => {
+    expect(style("shadow-xs")).toMatchObject({ boxShadow: "0 1px 2px 0 rgb(0 0 0 / 0.05)" });
+    expect(style("rounded-xs")).toMatchObject({ borderRadius: "2px" });
+    expect(style("rounded-4xl")).toMatchObject({ borderRadius: "32px" });
+    expect(style("rounded-t-4xl")).toMatchObject({ borderTopLeftRadius: "32px", borderTopRightRadius: "32px" });
+    expect(style("basis-1/2")).toMatchObject({ flexBasis: "50%" });
+    expect(style("basis-64")).toMatchObject({ flexBasis: "256px" });
+    expect(style("basis-full")).toMatchObject({ flexBasis: "100%" });
+    expect(style("basis-[30%]")).toMatchObject({ flexBasis: "30%" });
+    expect(style("underline decoration-red-500")).toMatchObject({ textDecorationLine: "underline", textDecorationColor: "#ef4444" });
+    expect(style("underline decoration-sky-950/50")).toMatchObject({ textDecorationColor: "rgba(8, 47, 73, 0.5)" });
+    expect(style("underline decoration-wavy")).toMatchObject({ textDecorationStyle: "wavy" });
+  });
+
+  test("what the engines cannot draw is a 400 at the class that says what to write instead", () => {
+    const at = (classes: string) => htmlProblem(`<div class="flex ${classes}">x</div>`);
+    expect(at("space-x-4")).toMatchObject({ message: expect.stringMatching(/"space-x-4".*gap-x-\*/), line: 1, column: 18 });
+    expect(at("space-y-2").message).toMatch(/gap-y-\*/);
+    expect(at("divide-y").message).toMatch(/border-t/);
+    expect(at("ring-2 ring-offset-2")).toMatchObject({ message: expect.stringMatching(/ring-offset-2.*box-shadow/), column: 25 });
+    expect(at("underline decoration-2").message).toMatch(/thickness/);
+    expect(at("grid-cols-3").message).toMatch(/flex/);
+    expect(at("aspect-video").message).toMatch(/width and height/);
+    expect(at("mix-blend-multiply").message).toMatch(/inline style .* or leave it out/);
+  });
+});
+
 describe("line breaks", () => {
   test("<br> in text makes the element a paragraph, laid out as a block so the break breaks", () => {
     const tree = render({ id: "t", html: "<p>one<br>two</p>" }, {});

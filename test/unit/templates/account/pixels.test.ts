@@ -9,7 +9,7 @@ import { renderTemplate } from "../../../../src/render/engine.ts";
 import { extraBundledFaces } from "../../../../src/render/fonts.ts";
 import { templateFamilies } from "../../../../src/templates/account/fonts.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
-import { decodePng, firstDarkColumns, fractionNear, solidPngDataUri, type DecodedPng } from "../../../support/png.ts";
+import { averageColour, decodePng, firstDarkColumns, fractionNear, solidPngDataUri, type DecodedPng } from "../../../support/png.ts";
 import { testEngine } from "../../../support/engines.ts";
 import { countInk } from "../../render/regions.ts";
 import { EXAMPLES } from "./examples.ts";
@@ -280,6 +280,93 @@ describe("pixels", () => {
     };
     const sans = await ink("font-sans");
     for (const classes of ["font-serif", "font-mono", "font-[Source_Serif_4]"]) expect({ classes, same: (await ink(classes)) === sans }).toEqual({ classes, same: false });
+  });
+
+  test("Tailwind gradients: bg-gradient-to-*/bg-linear-to-* with from-, via- and to- colours", async () => {
+    const card = (classes: string) => draw({ id: "t", html: `<div class="flex w-full h-full ${classes}"></div>` }, {});
+    const across = await card("bg-gradient-to-r from-[#ff0000] to-[#0000ff]");
+    expect(fractionNear(across, 0, 0, 12, 630, RED, 40)).toBeGreaterThan(0.95);
+    expect(fractionNear(across, 1188, 0, 12, 630, BLUE, 40)).toBeGreaterThan(0.95);
+    const middle = averageColour(across, 590, 0, 20, 630);
+    expect(middle[0]).toBeGreaterThan(90);
+    expect(middle[2]).toBeGreaterThan(90);
+    // Downwards, through a green middle.
+    const down = await card("bg-linear-to-b from-[#ff0000] via-[#00c878] to-[#0000ff]");
+    expect(fractionNear(down, 0, 0, 1200, 6, RED, 40)).toBeGreaterThan(0.95);
+    expect(fractionNear(down, 0, 312, 1200, 6, GREEN, 40)).toBeGreaterThan(0.95);
+    expect(fractionNear(down, 0, 624, 1200, 6, BLUE, 40)).toBeGreaterThan(0.95);
+    // from-*/50: half the red over white.
+    const half = await card("bg-white bg-gradient-to-r from-[#ff0000]/50 to-[#ff0000]/50");
+    expect(fractionNear(half, 0, 0, 1200, 630, [255, 128, 128], 24)).toBeGreaterThan(0.95);
+  });
+
+  test("Tailwind transforms move, turn, scale and skew the box; ring-*, rounded-4xl and basis-* draw", async () => {
+    // A 200×200 red box whose unmoved place is (500, 215)–(700, 415) on white.
+    const box = (classes: string, outer = "items-center justify-center") =>
+      draw({ id: "t", html: `<div class="flex w-full h-full bg-white ${outer}"><div class="w-[200px] h-[200px] bg-[#ff0000] ${classes}"></div></div>` }, {});
+    const red = (png: DecodedPng, x: number, y: number, w = 20, h = 20) => fractionNear(png, x, y, w, h, RED, 40) > 0.9;
+    const white = (png: DecodedPng, x: number, y: number, w = 20, h = 20) => fractionNear(png, x, y, w, h, WHITE, 40) > 0.9;
+    const plain = await box("");
+    expect([red(plain, 505, 220), white(plain, 470, 305)]).toEqual([true, true]);
+    const moved = await box("translate-x-[100px] -translate-y-1/4");
+    expect([white(moved, 505, 370), red(moved, 680, 170), white(moved, 505, 390)]).toEqual([true, true, true]);
+    // Turned 45°: the corners are white, a point past the left side on the middle line is red.
+    const turned = await box("rotate-45");
+    expect([white(turned, 502, 217, 10, 10), red(turned, 470, 305)]).toEqual([true, true]);
+    // Half the size about the centre: the border band is white, the middle red.
+    const half = await box("scale-50");
+    expect([white(half, 505, 220), red(half, 590, 305)]).toEqual([true, true]);
+    // Half the width only.
+    const narrow = await box("scale-x-50");
+    expect([white(narrow, 505, 300), red(narrow, 590, 220)]).toEqual([true, true]);
+    // Scaled from its top-left corner, the box keeps that corner.
+    const corner = await box("scale-50 origin-top-left");
+    expect([red(corner, 505, 220), white(corner, 660, 380)]).toEqual([true, true]);
+    // Skewed 30° along x: the top edge slides left, the bottom right.
+    const skewed = await box("skew-x-[30deg]");
+    expect([red(skewed, 460, 220, 10, 10), red(skewed, 730, 400, 10, 10), white(skewed, 505, 400, 10, 10)]).toEqual([true, true, true]);
+    // A 6 px ring outside the box, in its colour.
+    const ring = await box("bg-[#0000ff] ring-[6px] ring-[#ff0000]");
+    expect(fractionNear(ring, 520, 209, 160, 5, RED, 40)).toBeGreaterThan(0.9);
+    expect(fractionNear(ring, 520, 220, 160, 5, BLUE, 40)).toBeGreaterThan(0.9);
+    // rounded-4xl is 32 px: the corner's outermost pixels are white.
+    const round = await box("rounded-4xl");
+    expect([white(round, 500, 215, 6, 6), red(round, 590, 215, 20, 6)]).toEqual([true, true]);
+    // basis-1/2: half the row.
+    const basis = await draw({ id: "t", html: '<div class="flex w-full h-full bg-white"><div class="basis-1/2 bg-[#ff0000]"></div></div>' }, {});
+    expect([red(basis, 580, 300), white(basis, 610, 300)]).toEqual([true, true]);
+  });
+
+  test("Tailwind filters: grayscale, brightness and blur draw on the element", async () => {
+    const box = (classes: string) =>
+      draw({ id: "t", html: `<div class="flex w-full h-full bg-white items-center justify-center"><div class="w-[200px] h-[200px] bg-[#ff0000] ${classes}"></div></div>` }, {});
+    const grey = averageColour(await box("grayscale"), 560, 275, 80, 80);
+    expect(Math.abs(grey[0] - grey[1])).toBeLessThan(12);
+    expect(Math.abs(grey[1] - grey[2])).toBeLessThan(12);
+    const dim = averageColour(await box("brightness-50"), 560, 275, 80, 80);
+    expect(dim[0]).toBeGreaterThan(100);
+    expect(dim[0]).toBeLessThan(160);
+    expect(dim[1]).toBeLessThan(30);
+    // Blurred, the box's edge is a ramp: just outside it is pink, not white.
+    const sharp = averageColour(await box(""), 494, 300, 4, 20);
+    const soft = averageColour(await box("blur-md"), 494, 300, 4, 20);
+    expect(sharp[1]).toBeGreaterThan(240);
+    expect(soft[1]).toBeLessThan(235);
+  });
+
+  test("Tailwind decoration-* colours the underline and sets its style", async () => {
+    const text = (classes: string) => draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[60px] p-[50px]"><span class="underline ${classes}">Hamburg</span></div>` }, {});
+    const reds = (png: DecodedPng) => {
+      let n = 0;
+      for (let i = 0; i < png.pixels.length; i += 4) if (png.pixels[i]! > 200 && png.pixels[i + 1]! < 60 && png.pixels[i + 2]! < 60) n++;
+      return n;
+    };
+    expect(reds(await text(""))).toBe(0);
+    const solid = reds(await text("decoration-[#ff0000]"));
+    expect(solid).toBeGreaterThan(100);
+    // A dotted line is mostly gaps; a wavy one, up and down, is longer than a straight one.
+    expect(reds(await text("decoration-[#ff0000] decoration-dotted"))).toBeLessThan(solid * 0.7);
+    expect(reds(await text("decoration-[#ff0000] decoration-wavy"))).toBeGreaterThan(solid * 1.2);
   });
 
   test("the documented examples draw (ink on the card, not a blank)", async () => {
