@@ -19,6 +19,8 @@ import { JobWorker } from "./worker/index.ts";
 import { BatchDrawer } from "./batches/drawer.ts";
 import { Elysia } from "elysia";
 import { opsModule } from "./modules/ops/index.ts";
+import { warmFontInspection } from "./render/font-inspect.ts";
+import { warmTailwind } from "./templates/account/tailwind.ts";
 
 export interface RunningService {
   url: string;
@@ -125,7 +127,13 @@ export async function startService(
   // Render processes start once the server listens, so their start-up (fonts, engines, a warm-up
   // card each) does not hold up /healthz; a render that arrives first waits for one. The
   // operations-only role renders nothing unless asked.
-  if (config.role !== "worker") renderer.start();
+  if (config.role !== "worker") {
+    renderer.start();
+    // What start-up leaves out (satori's Tailwind engine for account templates' classes, fontkit
+    // for font uploads) is prepared once the render processes are up, one step a macrotask:
+    // /healthz does not wait for it, nor does a request after it.
+    void renderer.pool.ready().then(() => warmInTurn([warmTailwind, warmFontInspection], services.logger), () => {});
+  }
   // Several instances: a lease of an instance that hangs while staying connected runs out within
   // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
   const worker = new JobWorker(services, services.store.kind === "postgres" ? { leaseMs: 30_000 } : {});
@@ -182,6 +190,24 @@ export async function startService(
         await closeStore();
       })()),
   };
+}
+
+/**
+ * Runs each step in a macrotask of its own, so requests that arrive meanwhile are answered
+ * between them. A step that fails is logged: the request that needs it will load it and answer
+ * the error itself.
+ */
+function warmInTurn(steps: Array<() => void>, logger: Logger): void {
+  const [step, ...rest] = steps;
+  if (!step) return;
+  setTimeout(() => {
+    try {
+      step();
+    } catch (error) {
+      logger.warn("preloading after start-up failed", { step: step.name, error: error instanceof Error ? error.message : String(error) });
+    }
+    warmInTurn(rest, logger);
+  }, 0);
 }
 
 /** A worker-role instance's HTTP: /healthz, /readyz and /metrics only. */

@@ -13,7 +13,17 @@
  * and `size-*`. Its palette stops at 900: the 950 shades (Tailwind 3.3 on) are given to it as
  * the arbitrary colours they are (`bg-slate-950` as `bg-[#020617]`).
  */
-import { twStyles } from "satori/standalone";
+import type * as TailwindEngine from "./tailwind-engine.ts";
+
+// satori (its layout engine, CSS and text code come with the Tailwind one) is loaded when a
+// template's classes are first expanded, or by `warmTailwind`, not at start-up.
+let twStyles: typeof TailwindEngine.twStyles | undefined;
+const loadTwStyles = () => (twStyles ??= (require("./tailwind-engine.ts") as typeof TailwindEngine).twStyles);
+
+/** Loads satori's Tailwind engine ahead of the first template that uses classes (serve.ts calls it once the server is up). */
+export function warmTailwind(): void {
+  loadTwStyles();
+}
 
 /** Variants that mean something for a still image: breakpoints against the design canvas. */
 const VARIANT_ORDER = ["sm", "md", "lg", "xl", "2xl", "portrait", "landscape"];
@@ -139,7 +149,7 @@ export interface ExpandedClasses {
 }
 
 function expand(classes: string, canvas: { width: number; height: number }): Record<string, unknown> {
-  const tw = twStyles({ width: canvas.width, height: canvas.height });
+  const tw = loadTwStyles()({ width: canvas.width, height: canvas.height });
   // The engine warns on the console about classes it ignores; we report those ourselves.
   const warn = console.warn;
   console.warn = () => {};
