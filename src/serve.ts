@@ -21,6 +21,7 @@ import { Elysia } from "elysia";
 import { opsModule } from "./modules/ops/index.ts";
 import { warmFontInspection } from "./render/font-inspect.ts";
 import { warmTailwind } from "./templates/account/tailwind.ts";
+import { warmDashboardAssets } from "./modules/dashboard/assets.ts";
 
 export interface RunningService {
   url: string;
@@ -130,9 +131,9 @@ export async function startService(
   if (config.role !== "worker") {
     renderer.start();
     // What start-up leaves out (satori's Tailwind engine for account templates' classes, fontkit
-    // for font uploads) is prepared once the render processes are up, one step a macrotask:
-    // /healthz does not wait for it, nor does a request after it.
-    void renderer.pool.ready().then(() => warmInTurn([warmTailwind, warmFontInspection], services.logger), () => {});
+    // for font uploads, the dashboard's gzipped files) is prepared once the render processes are
+    // up, one step a macrotask: /healthz does not wait for it, nor does a request after it.
+    void renderer.pool.ready().then(() => warmInTurn([warmTailwind, warmFontInspection, warmDashboardAssets], services.logger), () => {});
   }
   // Several instances: a lease of an instance that hangs while staying connected runs out within
   // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
