@@ -76,6 +76,12 @@ export async function startService(
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
   // Images fetched here, rendered images cached here (memory, then OG_CACHE_DIR), rendering itself in OG_RENDER_WORKERS render processes.
   const renderer = createServiceRenderer({ config, logger: services.logger, fontBytes: (digests) => services.accountFonts.bytes(digests), ...options.renderer });
+  // The database exists and is migrated; the checkpoint thread counts from the server's first
+  // commit. It opens its own connection on a thread of its own while the app is built here, and
+  // is awaited just before listening.
+  const checkpointing = sqliteCommits ? startCheckpointer(config.dbPath, sqliteCommits, services.logger) : undefined;
+  // Awaited below; until then a failure to start is not an unhandled rejection.
+  checkpointing?.catch(() => {});
   const metrics = new Metrics({ processMetrics: true });
   metrics.gauge("ogsmith_render_pool", "Render pool: workers (render processes configured), alive, ready, busy, queued, rendered, replaced", () => {
     const { workers, alive, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
@@ -92,10 +98,11 @@ export async function startService(
       return { entries, bytes, max_bytes: maxBytes, hits, misses, corrupt, evicted };
     }, "state");
   }
+  metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind().catch(() => ({})));
+  const app = createApp({ services, renderer, templates, metrics });
   let checkpointer: Checkpointer | undefined;
   try {
-    // The database exists and is migrated; the thread counts from the server's first commit.
-    if (sqliteCommits) checkpointer = await startCheckpointer(config.dbPath, sqliteCommits, services.logger);
+    checkpointer = await checkpointing;
   } catch (error) {
     await renderer.close();
     await services.close();
@@ -113,8 +120,6 @@ export async function startService(
     const wal = checkpointer;
     metrics.gauge("ogsmith_sqlite_wal", "SQLite write transactions committed and WAL checkpoints run by the checkpoint thread, since start", () => ({ commits: wal.commits, checkpoints: wal.checkpoints }), "state");
   }
-  metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind().catch(() => ({})));
-  const app = createApp({ services, renderer, templates, metrics });
   let server;
   try {
     // OG_ROLE=worker answers only the operations routes; the API instances take the traffic.
