@@ -135,10 +135,12 @@ export async function startService(
   // operations-only role renders nothing unless asked.
   if (config.role !== "worker") {
     renderer.start();
-    // What start-up leaves out (satori's Tailwind engine for account templates' classes, fontkit
-    // for font uploads, the dashboard's gzipped files) is prepared once the render processes are
-    // up, one step a macrotask: /healthz does not wait for it, nor does a request after it.
-    void renderer.pool.ready().then(() => warmInTurn([warmTailwind, warmFontInspection, warmDashboardAssets], services.logger), () => {});
+    // What start-up leaves out (the process metrics, satori's Tailwind engine for account
+    // templates' classes, fontkit for font uploads, the dashboard's gzipped files) is prepared
+    // once the render processes are up, one step a macrotask: /healthz does not wait for it, nor
+    // does a request after it.
+    const startProcessMetrics = () => metrics.startProcessMetrics();
+    void renderer.pool.ready().then(() => warmInTurn([startProcessMetrics, warmTailwind, warmFontInspection, warmDashboardAssets], services.logger), () => {});
   }
   // Several instances: a lease of an instance that hangs while staying connected runs out within
   // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).

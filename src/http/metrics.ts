@@ -9,8 +9,23 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly requests = new RequestMetrics();
 
+  private processMetrics: "off" | "pending" | "on";
+
+  /**
+   * `processMetrics`: prom-client's process and runtime families (CPU, memory, event-loop lag,
+   * GC). Registering them sets up their observers, a few milliseconds the server's start does not
+   * wait for: they start at `startProcessMetrics()` (serve.ts calls it once the server is up) or
+   * at the first scrape, whichever comes first.
+   */
   constructor(options: { processMetrics?: boolean } = {}) {
-    if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: "ogsmith_" });
+    this.processMetrics = options.processMetrics ? "pending" : "off";
+  }
+
+  /** Registers the process metrics, if this registry has them and they are not registered yet. */
+  startProcessMetrics(): void {
+    if (this.processMetrics !== "pending") return;
+    this.processMetrics = "on";
+    collectDefaultMetrics({ register: this.registry, prefix: "ogsmith_" });
   }
 
   /**
@@ -50,6 +65,7 @@ export class Metrics {
   }
 
   async render(): Promise<string> {
+    this.startProcessMetrics();
     return `${this.requests.render()}\n${await this.registry.metrics()}`;
   }
 }
