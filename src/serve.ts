@@ -19,6 +19,9 @@ import { JobWorker } from "./worker/index.ts";
 import { BatchDrawer } from "./batches/drawer.ts";
 import { Elysia } from "elysia";
 import { opsModule } from "./modules/ops/index.ts";
+import { warmFontInspection } from "./render/font-inspect.ts";
+import { warmTailwind } from "./templates/account/tailwind.ts";
+import { warmDashboardAssets } from "./modules/dashboard/assets.ts";
 
 export interface RunningService {
   url: string;
@@ -73,6 +76,12 @@ export async function startService(
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
   // Images fetched here, rendered images cached here (memory, then OG_CACHE_DIR), rendering itself in OG_RENDER_WORKERS render processes.
   const renderer = createServiceRenderer({ config, logger: services.logger, fontBytes: (digests) => services.accountFonts.bytes(digests), ...options.renderer });
+  // The database exists and is migrated; the checkpoint thread counts from the server's first
+  // commit. It opens its own connection on a thread of its own while the app is built here, and
+  // is awaited just before listening.
+  const checkpointing = sqliteCommits ? startCheckpointer(config.dbPath, sqliteCommits, services.logger) : undefined;
+  // Awaited below; until then a failure to start is not an unhandled rejection.
+  checkpointing?.catch(() => {});
   const metrics = new Metrics({ processMetrics: true });
   metrics.gauge("ogsmith_render_pool", "Render pool: workers (render processes configured), alive, ready, busy, queued, rendered, replaced", () => {
     const { workers, alive, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
@@ -89,10 +98,11 @@ export async function startService(
       return { entries, bytes, max_bytes: maxBytes, hits, misses, corrupt, evicted };
     }, "state");
   }
+  metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind().catch(() => ({})));
+  const app = createApp({ services, renderer, templates, metrics });
   let checkpointer: Checkpointer | undefined;
   try {
-    // The database exists and is migrated; the thread counts from the server's first commit.
-    if (sqliteCommits) checkpointer = await startCheckpointer(config.dbPath, sqliteCommits, services.logger);
+    checkpointer = await checkpointing;
   } catch (error) {
     await renderer.close();
     await services.close();
@@ -110,8 +120,6 @@ export async function startService(
     const wal = checkpointer;
     metrics.gauge("ogsmith_sqlite_wal", "SQLite write transactions committed and WAL checkpoints run by the checkpoint thread, since start", () => ({ commits: wal.commits, checkpoints: wal.checkpoints }), "state");
   }
-  metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind().catch(() => ({})));
-  const app = createApp({ services, renderer, templates, metrics });
   let server;
   try {
     // OG_ROLE=worker answers only the operations routes; the API instances take the traffic.
@@ -125,7 +133,15 @@ export async function startService(
   // Render processes start once the server listens, so their start-up (fonts, engines, a warm-up
   // card each) does not hold up /healthz; a render that arrives first waits for one. The
   // operations-only role renders nothing unless asked.
-  if (config.role !== "worker") renderer.start();
+  if (config.role !== "worker") {
+    renderer.start();
+    // What start-up leaves out (the process metrics, satori's Tailwind engine for account
+    // templates' classes, fontkit for font uploads, the dashboard's gzipped files) is prepared
+    // once the render processes are up, one step a macrotask: /healthz does not wait for it, nor
+    // does a request after it.
+    const startProcessMetrics = () => metrics.startProcessMetrics();
+    void renderer.pool.ready().then(() => warmInTurn([startProcessMetrics, warmTailwind, warmFontInspection, warmDashboardAssets], services.logger), () => {});
+  }
   // Several instances: a lease of an instance that hangs while staying connected runs out within
   // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
   const worker = new JobWorker(services, services.store.kind === "postgres" ? { leaseMs: 30_000 } : {});
@@ -182,6 +198,24 @@ export async function startService(
         await closeStore();
       })()),
   };
+}
+
+/**
+ * Runs each step in a macrotask of its own, so requests that arrive meanwhile are answered
+ * between them. A step that fails is logged: the request that needs it will load it and answer
+ * the error itself.
+ */
+function warmInTurn(steps: Array<() => void>, logger: Logger): void {
+  const [step, ...rest] = steps;
+  if (!step) return;
+  setTimeout(() => {
+    try {
+      step();
+    } catch (error) {
+      logger.warn("preloading after start-up failed", { step: step.name, error: error instanceof Error ? error.message : String(error) });
+    }
+    warmInTurn(rest, logger);
+  }, 0);
 }
 
 /** A worker-role instance's HTTP: /healthz, /readyz and /metrics only. */

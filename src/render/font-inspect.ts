@@ -3,7 +3,17 @@
  * tables with fontkit (pure JavaScript: no native code parses what an account sent here). A
  * file fontkit cannot read, or that maps no characters, is not a font.
  */
-import * as fontkit from "fontkit";
+import type * as Fontkit from "fontkit";
+
+// fontkit (with its brotli decoder and Unicode tables) is loaded at the first font upload or by
+// `warmFontInspection`, not at start-up: only font uploads read a font in the serving process.
+let fontkit: typeof Fontkit | undefined;
+const loadFontkit = (): typeof Fontkit => (fontkit ??= require("fontkit") as typeof Fontkit);
+
+/** Loads fontkit ahead of the first upload (serve.ts calls it once the server is up). */
+export function warmFontInspection(): void {
+  loadFontkit();
+}
 
 export type FontFormat = "ttf" | "otf" | "woff" | "woff2";
 
@@ -35,11 +45,11 @@ export function sniffFontFormat(data: Uint8Array): FontFormat | undefined {
 export function inspectFont(data: Uint8Array): FontFacts {
   const format = sniffFontFormat(data);
   if (!format) throw new Error("is not a TrueType, OpenType, WOFF or WOFF2 font");
-  let font: fontkit.Font;
+  let font: Fontkit.Font;
   try {
-    const created = fontkit.create(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    const created = loadFontkit().create(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     if (!created || "fonts" in created) throw new Error("a font collection");
-    font = created as fontkit.Font;
+    font = created as Fontkit.Font;
   } catch (error) {
     throw new Error(`does not parse as a font (${error instanceof Error ? error.message : String(error)})`);
   }

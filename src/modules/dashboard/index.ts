@@ -81,8 +81,9 @@ export function dashboardModule({ services, renderer, templates }: DashboardDeps
     const file = files.get(name);
     if (!file) throw new ApiError("NOT_FOUND", `No dashboard asset ${name}.`);
     const headers: Record<string, string> = { "content-type": file.type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff", vary: "accept-encoding" };
-    if (file.gzipped && /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {
-      return new Response(file.gzipped as Uint8Array<ArrayBuffer>, { headers: { ...headers, "content-encoding": "gzip" } });
+    const gzipped = /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "") ? file.gzipped() : undefined;
+    if (gzipped) {
+      return new Response(gzipped as Uint8Array<ArrayBuffer>, { headers: { ...headers, "content-encoding": "gzip" } });
     }
     return new Response(file.body, { headers });
   };

@@ -20,8 +20,18 @@
  * style every child but the last, and which child is last a template's sections decide only
  * when it is drawn.
  */
-import { twStyles } from "satori/standalone";
 import { PROPERTIES } from "./css.ts";
+import type * as TailwindEngine from "./tailwind-engine.ts";
+
+// satori (its layout engine, CSS and text code come with the Tailwind one) is loaded when a
+// template's classes are first expanded, or by `warmTailwind`, not at start-up.
+let twStyles: typeof TailwindEngine.twStyles | undefined;
+const loadTwStyles = () => (twStyles ??= (require("./tailwind-engine.ts") as typeof TailwindEngine).twStyles);
+
+/** Loads satori's Tailwind engine ahead of the first template that uses classes (serve.ts calls it once the server is up). */
+export function warmTailwind(): void {
+  loadTwStyles();
+}
 
 /** Variants that mean something for a still image: breakpoints against the design canvas. */
 const VARIANT_ORDER = ["sm", "md", "lg", "xl", "2xl", "portrait", "landscape"];
@@ -358,7 +368,7 @@ export interface ExpandedClasses {
 }
 
 function expand(classes: string, canvas: { width: number; height: number }): Record<string, unknown> {
-  const tw = twStyles({ width: canvas.width, height: canvas.height });
+  const tw = loadTwStyles()({ width: canvas.width, height: canvas.height });
   // The engine warns on the console about classes it ignores; we report those ourselves.
   const warn = console.warn;
   console.warn = () => {};
