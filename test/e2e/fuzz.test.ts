@@ -30,6 +30,7 @@ import { pixelFont } from "../support/fonts.ts";
 import { ADMIN_TOKEN, startTestService, type TestService } from "../support/harness.ts";
 import { rawRequest, type RawResponse } from "../support/raw-http.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
+import { waitFor } from "../support/wait.ts";
 
 const RUNS = Number(process.env.OG_FUZZ_RUNS ?? 4000);
 const RAW_RUNS = Math.max(50, Math.round(RUNS / 4));
@@ -123,6 +124,8 @@ beforeAll(async () => {
   const batch = await s.api("/api/batches", { key: keys.main, json: { items: [{ title: "Fuzz batch" }] } });
   expect(batch.status).toBe(202);
   batchIds.push(((await batch.json()) as { id: string }).id);
+  // Its item is counted when drawn, in the background: done before the fuzz tracks main's usage.
+  await waitFor(async () => ((await (await s.api(`/api/batches/${batchIds[0]}`, { key: keys.main })).json()) as { status: string }).status === "done", "the setup's batch to be drawn");
   const fontForm = new FormData();
   fontForm.set("file", new Blob([pixelFont("Fuzz Mono") as Uint8Array<ArrayBuffer>]), "fuzz.otf");
   const font = await fetch(`${s.url}/api/fonts`, { method: "POST", headers: { "x-api-key": keys.main! }, body: fontForm });
