@@ -14,10 +14,14 @@ export function childrenOf(pid: number): number[] {
     .filter((n) => Number.isInteger(n) && n > 0);
 }
 
+/**
+ * Whether `pid` is still running: a zombie (dead, not yet reaped by whoever adopted it — an
+ * orphan's new parent may reap late) runs nothing and holds no memory, so it counts as gone.
+ */
 export function processExists(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
   } catch {
     return false;
   }

@@ -21,6 +21,7 @@ import { BACKGROUND_NICE, RenderPool, type RenderJob, type RenderPoolOptions } f
 import { parseAccountTemplate } from "../../../src/templates/account/index.ts";
 import { ManualTimers } from "../../support/manual-timers.ts";
 import { GATED_PROCESS } from "../../support/gated-render-process.ts";
+import { processExists } from "../../support/process-tree.ts";
 import { decodePng, fractionNear } from "../../support/png.ts";
 import { waitFor } from "../../support/wait.ts";
 
@@ -64,14 +65,6 @@ function tenantJob(account: string, id: string, title: string, overrides: Partia
 
 const builtIn = (title: string): RenderJob => ({ template: "event", theme: "dark", fields: { title }, images: {}, width: 400, height: 210 });
 
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A process's nice value, from /proc (field 19 of its stat line). */
 function niceOf(pid: number): number {
