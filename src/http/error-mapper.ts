@@ -57,9 +57,17 @@ export function validationProblems(issues: { path: string; message: string; type
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 
-/** The store cannot take the work now (disk full, locked, unreachable): 503, nothing changed. */
+/**
+ * The store cannot take the work now: 503, nothing changed. Overloaded (`busy`: locked past the
+ * bound, too many connections, a timeout while the server still accepts connections) is
+ * SERVER_BUSY, like a full render queue; an outage (unreachable, disk full, I/O error) is
+ * SERVICE_UNAVAILABLE. Both say Retry-After.
+ */
 export function unavailableError(error: StoreUnavailableError, logger: Logger, requestId: string | undefined): ApiError {
   logger.warn("store unavailable", { request_id: requestId, reason: error.reason, error: error.message });
+  if (error.reason === "busy") {
+    return new ApiError("SERVER_BUSY", "The service is too busy to take this request right now. Nothing was changed; retry shortly.").retryAfter(error.retryAfterSeconds);
+  }
   return new ApiError("SERVICE_UNAVAILABLE", "The service cannot take this request right now. Nothing was changed; retry shortly.").retryAfter(error.retryAfterSeconds);
 }
 

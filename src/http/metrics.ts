@@ -47,7 +47,7 @@ export class Metrics {
     const registry = new Registry();
     const storeUnavailable = new Counter({
       name: "ogsmith_store_unavailable_total",
-      help: "Requests refused with 503 SERVICE_UNAVAILABLE because the store could not take the work, by reason",
+      help: "Requests refused with 503 because the store could not take the work, by reason (busy: SERVER_BUSY; unreachable, disk_full, io_error: SERVICE_UNAVAILABLE)",
       labelNames: ["reason"] as const,
       registers: [registry],
     });
@@ -91,7 +91,7 @@ export class Metrics {
     else this.gauges.push(definition);
   }
 
-  /** A request refused with 503 because the store could not take it (disk full, locked, unreachable), by reason. */
+  /** A request refused with 503 because the store could not take it (busy, disk full, I/O error, unreachable), by reason. */
   countStoreUnavailable(reason: string): void {
     if (this.registered) this.registered.storeUnavailable.inc({ reason });
     else this.unavailableBefore.set(reason, (this.unavailableBefore.get(reason) ?? 0) + 1);

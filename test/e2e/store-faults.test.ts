@@ -15,12 +15,13 @@ import { fillDisk, withSmallDisk } from "../support/disk.ts";
 
 const sqliteOnly = TEST_STORE === "sqlite" ? describe : describe.skip;
 
-async function expectUnavailable(res: Response) {
+/** A 503 with Retry-After: SERVER_BUSY for an overloaded store (a lock held past its bound), SERVICE_UNAVAILABLE for one out of reach (a full disk). */
+async function expectUnavailable(res: Response, code: "SERVER_BUSY" | "SERVICE_UNAVAILABLE" = "SERVICE_UNAVAILABLE") {
   expect(res.status).toBe(503);
   expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
   expect(res.headers.get("x-request-id")).toBeTruthy();
   const body = (await res.json()) as { error: boolean; code: string; message: string };
-  expect(body).toMatchObject({ error: true, code: "SERVICE_UNAVAILABLE" });
+  expect(body).toMatchObject({ error: true, code });
 }
 
 async function used(s: TestService, key: string): Promise<{ used: number; remaining: number }> {
@@ -80,19 +81,19 @@ sqliteOnly("another connection holds the write lock", () => {
     expect(await used(patient, apiKey)).toMatchObject({ used: 5, remaining: 5 });
   });
 
-  test("held past the bound: 503 SERVICE_UNAVAILABLE, /readyz 503, nothing counted; both recover when released", async () => {
+  test("held past the bound: 503 SERVER_BUSY (overloaded, not out of reach), /readyz 503, nothing counted; both recover when released", async () => {
     const { apiKey } = await s.createAccount({ plan: "custom", quota: 10, requests_per_second: 100 });
     holder.exec("BEGIN IMMEDIATE");
     const [generation, ready] = await Promise.all([s.api("/api/generate", { key: apiKey, json: eventBody() }), s.api("/readyz")]);
     expect(holder.inTransaction).toBe(true); // refused while the lock was held, not after
-    await expectUnavailable(generation);
+    await expectUnavailable(generation, "SERVER_BUSY");
     expect(ready.status).toBe(503);
     holder.exec("ROLLBACK");
 
     await waitFor(async () => (await s.api("/readyz")).status === 200, "/readyz to recover (its check is at most a second old)");
     expect(await used(s, apiKey)).toMatchObject({ used: 0, remaining: 10 });
     const metrics = await (await s.admin("/metrics")).text();
-    expect(metrics).toMatch(/ogsmith_store_unavailable_total\{reason="locked"\} [1-9]/);
+    expect(metrics).toMatch(/ogsmith_store_unavailable_total\{reason="busy"\} [1-9]/);
     // Exactly the quota is still there: nothing was left reserved by the refused request.
     expect(await useUp(s, apiKey, 11)).toBe(10);
   }, 30_000);

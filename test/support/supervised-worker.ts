@@ -1,5 +1,5 @@
 /**
- * A worker thread for test/unit/thread-supervisor.test.ts. Each incarnation counts itself in
+ * A worker thread for test/unit/store/thread-supervisor.test.ts. Each incarnation counts itself in
  * `starts[0]` and behaves as `plan` says for that start (1-based; the last entry repeats):
  * "ready" then answers pings, exits on "die" and on "stop"; "fail" reports a failed start; "silent"
  * never says anything.

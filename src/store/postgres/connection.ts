@@ -3,8 +3,9 @@
  * every module uses it, statements with their fault mapping, transactions run again after a
  * deadlock, the instance's liveness lock, and the job notifications between instances.
  */
+import { createConnection } from "node:net";
 import postgres from "postgres";
-import { driverErrorCode, StoreUnavailableError } from "../errors.ts";
+import { driverErrorCode, type StoreFaultReason, StoreUnavailableError } from "../errors.ts";
 
 export type Sql = postgres.Sql<{ bigint: number }>;
 /** A transaction takes the same tagged-template calls as the pool. */
@@ -31,13 +32,45 @@ export function isRetryableConflict(error: unknown): boolean {
   return ["40P01", "40001"].includes(driverErrorCode(error));
 }
 
-/** Connection-level faults (server down, restarting, too many clients) are operational; others are bugs. */
-export function classifyPostgresError(error: unknown): "unreachable" | undefined {
+/**
+ * Connection-level faults are operational; others are bugs. `unreachable`: the server refused,
+ * reset or cannot be resolved, or is shutting down (08xxx, 57P0x). `busy`: it answered that it
+ * has too many clients (53300, 53400). `timeout`: a connect or socket timeout, which says
+ * nothing on its own: the caller decides (reachableAfterTimeout) whether it is busy or unreachable.
+ */
+export function classifyPostgresError(error: unknown): "busy" | "unreachable" | "timeout" | undefined {
   const code = driverErrorCode(error);
-  if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|CONNECTION_|CONNECT_TIMEOUT)/.test(code)) return "unreachable";
-  // 08: connection exception; 57P0x: shutting down / cannot connect now; 53300: too many connections.
-  if (/^(08|57P0|53300|53400)/.test(code)) return "unreachable";
+  if (/^(ETIMEDOUT|CONNECT_TIMEOUT)/.test(code)) return "timeout";
+  if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH|CONNECTION_)/.test(code)) return "unreachable";
+  if (/^(53300|53400)/.test(code)) return "busy";
+  if (/^(08|57P0)/.test(code)) return "unreachable";
   return undefined;
+}
+
+/** How long the reachability probe after a timeout may take before the server counts as unreachable. */
+export const PROBE_TIMEOUT_MS = 1000;
+
+/**
+ * Whether the server still accepts a TCP connection (the first host of the client's options,
+ * or its Unix socket) within PROBE_TIMEOUT_MS. The kernel completes the handshake even while
+ * PostgreSQL itself is starved of CPU, so a yes after a timeout means "there, but slow".
+ */
+export function acceptsConnections(sql: Sql): Promise<boolean> {
+  const options = sql.options as unknown as { host: string[]; port: number[]; path?: string | false };
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (up: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(up);
+    };
+    const socket = options.path ? createConnection({ path: options.path }) : createConnection({ host: options.host[0], port: options.port[0] });
+    const timer = setTimeout(() => done(false), PROBE_TIMEOUT_MS);
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
 }
 
 const JOBS_CHANNEL = "ogsmith_jobs";
@@ -52,6 +85,7 @@ export class PostgresConnection {
   /** This instance's liveness key (the second key of its advisory lock; jobs' `claimed_by`, reservations' `instance_key`). */
   readonly instanceKey = 1 + Math.floor(Math.random() * 0x7ffffffe);
   #closed = false;
+  #probe: Promise<StoreFaultReason> | undefined;
   readonly #jobListeners = new Set<() => void>();
   readonly #unlisten: (() => Promise<void>)[] = [];
 
@@ -68,8 +102,22 @@ export class PostgresConnection {
     } catch (error) {
       const fault = classifyPostgresError(error);
       if (fault === undefined || this.#closed) throw error;
-      throw new StoreUnavailableError(`PostgreSQL: ${(error as Error).message}`, fault, 1, { cause: error });
+      const reason = fault === "timeout" ? await this.#timeoutReason() : fault;
+      throw new StoreUnavailableError(`PostgreSQL: ${(error as Error).message}`, reason, 1, { cause: error });
     }
+  }
+
+  /**
+   * A timeout against a server that still accepts connections is an overload (`busy`); against
+   * one that does not, an outage (`unreachable`). A burst of timeouts shares one probe.
+   */
+  #timeoutReason(): Promise<StoreFaultReason> {
+    this.#probe ??= acceptsConnections(this.sql)
+      .then((up): StoreFaultReason => (up ? "busy" : "unreachable"))
+      .finally(() => {
+        this.#probe = undefined;
+      });
+    return this.#probe;
   }
 
   /**

@@ -47,7 +47,7 @@ export async function openPostgresStore(url: string, _options: StoreOptions = {}
   try {
     await migratePostgres(url);
   } catch (error) {
-    const fault = classifyPostgresError(error);
+    const fault = openFault(error);
     if (fault) throw new StoreUnavailableError(`cannot migrate the PostgreSQL database: ${(error as Error).message}`, fault, 1, { cause: error });
     throw error;
   }
@@ -58,9 +58,15 @@ export async function openPostgresStore(url: string, _options: StoreOptions = {}
     await store.connection.startListening();
   } catch (error) {
     await store.close().catch(() => {});
-    const fault = classifyPostgresError(error);
+    const fault = openFault(error);
     if (fault) throw new StoreUnavailableError(`cannot reach PostgreSQL: ${(error as Error).message}`, fault, 1, { cause: error });
     throw error;
   }
   return store;
+}
+
+/** At startup a timeout is not told apart: a store that cannot be opened in time is unreachable. */
+function openFault(error: unknown) {
+  const fault = classifyPostgresError(error);
+  return fault === "timeout" ? "unreachable" : fault;
 }

@@ -21,7 +21,7 @@
  */
 import { isCompiledBinary } from "../../compiled.ts";
 import type { Logger } from "../../logger.ts";
-import { startSupervisedThread } from "../../thread-supervisor.ts";
+import { startSupervisedThread } from "./thread-supervisor.ts";
 
 /** The writers' own checkpoint threshold while the thread does the work (pages, 4 KiB each). */
 export const BACKSTOP_PAGES = 10_000;

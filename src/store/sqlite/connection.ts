@@ -120,7 +120,7 @@ export class SqliteConnection {
       return body();
     } catch (error) {
       this.#rollbackIfOpen();
-      if (!this.#closed && classifySqliteError(error) === "locked") throw new Locked(error);
+      if (!this.#closed && classifySqliteError(error) === "busy") throw new Locked(error);
       throw error;
     }
   }

@@ -10,7 +10,7 @@
  * crash loop never spins and a lasting fault (a database gone) is retried for as long as the
  * server runs. Nothing is restarted once stopping begins.
  */
-import type { Logger } from "./logger.ts";
+import type { Logger } from "../../logger.ts";
 
 /** What a thread's message means to its supervisor. */
 export type StartSignal = { ready: true } | { failed: string } | undefined;

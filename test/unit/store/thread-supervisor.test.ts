@@ -1,10 +1,10 @@
 import { expect, test } from "bun:test";
-import { createLogger } from "../../src/logger.ts";
-import { type StartSignal, startSupervisedThread } from "../../src/thread-supervisor.ts";
-import type { FromSupervised, StartPlan, SupervisedInit } from "../support/supervised-worker.ts";
-import { waitFor } from "../support/wait.ts";
+import { createLogger } from "../../../src/logger.ts";
+import { type StartSignal, startSupervisedThread } from "../../../src/store/sqlite/thread-supervisor.ts";
+import type { FromSupervised, StartPlan, SupervisedInit } from "../../support/supervised-worker.ts";
+import { waitFor } from "../../support/wait.ts";
 
-const url = new URL("../support/supervised-worker.ts", import.meta.url);
+const url = new URL("../../support/supervised-worker.ts", import.meta.url);
 const startSignal = (message: FromSupervised): StartSignal =>
   message.type === "ready" ? { ready: true } : message.type === "failed" ? { failed: message.message } : undefined;
 const stopMessage = (worker: Worker) => worker.postMessage("stop");
