@@ -28,9 +28,18 @@ const dir = mkdtempSync(join(tmpdir(), "ogsmith-bench-fonts-"));
 const services = await createServices(loadConfig({ OG_DB_PATH: join(dir, "og.db"), OG_LOG_LEVEL: "silent", OG_BOOTSTRAP: "false" }), { logger: silentLogger });
 const accountId = (await services.accounts.create({ email: "bench@example.com", plan: "free" })).account.id;
 const globals = { get: () => undefined, list: () => [] };
-const html = (family: string) => `<div style="display:flex;flex-direction:column;width:100%;height:100%;padding:72px;background:#0b1020;color:#fff${family}"><h1 style="font-size:72px;font-weight:800">{{title}}</h1><p style="font-size:32px">An account card with a title and a line of text.</p></div>`;
-const named = await services.accountTemplates.create(accountId, { id: "named", html: html(";font-family:Inter"), fields: [{ name: "title", type: "text", required: true }] }, globals);
-const plain = await services.accountTemplates.create(accountId, { id: "plain", html: html(""), fields: [{ name: "title", type: "text", required: true }] }, globals);
+const html = (family: string) =>
+  `<div style="display:flex;flex-direction:column;width:100%;height:100%;padding:72px;background:#0b1020;color:#fff${family}"><h1 style="font-size:72px;font-weight:800">{{title}}</h1><p style="font-size:32px">An account card with a title and a line of text.</p></div>`;
+const named = await services.accountTemplates.create(
+  accountId,
+  { id: "named", html: html(";font-family:Inter"), fields: [{ name: "title", type: "text", required: true }] },
+  globals,
+);
+const plain = await services.accountTemplates.create(
+  accountId,
+  { id: "plain", html: html(""), fields: [{ name: "title", type: "text", required: true }] },
+  globals,
+);
 
 const pool = new RenderPool({ workers: 1, logger: silentLogger, fontBytes: (digests) => services.accountFonts.bytes(digests) });
 await pool.ready();
@@ -59,7 +68,10 @@ const times: Record<string, number[]> = { "named, without": [], "named, with": [
 for (const spec of [named, plain]) for (const flag of [false, true]) await once(spec, flag); // warm-up
 for (let round = 0; round < rounds; round++) {
   for (let i = 0; i < perRound; i++) {
-    for (const [spec, label] of [[named, "named"], [plain, "plain"]] as const) {
+    for (const [spec, label] of [
+      [named, "named"],
+      [plain, "plain"],
+    ] as const) {
       const order = (round + i) % 2 === 0 ? [false, true] : [true, false];
       for (const flag of order) times[`${label}, ${flag ? "with" : "without"}`]!.push(await once(spec, flag));
     }
@@ -71,7 +83,9 @@ console.log("|---|---|---|---|");
 for (const label of ["named", "plain"]) {
   const without = median(times[`${label}, without`]!);
   const withIt = median(times[`${label}, with`]!);
-  console.log(`| ${label === "named" ? "`font-family: Inter`" : "no font-family"} | ${without.toFixed(1)} ms | ${withIt.toFixed(1)} ms | ${(withIt / without).toFixed(3)} |`);
+  console.log(
+    `| ${label === "named" ? "`font-family: Inter`" : "no font-family"} | ${without.toFixed(1)} ms | ${withIt.toFixed(1)} ms | ${(withIt / without).toFixed(3)} |`,
+  );
 }
 await pool.close();
 await services.close();

@@ -21,7 +21,9 @@ import { markdownTable, quantile } from "./lib/load.ts";
 import { CARD } from "./lib/phases.ts";
 import { createBenchAccount, startOgsmith } from "./lib/server.ts";
 
-const { values: args } = parseArgs({ options: { items: { type: "string", default: "1000" }, workers: { type: "string", default: "2" }, baseline: { type: "string", default: "40" } } });
+const { values: args } = parseArgs({
+  options: { items: { type: "string", default: "1000" }, workers: { type: "string", default: "2" }, baseline: { type: "string", default: "40" } },
+});
 const ITEMS = Number(args.items);
 const WORKERS = Number(args.workers);
 const BASELINE = Number(args.baseline);
@@ -73,7 +75,10 @@ try {
   const file = join(dir, "items.json");
   writeFileSync(file, JSON.stringify(items));
   const out = join(dir, "out");
-  const child = Bun.spawn(["bun", join(REPO, "src/main.ts"), "render", "--batch", file, "--out-dir", out, "--workers", String(WORKERS)], { stdout: "pipe", stderr: "ignore" });
+  const child = Bun.spawn(["bun", join(REPO, "src/main.ts"), "render", "--batch", file, "--out-dir", out, "--workers", String(WORKERS)], {
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const stdout = await new Response(child.stdout).text();
   await child.exited;
   const cliRate = Number(/\(([\d.]+) images\/s\)/.exec(stdout)?.[1] ?? Number.NaN);
@@ -81,7 +86,9 @@ try {
   const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
   const b = sorted(baseline);
   const l = sorted(loaded);
-  console.log(`bench/batch-interactive.ts — ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} cores, bun ${Bun.version}; ${ITEMS} items, ${WORKERS} render processes\n`);
+  console.log(
+    `bench/batch-interactive.ts — ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} cores, bun ${Bun.version}; ${ITEMS} items, ${WORKERS} render processes\n`,
+  );
   console.log(
     markdownTable(
       ["uncached generates, one client", "requests", "p50 ms", "p95 ms"],

@@ -26,7 +26,9 @@ import { CARD } from "./lib/phases.ts";
 import { rssMb } from "./lib/server.ts";
 
 const cores = availableParallelism();
-const { values: args } = parseArgs({ options: { items: { type: "string", default: "2000" }, workers: { type: "string" }, lines: { type: "boolean", default: false } } });
+const { values: args } = parseArgs({
+  options: { items: { type: "string", default: "2000" }, workers: { type: "string" }, lines: { type: "boolean", default: false } },
+});
 const ITEMS = Number(args.items);
 const WORKERS = args.workers ? args.workers.split(",").map(Number) : [...new Set([1, cores])];
 const REPO = join(import.meta.dir, "..");
@@ -60,7 +62,10 @@ async function runBatch(file: string, workers: number): Promise<Row> {
   const out = mkdtempSync(join(tmpdir(), "ogsmith-batch-out-"));
   try {
     const started = performance.now();
-    const child = Bun.spawn(["bun", join(REPO, "src/main.ts"), "render", "--batch", file, "--out-dir", out, "--workers", String(workers)], { stdout: "pipe", stderr: "ignore" });
+    const child = Bun.spawn(["bun", join(REPO, "src/main.ts"), "render", "--batch", file, "--out-dir", out, "--workers", String(workers)], {
+      stdout: "pipe",
+      stderr: "ignore",
+    });
     // Own sampling rather than RssSampler: the child exits under it, and a zombie has no VmRSS.
     let peak = 0;
     const timer = setInterval(() => {
@@ -84,7 +89,9 @@ try {
   const bodies = Array.from({ length: ITEMS }, (_, i) => ({ ...CARD, title: `${CARD.title} #${i}`, theme: i % 2 ? "light" : "dark" }));
   const file = join(dir, args.lines ? "items.jsonl" : "items.json");
   writeFileSync(file, args.lines ? bodies.map((b) => JSON.stringify(b)).join("\n") : JSON.stringify(bodies));
-  console.log(`bench:batch — ${new Date().toISOString().slice(0, 10)}, ${cores} cores, bun ${Bun.version}; ${ITEMS} event cards as ${args.lines ? "JSON lines" : "a JSON array"}\n`);
+  console.log(
+    `bench:batch — ${new Date().toISOString().slice(0, 10)}, ${cores} cores, bun ${Bun.version}; ${ITEMS} event cards as ${args.lines ? "JSON lines" : "a JSON array"}\n`,
+  );
   const stock = await stockRate();
   const rows: Row[] = [];
   for (const workers of WORKERS) rows.push(await runBatch(file, workers));
@@ -93,12 +100,23 @@ try {
       ["run", "images/s", "per worker", "× stock 1 thread", "peak RSS MB", "files", "exit", "wall s"],
       [
         ["in-process stock satori + resvg-js, 1 thread (baseline)", fmt(stock), fmt(stock), "1.00", "", "", "", ""],
-        ...rows.map((r) => [`render --batch --workers ${r.workers}`, fmt(r.perSecond), fmt(r.perSecond / r.workers), fmt(r.perSecond / stock, 2), fmt(r.peakMb, 0), r.files, r.code, fmt(r.seconds)]),
+        ...rows.map((r) => [
+          `render --batch --workers ${r.workers}`,
+          fmt(r.perSecond),
+          fmt(r.perSecond / r.workers),
+          fmt(r.perSecond / stock, 2),
+          fmt(r.peakMb, 0),
+          r.files,
+          r.code,
+          fmt(r.seconds),
+        ]),
       ],
     ),
   );
   const worst = Math.max(...rows.map((r) => r.peakMb));
-  console.log(`\ntarget: peak RSS < 500 MB for ${ITEMS} items: ${fmt(worst, 0)} MB ${worst < 500 ? "met" : "MISSED"}${ITEMS < 2000 ? " (fewer items than the target's 2,000)" : ""}`);
+  console.log(
+    `\ntarget: peak RSS < 500 MB for ${ITEMS} items: ${fmt(worst, 0)} MB ${worst < 500 ? "met" : "MISSED"}${ITEMS < 2000 ? " (fewer items than the target's 2,000)" : ""}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

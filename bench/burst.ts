@@ -45,10 +45,25 @@ async function burst(label: string, binary: string | undefined): Promise<Outcome
     const apiKey = await createBenchAccount(server.url, { quota: 1_000_000, requests_per_second: 10_000 });
     const created = await fetch(`${server.url}/api/signing-keys`, { method: "POST", headers: { "x-api-key": apiKey } });
     const key = (await created.json()) as { id: string; secret: string };
-    const signed = buildSignedUrl({ baseUrl: server.url, keyId: key.id, secret: key.secret, template: "event", ext: "png", params: { title: "Already rendered" } });
+    const signed = buildSignedUrl({
+      baseUrl: server.url,
+      keyId: key.id,
+      secret: key.secret,
+      template: "event",
+      ext: "png",
+      params: { title: "Already rendered" },
+    });
     if ((await fetch(signed)).status !== 200) throw new Error("signed URL did not render");
     // Warm both workers (the first render of each pays for fonts and layout).
-    await Promise.all([0, 1].map((i) => fetch(`${server.url}/api/generate`, { method: "POST", headers: { "x-api-key": apiKey, "content-type": "application/json" }, body: JSON.stringify({ title: `warm ${i}` }) }).then((r) => r.arrayBuffer())));
+    await Promise.all(
+      [0, 1].map((i) =>
+        fetch(`${server.url}/api/generate`, {
+          method: "POST",
+          headers: { "x-api-key": apiKey, "content-type": "application/json" },
+          body: JSON.stringify({ title: `warm ${i}` }),
+        }).then((r) => r.arrayBuffer()),
+      ),
+    );
     Bun.gc(true);
     const idleRss = rssMb(server.pid);
     const rss = new RssSampler(server.pid, 20);
@@ -104,7 +119,9 @@ async function burst(label: string, binary: string | undefined): Promise<Outcome
 }
 
 async function main() {
-  console.log(`bench:burst — ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} cores (shared), bun ${Bun.version}; ${REQUESTS} concurrent distinct POST /api/generate, ${WORKERS} render workers\n`);
+  console.log(
+    `bench:burst — ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} cores (shared), bun ${Bun.version}; ${REQUESTS} concurrent distinct POST /api/generate, ${WORKERS} render workers\n`,
+  );
   const runs: Outcome[] = [];
   if (args.baseline) {
     // The other checkout's server, started the same way.
@@ -120,10 +137,15 @@ async function main() {
   }
   runs.push(await burst("this branch", process.env.OG_BENCH_BINARY));
 
-  console.log("| server | 200 | 503 | other | 200 p50 / p95 / max ms | 503 Retry-After min–max s | wall s | RSS idle → peak MB | signed-URL hits during the burst: 200 / sent, p50 / max ms |");
+  console.log(
+    "| server | 200 | 503 | other | 200 p50 / p95 / max ms | 503 Retry-After min–max s | wall s | RSS idle → peak MB | signed-URL hits during the burst: 200 / sent, p50 / max ms |",
+  );
   console.log("|---|---|---|---|---|---|---|---|---|");
   for (const r of runs) {
-    const other = Object.entries(r.other).map(([k, v]) => `${k}×${v}`).join(" ") || "0";
+    const other =
+      Object.entries(r.other)
+        .map(([k, v]) => `${k}×${v}`)
+        .join(" ") || "0";
     const retry = r.retryAfter.length ? `${r.retryAfter[0]}–${r.retryAfter.at(-1)}` : "—";
     console.log(
       `| ${r.label} | ${r.ok} | ${r.busy} | ${other} | ${ms(quantile(r.okMs, 0.5))} / ${ms(quantile(r.okMs, 0.95))} / ${ms(r.okMs.at(-1)!)} | ${retry} | ${(r.wallMs / 1000).toFixed(1)} | ${r.idleRss.toFixed(0)} → ${r.peakRss.toFixed(0)} | ${r.hits.ok} / ${r.hits.during}, ${ms(quantile(r.hits.ms, 0.5))} / ${ms(r.hits.ms.at(-1)!)} |`,

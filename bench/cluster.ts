@@ -43,7 +43,16 @@ process.on("exit", () => {
 async function spawn(env: Record<string, string>, workers: number): Promise<Instance> {
   const proc = Bun.spawn(["bun", `${REPO}src/main.ts`, "serve"], {
     cwd: REPO,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", OG_ADMIN_TOKEN: ADMIN, OG_BOOTSTRAP: "false", OG_LOG_LEVEL: "info", OG_RENDER_WORKERS: String(workers), ...env },
+    env: {
+      ...process.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      OG_ADMIN_TOKEN: ADMIN,
+      OG_BOOTSTRAP: "false",
+      OG_LOG_LEVEL: "info",
+      OG_RENDER_WORKERS: String(workers),
+      ...env,
+    },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "inherit",
@@ -110,7 +119,9 @@ async function measure(name: string, urls: string[]): Promise<{ name: string; us
   const headers = { "x-api-key": key, "content-type": "application/json" };
   const usage = await load(urls, (url) => fetch(`${url}/api/user/usage`, { headers }));
   const cached = await load(urls, (url) => fetch(`${url}/api/generate`, { method: "POST", headers, body: JSON.stringify({ title: "Cluster bench, cached" }) }));
-  const cold = await load(urls, (url, i) => fetch(`${url}/api/generate`, { method: "POST", headers, body: JSON.stringify({ title: `Cluster bench ${name} ${i} ${Math.random()}` }) }));
+  const cold = await load(urls, (url, i) =>
+    fetch(`${url}/api/generate`, { method: "POST", headers, body: JSON.stringify({ title: `Cluster bench ${name} ${i} ${Math.random()}` }) }),
+  );
   console.error(`${name}: usage ${usage.toFixed(0)} req/s, cached ${cached.toFixed(0)} img/s, cold ${cold.toFixed(1)} img/s`);
   return { name, usage, cached, cold };
 }
@@ -120,10 +131,13 @@ async function stop(instances: Instance[]) {
   await Promise.all(instances.map((i) => i.proc.exited));
 }
 
-const timer = setTimeout(() => {
-  console.error("bench:cluster: deadline passed");
-  process.exit(1);
-}, Number(process.env.BENCH_DEADLINE_S ?? 600) * 1000);
+const timer = setTimeout(
+  () => {
+    console.error("bench:cluster: deadline passed");
+    process.exit(1);
+  },
+  Number(process.env.BENCH_DEADLINE_S ?? 600) * 1000,
+);
 
 const rows = [];
 const dir = mkdtempSync(join(tmpdir(), "ogsmith-bench-cluster-"));
@@ -131,16 +145,31 @@ const oneWorkers = Number(process.env.BENCH_WORKERS ?? Math.max(1, cores));
 const twoWorkers = Number(process.env.BENCH_WORKERS ?? Math.max(1, Math.floor(cores / 2)));
 try {
   const sqlite = [await spawn({ OG_DB_PATH: join(dir, "bench.db") }, oneWorkers)];
-  rows.push(await measure("1 × SQLite", sqlite.map((i) => i.url)));
+  rows.push(
+    await measure(
+      "1 × SQLite",
+      sqlite.map((i) => i.url),
+    ),
+  );
   await stop(sqlite);
 
   const [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
   const env = { OG_DATABASE_URL: await testDatabaseUrl(pg), OG_REDIS_URL: redis.url };
   const one = [await spawn(env, oneWorkers)];
-  rows.push(await measure("1 × PostgreSQL", one.map((i) => i.url)));
+  rows.push(
+    await measure(
+      "1 × PostgreSQL",
+      one.map((i) => i.url),
+    ),
+  );
   await stop(one);
   const two = await Promise.all([spawn(env, twoWorkers), spawn(env, twoWorkers)]);
-  rows.push(await measure("2 × PostgreSQL", two.map((i) => i.url)));
+  rows.push(
+    await measure(
+      "2 × PostgreSQL",
+      two.map((i) => i.url),
+    ),
+  );
   await stop(two);
   await redis.stop();
   await pg.stop();
@@ -157,9 +186,14 @@ const pct = (v: number, b: number) => `${((v / b) * 100).toFixed(0)} %`;
 console.log(`\n${cores} cores, concurrency ${CONCURRENCY}, ${SECONDS} s per phase, render workers: ${oneWorkers} (one instance) / ${twoWorkers} each (two)\n`);
 console.log("| set-up | usage req/s | cached img/s | cold img/s |");
 console.log("|---|---:|---:|---:|");
-for (const r of rows) console.log(`| ${r.name} | ${r.usage.toFixed(0)} (${pct(r.usage, base.usage)}) | ${r.cached.toFixed(0)} (${pct(r.cached, base.cached)}) | ${r.cold.toFixed(1)} (${pct(r.cold, base.cold)}) |`);
+for (const r of rows)
+  console.log(
+    `| ${r.name} | ${r.usage.toFixed(0)} (${pct(r.usage, base.usage)}) | ${r.cached.toFixed(0)} (${pct(r.cached, base.cached)}) | ${r.cold.toFixed(1)} (${pct(r.cold, base.cold)}) |`,
+  );
 const pgOne = rows[1]!;
 const pgTwo = rows[2]!;
-console.log(`\nPostgreSQL per instance vs SQLite (target ≥ 70 %): usage ${pct(pgOne.usage, base.usage)}, cached ${pct(pgOne.cached, base.cached)}, cold ${pct(pgOne.cold, base.cold)}`);
+console.log(
+  `\nPostgreSQL per instance vs SQLite (target ≥ 70 %): usage ${pct(pgOne.usage, base.usage)}, cached ${pct(pgOne.cached, base.cached)}, cold ${pct(pgOne.cold, base.cold)}`,
+);
 console.log(`two instances vs one on cold renders (target ≥ 1.7× when cores allow): ${(pgTwo.cold / pgOne.cold).toFixed(2)}×`);
 process.exit(0);

@@ -55,7 +55,13 @@ async function run(withThread: boolean): Promise<Run> {
     times.sort((a, b) => a - b);
     const total = times.reduce((sum, t) => sum + t, 0);
     const slowest = times.slice(Math.floor(times.length * 0.999)).reduce((sum, t) => sum + t, 0);
-    return { meanUs: (total / times.length) * 1000, p50Us: quantile(times, 0.5) * 1000, p999Ms: quantile(times, 0.999), maxMs: times.at(-1)!, slowShare: slowest / total };
+    return {
+      meanUs: (total / times.length) * 1000,
+      p50Us: quantile(times, 0.5) * 1000,
+      p999Ms: quantile(times, 0.999),
+      maxMs: times.at(-1)!,
+      slowShare: slowest / total,
+    };
   } finally {
     await store.close();
     await checkpointer?.stop();
@@ -67,7 +73,10 @@ const fmt = (n: number, digits = 1) => n.toFixed(digits);
 const rows: (string | number)[][] = [];
 const results: Record<string, Run[]> = { "writers checkpoint (SQLite default)": [], "checkpoint thread (the server)": [] };
 for (let round = 1; round <= ROUNDS; round++) {
-  for (const [label, withThread] of [["writers checkpoint (SQLite default)", false], ["checkpoint thread (the server)", true]] as const) {
+  for (const [label, withThread] of [
+    ["writers checkpoint (SQLite default)", false],
+    ["checkpoint thread (the server)", true],
+  ] as const) {
     const r = await run(withThread);
     results[label]!.push(r);
     rows.push([`${label}, round ${round}`, fmt(r.meanUs), fmt(r.p50Us), fmt(r.p999Ms, 2), fmt(r.maxMs, 2), `${fmt(100 * r.slowShare)} %`]);
@@ -75,7 +84,20 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 for (const [label, runs] of Object.entries(results)) {
   const m = (pick: (r: Run) => number) => median(runs.map(pick));
-  rows.push([`**${label}, median**`, fmt(m((r) => r.meanUs)), fmt(m((r) => r.p50Us)), fmt(m((r) => r.p999Ms), 2), fmt(m((r) => r.maxMs), 2), `${fmt(100 * m((r) => r.slowShare))} %`]);
+  rows.push([
+    `**${label}, median**`,
+    fmt(m((r) => r.meanUs)),
+    fmt(m((r) => r.p50Us)),
+    fmt(
+      m((r) => r.p999Ms),
+      2,
+    ),
+    fmt(
+      m((r) => r.maxMs),
+      2,
+    ),
+    `${fmt(100 * m((r) => r.slowShare))} %`,
+  ]);
 }
 console.log(`Counting commits (countUnit), ${COMMITS} per run, on ${tmpdir()}\n`);
 console.log(markdownTable(["", "mean µs", "median µs", "p99.9 ms", "max ms", "time in slowest 0.1 %"], rows));

@@ -30,5 +30,7 @@ for (const [name, definition] of Object.entries(definitions)) {
   const parse = time(() => parseTemplateHtml(spec, []));
   const clone = time(() => deserialize(serialize(root)));
   const htmlClone = time(() => deserialize(serialize(spec)));
-  console.log(`${name.padEnd(20)} ${String(spec.html.length).padStart(7)} ${parse.toFixed(2).padStart(9)} ${String(bytes).padStart(7)} ${clone.toFixed(3).padStart(10)} ${htmlClone.toFixed(3).padStart(14)}`);
+  console.log(
+    `${name.padEnd(20)} ${String(spec.html.length).padStart(7)} ${parse.toFixed(2).padStart(9)} ${String(bytes).padStart(7)} ${clone.toFixed(3).padStart(10)} ${htmlClone.toFixed(3).padStart(14)}`,
+  );
 }

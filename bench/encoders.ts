@@ -119,7 +119,14 @@ async function encoders(): Promise<Encoder[]> {
     {
       name: "JPEG, @jsquash/jpeg, progressive (Squoosh's default)",
       shipped: "same",
-      encode: (c) => encodeWithOptions("jpeg", c.rgba.slice(), c.width, c.height, { ...JPEG_OPTIONS, progressive: true, baseline: false, quality: QUALITY, chroma_quality: QUALITY }),
+      encode: (c) =>
+        encodeWithOptions("jpeg", c.rgba.slice(), c.width, c.height, {
+          ...JPEG_OPTIONS,
+          progressive: true,
+          baseline: false,
+          quality: QUALITY,
+          chroma_quality: QUALITY,
+        }),
     },
     {
       name: "JPEG, jpeg-js (pure JS)",
@@ -144,8 +151,16 @@ async function encoders(): Promise<Encoder[]> {
     const native = kib(dirSize(join(sharpDir, "node_modules", "@img")));
     const raw = (c: Card) => sharp(Buffer.from(c.rgba), { raw: { width: c.width, height: c.height, channels: 4 } });
     list.push(
-      { name: "JPEG, sharp (libvips, native)", shipped: `not embeddable (${native} native)`, encode: async (c) => new Uint8Array(await raw(c).jpeg({ quality: QUALITY, mozjpeg: true }).toBuffer()) },
-      { name: "WebP, sharp (libvips, native)", shipped: `not embeddable (${native} native)`, encode: async (c) => new Uint8Array(await raw(c).webp({ quality: QUALITY }).toBuffer()) },
+      {
+        name: "JPEG, sharp (libvips, native)",
+        shipped: `not embeddable (${native} native)`,
+        encode: async (c) => new Uint8Array(await raw(c).jpeg({ quality: QUALITY, mozjpeg: true }).toBuffer()),
+      },
+      {
+        name: "WebP, sharp (libvips, native)",
+        shipped: `not embeddable (${native} native)`,
+        encode: async (c) => new Uint8Array(await raw(c).webp({ quality: QUALITY }).toBuffer()),
+      },
     );
   }
   return list;

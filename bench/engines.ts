@@ -48,14 +48,17 @@ const cpuMs = () => {
   return (user + system) / 1000;
 };
 
-console.log(`# satori + resvg vs takumi — ${new Date().toISOString()} — ${navigator.hardwareConcurrency} cores (shared with other work; medians, engines interleaved)\n`);
+console.log(
+  `# satori + resvg vs takumi — ${new Date().toISOString()} — ${navigator.hardwareConcurrency} cores (shared with other work; medians, engines interleaved)\n`,
+);
 
 if (wanted("inprocess")) {
   const runs = Number(process.env.BENCH_RUNS ?? 40);
   const samples: Record<string, { cpu: number[]; wall: number[] }> = {};
   for (const theme of ["dark", "light"] as const) for (const engine of ENGINES) samples[`${engine} ${theme}`] = { cpu: [], wall: [] };
   // Warm-up: fonts parsed, layout compiled, caches primed.
-  for (const engine of ENGINES) for (const theme of ["dark", "light"] as const) await renderTemplate(event, fields, { width: 1200, height: 630, theme, images, engine });
+  for (const engine of ENGINES)
+    for (const theme of ["dark", "light"] as const) await renderTemplate(event, fields, { width: 1200, height: 630, theme, images, engine });
   for (let i = 0; i < runs; i++) {
     for (const theme of ["dark", "light"] as const) {
       for (const engine of i % 2 ? [...ENGINES].reverse() : ENGINES) {
@@ -88,7 +91,19 @@ if (wanted("encode")) {
   // kind of image and keeps this section independent of the template.
   const native = loadTakumiNative();
   const renderer = new native.Renderer({ cacheMaxBytes: 8 << 20 });
-  const tree = JSON.stringify({ type: "container", style: { display: "flex", width: "100%", height: "100%", backgroundImage: "linear-gradient(135deg, #0B0B14 0%, #8B5CF6 100%)", color: "white", fontSize: 80, padding: 60 }, children: [{ type: "text", text: CARD.title }] });
+  const tree = JSON.stringify({
+    type: "container",
+    style: {
+      display: "flex",
+      width: "100%",
+      height: "100%",
+      backgroundImage: "linear-gradient(135deg, #0B0B14 0%, #8B5CF6 100%)",
+      color: "white",
+      fontSize: 80,
+      padding: 60,
+    },
+    children: [{ type: "text", text: CARD.title }],
+  });
   const opts = { width: 1200, height: 630 };
   const runs = Number(process.env.BENCH_ENCODE_RUNS ?? 30);
   const cpuOf = async (work: () => Promise<unknown>) => {
@@ -168,7 +183,15 @@ if (wanted("http")) {
       const r = results[`${engine} ${workers}`]!;
       const satori = results[`satori ${workers}`]!;
       const perWorker = workers === 2 ? (median(r.peak) - median(results[`${engine} 1`]!.peak)).toFixed(0) : "";
-      rows.push([engine, workers, median(r.rate).toFixed(1), engine === "takumi" ? ratio(median(r.rate), median(satori.rate)) : "", median(r.peak).toFixed(0), perWorker, r.errors]);
+      rows.push([
+        engine,
+        workers,
+        median(r.rate).toFixed(1),
+        engine === "takumi" ? ratio(median(r.rate), median(satori.rate)) : "",
+        median(r.peak).toFixed(0),
+        perWorker,
+        r.errors,
+      ]);
     }
   }
   console.log(`## Over HTTP: cold renders (distinct titles, caches off), event card, ${rounds} rounds × ${seconds} s per row, 2 connections per worker\n`);
@@ -180,12 +203,20 @@ if (wanted("batch")) {
   const items = Number(process.env.BENCH_BATCH ?? 2_000);
   const dir = mkdtempSync(join(tmpdir(), "ogsmith-batch-"));
   const list = join(dir, "items.jsonl");
-  writeFileSync(list, Array.from({ length: items }, (_, i) => JSON.stringify({ template: i % 2 ? "blog" : "event", theme: i % 4 < 2 ? "dark" : "light", title: `${CARD.title} #${i}`, subtitle: CARD.subtitle })).join("\n"));
+  writeFileSync(
+    list,
+    Array.from({ length: items }, (_, i) =>
+      JSON.stringify({ template: i % 2 ? "blog" : "event", theme: i % 4 < 2 ? "dark" : "light", title: `${CARD.title} #${i}`, subtitle: CARD.subtitle }),
+    ).join("\n"),
+  );
   const rows: (string | number)[][] = [];
   for (const engine of ENGINES) {
     const out = join(dir, engine);
     const started = performance.now();
-    const proc = Bun.spawn(["bun", join(REPO, "src/main.ts"), "render", "--engine", engine, "--batch", list, "--out-dir", out], { stdout: "ignore", stderr: "ignore" });
+    const proc = Bun.spawn(["bun", join(REPO, "src/main.ts"), "render", "--engine", engine, "--batch", list, "--out-dir", out], {
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     const sampler = new RssSampler(proc.pid, 50);
     const code = await proc.exited;
     sampler.stop();
@@ -211,7 +242,14 @@ if (wanted("soak")) {
     const readings: number[] = [];
     const started = performance.now();
     for (let i = 0; i < cards; i++) {
-      await pool.render({ template: i % 2 ? "blog" : "event", theme: i % 4 < 2 ? "dark" : "light", fields: { title: `Soak card ${i} ${engine}`, subtitle: `Distinct subtitle ${i * 7919}` }, images: {}, width: 1200, height: 630 });
+      await pool.render({
+        template: i % 2 ? "blog" : "event",
+        theme: i % 4 < 2 ? "dark" : "light",
+        fields: { title: `Soak card ${i} ${engine}`, subtitle: `Distinct subtitle ${i * 7919}` },
+        images: {},
+        width: 1200,
+        height: 630,
+      });
       if ((i + 1) % every === 0) readings.push(rssMb(process.pid));
     }
     const seconds = (performance.now() - started) / 1000;

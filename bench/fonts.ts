@@ -31,7 +31,11 @@ import { median } from "./lib/load.ts";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const PER_ROUND = Number(process.env.BENCH_PER_ROUND ?? 10);
 const template = createTemplateRegistry().get("event")!;
-const card = (i: number) => ({ title: `Bun Meetup Berlin #${i}: rendering Open Graph images`, subtitle: "Workers, caches and fonts", date: "Thursday, March 14" });
+const card = (i: number) => ({
+  title: `Bun Meetup Berlin #${i}: rendering Open Graph images`,
+  subtitle: "Workers, caches and fonts",
+  date: "Thursday, March 14",
+});
 
 /** The render pipeline as it was before fallback fonts: Inter + emoji only. */
 async function before(fields: Record<string, string>): Promise<void> {
@@ -47,7 +51,6 @@ async function before(fields: Record<string, string>): Promise<void> {
 }
 const after = (fields: Record<string, string>) => renderTemplateToPng(template, fields, { width: 1200, height: 630, theme: "dark", images: {} });
 
-
 async function speed(): Promise<void> {
   for (let i = 0; i < 5; i++) {
     await before(card(-i));
@@ -57,7 +60,10 @@ async function speed(): Promise<void> {
   let n = 0;
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate which goes first, so neither always inherits the other's garbage.
-    const order = [["before", before], ["after", after]] as const;
+    const order = [
+      ["before", before],
+      ["after", after],
+    ] as const;
     for (const [name, fn] of round % 2 ? [...order].reverse() : order) {
       for (let i = 0; i < PER_ROUND; i++) {
         const t = performance.now();
@@ -71,7 +77,9 @@ async function speed(): Promise<void> {
   console.log("|---|---:|---:|---:|");
   for (const name of ["before", "after"] as const) {
     const xs = times[name];
-    console.log(`| ${name === "before" ? "before: Inter + emoji only (baseline)" : "after: with bundled fallback fonts"} | ${xs.length} | ${median(xs).toFixed(1)} | ${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(1)} |`);
+    console.log(
+      `| ${name === "before" ? "before: Inter + emoji only (baseline)" : "after: with bundled fallback fonts"} | ${xs.length} | ${median(xs).toFixed(1)} | ${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(1)} |`,
+    );
   }
 }
 
@@ -104,7 +112,16 @@ async function memory(): Promise<void> {
   rows.push(["after 30 more Latin renders (noise floor)", await settle()]);
   const first = await pool.render(job("开源的社交图片生成服务"));
   rows.push([`after the first CJK render (${first.missingGlyphs.length} missing)`, await settle()]);
-  const scripts = ["开源的社交图片生成服务", "開源的社交圖片產生服務", "こんにちは、日本語のタイトル", "안녕하세요 한국어 제목입니다", "مرحبا بالعالم العربي", "שלום עולם", "नमस्ते दुनिया", "สวัสดีชาวโลก"];
+  const scripts = [
+    "开源的社交图片生成服务",
+    "開源的社交圖片產生服務",
+    "こんにちは、日本語のタイトル",
+    "안녕하세요 한국어 제목입니다",
+    "مرحبا بالعالم العربي",
+    "שלום עולם",
+    "नमस्ते दुनिया",
+    "สวัสดีชาวโลก",
+  ];
   for (let i = 0; i < 40; i++) await pool.render(job(`${scripts[i % scripts.length]} ${i}`));
   rows.push(["after 40 renders across all 8 bundled scripts", await settle()]);
   // Worst case: one character from every bundled slice, so the worker holds every fallback font.

@@ -61,11 +61,23 @@ async function ready(url: string): Promise<number | undefined> {
   return line ? Number(line.split(" ")[1]) : undefined;
 }
 
-const CARD = { template: "event", subtitle: "Render processes on many cores", date: "May 5, 2027", time: "18:30 CEST", location: "Berlin", speaker_name: "Ada Lovelace", theme: "dark" };
+const CARD = {
+  template: "event",
+  subtitle: "Render processes on many cores",
+  date: "May 5, 2027",
+  time: "18:30 CEST",
+  location: "Berlin",
+  speaker_name: "Ada Lovelace",
+  theme: "dark",
+};
 
 async function run(engine: string, workers: number) {
   const dir = mkdtempSync(join(tmpdir(), "ogsmith-bench-processes-"));
-  const server = await startOgsmith(dir, { OG_RENDER_ENGINE: engine, OG_RENDER_WORKERS: String(workers), OG_METRICS_PUBLIC: "true", OG_CACHE_MAX_BYTES: "0" }, values.binary);
+  const server = await startOgsmith(
+    dir,
+    { OG_RENDER_ENGINE: engine, OG_RENDER_WORKERS: String(workers), OG_METRICS_PUBLIC: "true", OG_CACHE_MAX_BYTES: "0" },
+    values.binary,
+  );
   try {
     const spawned = performance.now();
     while ((await ready(server.url)) !== workers) await Bun.sleep(20);
@@ -73,16 +85,22 @@ async function run(engine: string, workers: number) {
     const key = await createBenchAccount(server.url);
     const post = async (title: string) => {
       const t = performance.now();
-      const res = await fetch(`${server.url}/api/generate`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ ...CARD, title }) });
+      const res = await fetch(`${server.url}/api/generate`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ ...CARD, title }),
+      });
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`generate answered ${res.status}`);
       return performance.now() - t;
     };
     let n = 0;
     // Warm: every process has drawn several cards.
-    await Promise.all(Array.from({ length: workers * 2 }, async () => {
-      for (let i = 0; i < 3; i++) await post(`warm ${n++}`);
-    }));
+    await Promise.all(
+      Array.from({ length: workers * 2 }, async () => {
+        for (let i = 0; i < 3; i++) await post(`warm ${n++}`);
+      }),
+    );
     await Bun.sleep(300);
     const serverMb = rssMb(server.pid);
     const processMb = children(server.pid).map(rssMb);
@@ -91,9 +109,11 @@ async function run(engine: string, workers: number) {
     const latencies: number[] = [];
     const stopAt = performance.now() + SECONDS * 1000;
     const started = performance.now();
-    await Promise.all(Array.from({ length: workers * 3 }, async () => {
-      while (performance.now() < stopAt) latencies.push(await post(`Cold card #${n++}`));
-    }));
+    await Promise.all(
+      Array.from({ length: workers * 3 }, async () => {
+        while (performance.now() < stopAt) latencies.push(await post(`Cold card #${n++}`));
+      }),
+    );
     const elapsed = (performance.now() - started) / 1000;
     clearInterval(sampler);
     latencies.sort((a, b) => a - b);
@@ -116,7 +136,9 @@ async function run(engine: string, workers: number) {
 console.log(`bench/processes.ts: ${cores} cores, ${values.binary}, ${SECONDS} s of cold renders per row, event card 1200×630, 3 in flight per process\n`);
 for (const engine of values.engines!.split(",")) {
   console.log(`\n${engine}:\n`);
-  console.log("| render processes | start → /healthz ms | all ready ms | images/s | × 1 process | p50 ms | p95 ms | server idle MB | each process idle MB | tree peak MB |");
+  console.log(
+    "| render processes | start → /healthz ms | all ready ms | images/s | × 1 process | p50 ms | p95 ms | server idle MB | each process idle MB | tree peak MB |",
+  );
   console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   let one: number | undefined;
   for (const workers of COUNTS) {

@@ -52,7 +52,14 @@ async function throughPool(label: string, inFlight: number, options: { gcEvery?:
   const pool = new RenderPool({ workers: 1, logger: silentLogger, ...options });
   try {
     await pool.ready();
-    const job = (i: number) => ({ template: "event", theme: (i % 2 ? "light" : "dark") as "light" | "dark", fields: { ...CARD, title: `${CARD.title} ${label} #${i}` }, images: {}, width: 1200, height: 630 });
+    const job = (i: number) => ({
+      template: "event",
+      theme: (i % 2 ? "light" : "dark") as "light" | "dark",
+      fields: { ...CARD, title: `${CARD.title} ${label} #${i}` },
+      images: {},
+      width: 1200,
+      height: 630,
+    });
     for (let i = 0; i < 5; i++) await pool.render(job(-1 - i));
     const latencies: number[] = [];
     const worker: number[] = [];
@@ -72,7 +79,14 @@ async function throughPool(label: string, inFlight: number, options: { gcEvery?:
     const seconds = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);
     worker.sort((a, b) => a - b);
-    return { label, perSecond: RENDERS / seconds, median: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), workerMs: quantile(worker, 0.5), rssMb: process.memoryUsage.rss() / 1024 / 1024 };
+    return {
+      label,
+      perSecond: RENDERS / seconds,
+      median: quantile(latencies, 0.5),
+      p95: quantile(latencies, 0.95),
+      workerMs: quantile(worker, 0.5),
+      rssMb: process.memoryUsage.rss() / 1024 / 1024,
+    };
   } finally {
     await pool.close();
   }
@@ -91,7 +105,12 @@ console.log(
     ["phase", "in-process", "in a worker", "worker / in-process"],
     [
       ...PHASES.map((p) => [p, fmt(main.medians[p], 2), fmt(worker.medians[p], 2), fmt(worker.medians[p] / main.medians[p], 2)]),
-      ["**our pipeline (template … encodePng)**", fmt(sum(main, PIPELINE), 2), fmt(sum(worker, PIPELINE), 2), fmt(sum(worker, PIPELINE) / sum(main, PIPELINE), 2)],
+      [
+        "**our pipeline (template … encodePng)**",
+        fmt(sum(main, PIPELINE), 2),
+        fmt(sum(worker, PIPELINE), 2),
+        fmt(sum(worker, PIPELINE) / sum(main, PIPELINE), 2),
+      ],
     ],
   ),
 );
@@ -106,8 +125,19 @@ console.log(
   markdownTable(
     ["pool", "images/s", "round trip median ms", "p95 ms", "p95/median", "worker renders ms", "pool overhead ms (sequential)", "RSS MB"],
     // With jobs in flight the round trip includes waiting behind the others, so no overhead there.
-    rows.map((r) => [r.label, fmt(r.perSecond), fmt(r.median), fmt(r.p95), fmt(r.p95 / r.median, 2), fmt(r.workerMs), r.label.endsWith("sequential") ? fmt(r.median - r.workerMs) : "", fmt(r.rssMb, 0)]),
+    rows.map((r) => [
+      r.label,
+      fmt(r.perSecond),
+      fmt(r.median),
+      fmt(r.p95),
+      fmt(r.p95 / r.median, 2),
+      fmt(r.workerMs),
+      r.label.endsWith("sequential") ? fmt(r.median - r.workerMs) : "",
+      fmt(r.rssMb, 0),
+    ]),
   ),
 );
-console.log(`\nin-process stock rate for comparison (satori + resvg asPng, from table 1): ${fmt(1000 / sum(main, ["template → tree", "satori layout + SVG", "resvg parse", "resvg rasterize", "asPng (resvg's)"]))} img/s`);
+console.log(
+  `\nin-process stock rate for comparison (satori + resvg asPng, from table 1): ${fmt(1000 / sum(main, ["template → tree", "satori layout + SVG", "resvg parse", "resvg rasterize", "asPng (resvg's)"]))} img/s`,
+);
 process.exit(0);

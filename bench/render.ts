@@ -161,7 +161,14 @@ async function main() {
     rssIdle = rssMb(server.pid);
     sampler = new RssSampler(server.pid);
 
-    distinct = await load("(b) HTTP /api/generate, distinct titles (renders)", server.url, key, DISTINCT, (i) => ({ ...CARD, title: `${CARD.title} #${i}` }), 180);
+    distinct = await load(
+      "(b) HTTP /api/generate, distinct titles (renders)",
+      server.url,
+      key,
+      DISTINCT,
+      (i) => ({ ...CARD, title: `${CARD.title} #${i}` }),
+      180,
+    );
     rssAfterDistinct = sampler.sample();
     hits = await load("(c) HTTP /api/generate, one repeated body (cache hits)", server.url, key, HITS, () => CARD, 60);
     sampler.sample();
@@ -173,7 +180,11 @@ async function main() {
 
   console.log(table([stock, ours, distinct, hits]));
   const rate = (row: Row) => row.count / row.seconds;
-  const median = (row: Row) => quantile([...row.latencies].sort((a, b) => a - b), 0.5);
+  const median = (row: Row) =>
+    quantile(
+      [...row.latencies].sort((a, b) => a - b),
+      0.5,
+    );
   const check = (ok: boolean) => (ok ? "ok" : "MISSED");
   console.log(`
 server RSS: ${rssIdle!.toFixed(0)} MB after warm-up, peak ${sampler!.peak.toFixed(0)} MB, ${rssAfterDistinct!.toFixed(0)} MB after ${distinct!.count} distinct renders

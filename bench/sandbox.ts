@@ -24,7 +24,12 @@ import { createBenchAccount, rssMb, startOgsmith, type ChildServer } from "./lib
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { against: { type: "string", default: "a725352" }, renders: { type: "string", default: "300" }, rounds: { type: "string", default: "2" }, workers: { type: "string" } },
+  options: {
+    against: { type: "string", default: "a725352" },
+    renders: { type: "string", default: "300" },
+    rounds: { type: "string", default: "2" },
+    workers: { type: "string" },
+  },
 });
 const RENDERS = Number(values.renders);
 const ROUNDS = Number(values.rounds);
@@ -54,7 +59,11 @@ async function poolRendered(url: string): Promise<number | undefined> {
 }
 
 async function post(url: string, key: string, body: unknown): Promise<number> {
-  const res = await fetch(`${url}/api/generate`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/api/generate`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -85,7 +94,12 @@ async function measure(engine: string, root: string, round: number): Promise<Sam
   const dir = mkdtempSync(join(tmpdir(), "ogsmith-bench-sandbox-"));
   let server: ChildServer | undefined;
   try {
-    server = await startOgsmith(dir, { OG_RENDER_ENGINE: engine, OG_RENDER_WORKERS: String(WORKERS), OG_METRICS_PUBLIC: "true", OG_CACHE_MAX_BYTES: "0" }, undefined, root);
+    server = await startOgsmith(
+      dir,
+      { OG_RENDER_ENGINE: engine, OG_RENDER_WORKERS: String(WORKERS), OG_METRICS_PUBLIC: "true", OG_CACHE_MAX_BYTES: "0" },
+      undefined,
+      root,
+    );
     const key = await createBenchAccount(server.url);
     // Warm: every worker has drawn, the JIT has seen the path.
     await rate(server.url, key, WORKERS * 8, WORKERS * 2, (i) => ({ ...CARD, title: `warm ${round} ${i}` }));
@@ -97,7 +111,13 @@ async function measure(engine: string, root: string, round: number): Promise<Sam
     const before = await poolRendered(server.url);
     await rate(server.url, key, 500, WORKERS * 2, () => ({ ...CARD, title: `${CARD.title} ${engine} ${round} #0` }));
     const after = await poolRendered(server.url);
-    return { startMs: server.startMs, coldPerS, treeIdleMb, processIdleMb, hitsTouchedPool: before === undefined || after === undefined ? undefined : after - before };
+    return {
+      startMs: server.startMs,
+      coldPerS,
+      treeIdleMb,
+      processIdleMb,
+      hitsTouchedPool: before === undefined || after === undefined ? undefined : after - before,
+    };
   } finally {
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -109,8 +129,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main() {
   const baseline = checkout(values.against!);
   try {
-    console.log(`bench/sandbox.ts on ${availableParallelism()} cores, bun ${Bun.version}; ${WORKERS} render workers; ${RENDERS} cold renders a run, ${ROUNDS} rounds alternating; baseline ${values.against} (worker threads)\n`);
-    console.log("| engine | renders in | start → /healthz ms | cold renders/s | × threads | tree idle MB | each render process idle MB | cache hits that reached a render |");
+    console.log(
+      `bench/sandbox.ts on ${availableParallelism()} cores, bun ${Bun.version}; ${WORKERS} render workers; ${RENDERS} cold renders a run, ${ROUNDS} rounds alternating; baseline ${values.against} (worker threads)\n`,
+    );
+    console.log(
+      "| engine | renders in | start → /healthz ms | cold renders/s | × threads | tree idle MB | each render process idle MB | cache hits that reached a render |",
+    );
     console.log("|---|---|---:|---:|---:|---:|---:|---:|");
     for (const engine of ["satori", "takumi"]) {
       const runs: Record<"threads" | "processes", Sample[]> = { threads: [], processes: [] };

@@ -71,7 +71,6 @@ const WORKER_COUNTS = args.workers
   ? args.workers.split(",").map(Number)
   : [...new Set([...Array.from({ length: Math.floor(Math.log2(cores)) + 1 }, (_, i) => 2 ** i), cores])].sort((a, b) => a - b);
 
-
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
 const errorsOf = (m: Measured) => {
@@ -79,7 +78,11 @@ const errorsOf = (m: Measured) => {
   return list.length ? list.join(", ") : "";
 };
 
-async function withServer<T>(env: Record<string, string>, run: (server: ChildServer, dir: string) => Promise<T>, binary = process.env.OG_BENCH_BINARY): Promise<T> {
+async function withServer<T>(
+  env: Record<string, string>,
+  run: (server: ChildServer, dir: string) => Promise<T>,
+  binary = process.env.OG_BENCH_BINARY,
+): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "ogsmith-scale-"));
   const server = await startOgsmith(dir, env, binary);
   try {
@@ -155,14 +158,23 @@ function serverPaths(): Promise<ServerPaths> {
     const keys = await keysFor(server.url, CLIENTS * KEYS_PER_CLIENT);
     const keyHeaders = (p: number) => keys.slice(p * KEYS_PER_CLIENT, (p + 1) * KEYS_PER_CLIENT).map((key) => ({ "x-api-key": key }));
     const healthz = await withServerCpu(server.pid, () => measure({ url: server.url + "/healthz", seconds: SECONDS }, CONNECTIONS, CLIENTS));
-    const usage = await withServerCpu(server.pid, () => measure((p) => ({ url: server.url + "/api/user/usage", connectionHeaders: keyHeaders(p), seconds: SECONDS }), CONNECTIONS, CLIENTS));
+    const usage = await withServerCpu(server.pid, () =>
+      measure((p) => ({ url: server.url + "/api/user/usage", connectionHeaders: keyHeaders(p), seconds: SECONDS }), CONNECTIONS, CLIENTS),
+    );
     const body = JSON.stringify(CARD);
     // Warm the cache with one render per key's account (the cache is shared; one suffices).
     await fetch(server.url + "/api/generate", { method: "POST", headers: { "x-api-key": keys[0]!, "content-type": "application/json" }, body });
     const commitsBefore = await sqliteCommits(server.url);
     const cached = await withServerCpu(server.pid, () =>
       measure(
-        (p) => ({ url: server.url + "/api/generate", method: "POST", headers: { "content-type": "application/json" }, connectionHeaders: keyHeaders(p), body, seconds: SECONDS }),
+        (p) => ({
+          url: server.url + "/api/generate",
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          connectionHeaders: keyHeaders(p),
+          body,
+          seconds: SECONDS,
+        }),
         CONNECTIONS,
         CLIENTS,
       ),
@@ -213,7 +225,17 @@ async function coldRenders(workers: number): Promise<WorkerRow> {
     const keys = await keysFor(server.url, CLIENTS);
     const body = JSON.stringify({ ...CARD, title: `${CARD.title} #{i}` });
     // Warm every worker: fonts parsed, JIT warm.
-    await measure({ url: server.url + "/api/generate", method: "POST", headers: { "x-api-key": keys[0]!, "content-type": "application/json" }, body: body.replace("#{i}", "warm-{i}"), seconds: 2 }, workers * 2, 1);
+    await measure(
+      {
+        url: server.url + "/api/generate",
+        method: "POST",
+        headers: { "x-api-key": keys[0]!, "content-type": "application/json" },
+        body: body.replace("#{i}", "warm-{i}"),
+        seconds: 2,
+      },
+      workers * 2,
+      1,
+    );
     Bun.gc(true);
     const idleRss = rssMb(server.pid);
     const sampler = new RssSampler(server.pid, 100);
@@ -313,18 +335,29 @@ async function restingRss(pid: number): Promise<number> {
 
 /** One cold render of a card no earlier request drew; true when it came back as a PNG. */
 async function renderDistinct(url: string, key: string, tag: string): Promise<boolean> {
-  const res = await fetch(`${url}/api/generate`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ ...CARD, title: `${CARD.title} ${tag}` }) });
+  const res = await fetch(`${url}/api/generate`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: JSON.stringify({ ...CARD, title: `${CARD.title} ${tag}` }),
+  });
   const bytes = await res.arrayBuffer();
   return res.status === 200 && bytes.byteLength > 0;
 }
 
 function printEndurance(e: Endurance) {
   console.log(`\n5. Memory over ${e.renders} distinct renders, ${e.workers} workers (${fmt(e.renders / e.seconds)} img/s, ${e.failures} failed)\n`);
-  console.log(markdownTable(["renders done", "RSS MB"], e.samples.map((s) => [s.done === 0 ? "after warm-up" : s.done, fmt(s.rssMb, 0)])));
+  console.log(
+    markdownTable(
+      ["renders done", "RSS MB"],
+      e.samples.map((s) => [s.done === 0 ? "after warm-up" : s.done, fmt(s.rssMb, 0)]),
+    ),
+  );
   const perWorker = (e.peakRss - e.oneWorkerRss) / Math.max(1, e.workers - 1);
   const perWorkerAtRest = (e.restRss - e.oneWorkerRestRss) / Math.max(1, e.workers - 1);
   console.log(`peak ${fmt(e.peakRss, 0)} MB; one worker's peak ${fmt(e.oneWorkerRss, 0)} MB; ${fmt(perWorker, 0)} MB per further worker at the peak`);
-  console.log(`at rest after the renders ${fmt(e.restRss, 0)} MB; one worker's ${fmt(e.oneWorkerRestRss, 0)} MB; ${fmt(perWorkerAtRest, 0)} MB per further worker at rest`);
+  console.log(
+    `at rest after the renders ${fmt(e.restRss, 0)} MB; one worker's ${fmt(e.oneWorkerRestRss, 0)} MB; ${fmt(perWorkerAtRest, 0)} MB per further worker at rest`,
+  );
 }
 
 /**
@@ -340,7 +373,9 @@ function enduranceAt16(e: Endurance, when: "peak" | "rest"): { mb: number; measu
 
 async function main() {
   const what = process.env.OG_BENCH_BINARY ? `binary ${process.env.OG_BENCH_BINARY}` : "bun src/main.ts";
-  console.log(`bench:scale — ${new Date().toISOString().slice(0, 10)}, ${cores} cores, bun ${Bun.version}, ${what}; ${SECONDS} s per row, ${CLIENTS} client process(es)`);
+  console.log(
+    `bench:scale — ${new Date().toISOString().slice(0, 10)}, ${cores} cores, bun ${Bun.version}, ${what}; ${SECONDS} s per row, ${CLIENTS} client process(es)`,
+  );
   console.log(`CPU: ${cpuTopology()}\n`);
 
   const paths = SECTIONS.has("paths") ? await requestPaths() : undefined;
@@ -352,7 +387,10 @@ async function main() {
   if (rows.length) printRenders(rows);
   const starts = SECTIONS.has("startup") ? await startUp() : [];
   const lasting = SECTIONS.has("endurance") ? await endurance() : undefined;
-  if (starts.length) console.log(`\n4. Start-up to the first 200 (5 starts, ${STARTUP_BINARY ?? "from source: `bun run build` to measure the binary"}): median ${fmt(quantile(starts, 0.5), 0)} ms, min ${fmt(starts[0]!, 0)} ms, max ${fmt(starts.at(-1)!, 0)} ms`);
+  if (starts.length)
+    console.log(
+      `\n4. Start-up to the first 200 (5 starts, ${STARTUP_BINARY ?? "from source: `bun run build` to measure the binary"}): median ${fmt(quantile(starts, 0.5), 0)} ms, min ${fmt(starts[0]!, 0)} ms, max ${fmt(starts.at(-1)!, 0)} ms`,
+    );
   if (lasting) printEndurance(lasting);
   printTargets(paths, base, rows, starts, lasting);
 }
@@ -361,7 +399,15 @@ type Paths = Awaited<ReturnType<typeof requestPaths>>;
 type Baselines = Awaited<ReturnType<typeof inProcessBaselines>>;
 
 function printPaths(paths: Paths) {
-  const row = (label: string, m: PathMeasured, share: string) => [label, fmt(m.perSecond, 0), share, fmt(m.median, 2), fmt(m.p99, 2), fmt(m.serverCpuUs, 0), errorsOf(m)];
+  const row = (label: string, m: PathMeasured, share: string) => [
+    label,
+    fmt(m.perSecond, 0),
+    share,
+    fmt(m.median, 2),
+    fmt(m.p99, 2),
+    fmt(m.serverCpuUs, 0),
+    errorsOf(m),
+  ];
   const pct = (m: Measured) => `${fmt((100 * m.perSecond) / paths.hello.perSecond)} %`;
   const t = paths.server;
   console.log(`1. Request paths, ${CONNECTIONS} connections\n`);
@@ -435,7 +481,10 @@ function printTargets(paths: Paths | undefined, base: Baselines | undefined, row
     const top = rows.at(-1)!;
     const perWorkerTop = top.cold.perSecond / top.workers;
     const perWorkerMb = top.workers > 1 ? (top.peakRss - one.peakRss) / (top.workers - 1) : top.peakRss;
-    if (base) lines.push(`per worker ≥ stock in-process rate:            ${fmt(perWorkerTop)} vs ${fmt(base.stock.perSecond)} img/s at ${top.workers} workers  ${verdict(perWorkerTop >= base.stock.perSecond)}`);
+    if (base)
+      lines.push(
+        `per worker ≥ stock in-process rate:            ${fmt(perWorkerTop)} vs ${fmt(base.stock.perSecond)} img/s at ${top.workers} workers  ${verdict(perWorkerTop >= base.stock.perSecond)}`,
+      );
     lines.push(
       `${top.workers} workers ≥ ${top.workers >= 16 ? "12×" : `${fmt(top.workers * 0.75, 1)}× (75 %)`} one worker:            ${fmt(top.cold.perSecond / one.cold.perSecond, 2)}×  ${verdict(top.cold.perSecond / one.cold.perSecond >= top.workers * 0.75)}`,
       `p95 ≤ 2× median at saturation:                 ${fmt(top.cold.p95 / top.cold.median, 2)}  ${verdict(top.cold.p95 <= 2 * top.cold.median)}`,

@@ -25,11 +25,18 @@ const CLIENTS = Number(args.clients);
 const CONNECTIONS = 64;
 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "—");
-const errorsOf = (m: Measured) => (Object.keys(m.errors).length === 0 ? "0" : Object.entries(m.errors).map(([k, v]) => `${k}×${v}`).join(" "));
+const errorsOf = (m: Measured) =>
+  Object.keys(m.errors).length === 0
+    ? "0"
+    : Object.entries(m.errors)
+        .map(([k, v]) => `${k}×${v}`)
+        .join(" ");
 
 async function main() {
   const what = process.env.OG_BENCH_BINARY ? `binary ${process.env.OG_BENCH_BINARY}` : "bun src/main.ts";
-  console.log(`bench:signed-url — ${new Date().toISOString().slice(0, 10)}, ${cores} cores, bun ${Bun.version}, ${what}; ${SECONDS} s per row, ${CLIENTS} client process(es), ${CONNECTIONS} connections\n`);
+  console.log(
+    `bench:signed-url — ${new Date().toISOString().slice(0, 10)}, ${cores} cores, bun ${Bun.version}, ${what}; ${SECONDS} s per row, ${CLIENTS} client process(es), ${CONNECTIONS} connections\n`,
+  );
 
   const hello = await startHelloWorld();
   let helloRate: Measured;
@@ -49,7 +56,14 @@ async function main() {
     const created = await fetch(`${server.url}/api/signing-keys`, { method: "POST", headers: { "x-api-key": apiKey } });
     if (created.status !== 201) throw new Error(`signing key: ${created.status} ${await created.text()}`);
     const key = (await created.json()) as { id: string; secret: string };
-    const url = buildSignedUrl({ baseUrl: server.url, keyId: key.id, secret: key.secret, template: "event", ext: "png", params: { title: "Bun Meetup Berlin", date: "May 5, 2027", location: "Berlin" } });
+    const url = buildSignedUrl({
+      baseUrl: server.url,
+      keyId: key.id,
+      secret: key.secret,
+      template: "event",
+      ext: "png",
+      params: { title: "Bun Meetup Berlin", date: "May 5, 2027", location: "Berlin" },
+    });
     const first = await fetch(url);
     if (first.status !== 200) throw new Error(`first fetch: ${first.status} ${await first.text()}`);
     const etag = first.headers.get("etag")!;
@@ -71,7 +85,12 @@ async function main() {
   console.log(
     markdownTable(
       ["path", "req/s", "of hello-world", "median ms", "p99 ms", "errors"],
-      [row("Bun.serve hello-world (ceiling)", helloRate), row("GET /healthz", healthz), row("signed GET /i/…, hit (200, image)", hit), row("signed GET /i/…, If-None-Match (304)", notModified)],
+      [
+        row("Bun.serve hello-world (ceiling)", helloRate),
+        row("GET /healthz", healthz),
+        row("signed GET /i/…, hit (200, image)", hit),
+        row("signed GET /i/…, If-None-Match (304)", notModified),
+      ],
     ),
   );
   const share = hit.perSecond / helloRate.perSecond;

@@ -114,10 +114,13 @@ async function startServer(dir: string): Promise<Child> {
     logWarnings: 0,
     async stop() {
       proc.kill("SIGTERM");
-      return Promise.race([proc.exited, Bun.sleep(15_000).then(() => {
-        proc.kill("SIGKILL");
-        return -9;
-      })]);
+      return Promise.race([
+        proc.exited,
+        Bun.sleep(15_000).then(() => {
+          proc.kill("SIGKILL");
+          return -9;
+        }),
+      ]);
     },
   };
   const { promise: listening, resolve, reject } = Promise.withResolvers<string>();
@@ -237,8 +240,15 @@ async function call(action: string, path: string, init: RequestInit & { expect: 
   return answer;
 }
 
-const json = (body: unknown, headers: Record<string, string> = {}) => ({ body: JSON.stringify(body), headers: { "content-type": "application/json", ...headers } });
-const CACHED_BODIES = Array.from({ length: 5 }, (_, i) => ({ title: `Soak card ${i}`, subtitle: "Mixed traffic, watched for leaks", theme: i % 2 ? "light" : "dark" }));
+const json = (body: unknown, headers: Record<string, string> = {}) => ({
+  body: JSON.stringify(body),
+  headers: { "content-type": "application/json", ...headers },
+});
+const CACHED_BODIES = Array.from({ length: 5 }, (_, i) => ({
+  title: `Soak card ${i}`,
+  subtitle: "Mixed traffic, watched for leaks",
+  theme: i % 2 ? "light" : "dark",
+}));
 let distinct = 0;
 
 async function step(account: Account) {
@@ -246,9 +256,17 @@ async function step(account: Account) {
   const api = { "x-api-key": account.key };
   const session = { cookie: account.cookie };
   if (roll < 0.4) {
-    await call("generate (cached)", "/api/generate", { method: "POST", ...json(CACHED_BODIES[Math.floor(Math.random() * CACHED_BODIES.length)], api), expect: [200] });
+    await call("generate (cached)", "/api/generate", {
+      method: "POST",
+      ...json(CACHED_BODIES[Math.floor(Math.random() * CACHED_BODIES.length)], api),
+      expect: [200],
+    });
   } else if (roll < 0.42) {
-    await call("generate (distinct)", "/api/generate", { method: "POST", ...json({ title: `Soak distinct ${distinct++}`, theme: "dark" }, api), expect: [200] });
+    await call("generate (distinct)", "/api/generate", {
+      method: "POST",
+      ...json({ title: `Soak distinct ${distinct++}`, theme: "dark" }, api),
+      expect: [200],
+    });
   } else if (roll < 0.62) {
     await call("usage", "/api/user/usage", { headers: api, expect: [200] });
   } else if (roll < 0.66) {
@@ -261,14 +279,22 @@ async function step(account: Account) {
     const choice = Math.random();
     if (account.hooks.length + account.creating < 4 || (choice < 0.35 && account.hooks.length + account.creating < 12)) {
       account.creating++;
-      const res = await call("webhook create", "/api/webhooks", { method: "POST", ...json({ url: hookUrl(`/crud/${distinct}`), events: ["usage.warning"], secret: "soak-secret-0123456789" }, api), expect: [201] });
+      const res = await call("webhook create", "/api/webhooks", {
+        method: "POST",
+        ...json({ url: hookUrl(`/crud/${distinct}`), events: ["usage.warning"], secret: "soak-secret-0123456789" }, api),
+        expect: [201],
+      });
       account.creating--;
       if (res) account.hooks.push((JSON.parse(res.text) as { id: string }).id);
     } else if (account.hooks.length === 0) {
       await call("webhook list", "/api/webhooks", { headers: api, expect: [200] });
     } else if (choice < 0.65) {
       const id = account.hooks[Math.floor(Math.random() * account.hooks.length)]!;
-      await call("webhook update", `/api/webhooks/${id}`, { method: "PUT", ...json({ url: hookUrl(`/crud/u${distinct}`), events: ["usage.warning", "usage.reset"] }, api), expect: [200] });
+      await call("webhook update", `/api/webhooks/${id}`, {
+        method: "PUT",
+        ...json({ url: hookUrl(`/crud/u${distinct}`), events: ["usage.warning", "usage.reset"] }, api),
+        expect: [200],
+      });
     } else {
       const id = account.hooks.splice(Math.floor(Math.random() * account.hooks.length), 1)[0]!;
       await call("webhook delete", `/api/webhooks/${id}`, { method: "DELETE", headers: api, expect: [200] });
@@ -277,17 +303,28 @@ async function step(account: Account) {
   } else if (roll < 0.8) {
     await call("webhook test send", "/api/webhooks/test", { method: "POST", ...json({ webhook_id: account.deliveriesHook }, api), expect: [200] });
   } else {
-    const page = ["/dashboard", "/dashboard/api/me", "/dashboard/api/usage", "/dashboard/api/webhooks", "/dashboard/api/templates"][Math.floor(Math.random() * 5)]!;
+    const page = ["/dashboard", "/dashboard/api/me", "/dashboard/api/usage", "/dashboard/api/webhooks", "/dashboard/api/templates"][
+      Math.floor(Math.random() * 5)
+    ]!;
     await call("dashboard read", page, { headers: session, expect: [200] });
   }
 }
 
 async function setUpAccount(i: number): Promise<Account> {
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-  const created = await fetch(`${url}/admin/accounts`, { method: "POST", ...json({ email: `soak${i}@example.com`, plan: "custom", quota: 100_000_000, requests_per_second: 10_000 }, admin) });
+  const created = await fetch(`${url}/admin/accounts`, {
+    method: "POST",
+    ...json({ email: `soak${i}@example.com`, plan: "custom", quota: 100_000_000, requests_per_second: 10_000 }, admin),
+  });
   if (created.status !== 201) throw new Error(`account: ${created.status} ${await created.text()}`);
   const key = ((await created.json()) as { api_key: string }).api_key;
-  const hook = await fetch(`${url}/api/webhooks`, { method: "POST", ...json({ url: hookUrl(`/events/${i}`), events: ["image.generated", "usage.warning", "usage.limit_reached"], secret: "soak-secret-0123456789" }, { "x-api-key": key }) });
+  const hook = await fetch(`${url}/api/webhooks`, {
+    method: "POST",
+    ...json(
+      { url: hookUrl(`/events/${i}`), events: ["image.generated", "usage.warning", "usage.limit_reached"], secret: "soak-secret-0123456789" },
+      { "x-api-key": key },
+    ),
+  });
   if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
   const signIn = await fetch(`${url}/dashboard/api/session`, { method: "POST", ...json({ api_key: key }, { origin: url }) });
   if (signIn.status !== 200) throw new Error(`sign-in: ${signIn.status} ${await signIn.text()}`);
@@ -322,7 +359,9 @@ interface Sample {
 }
 
 async function main() {
-  console.log(`soak: ${MINUTES} min at ~${RATE} req/s, ${ACCOUNTS} accounts, warm-up ${WARM_UP_S} s, sample every ${INTERVAL_S} s; ${availableParallelism()} cores, bun ${Bun.version}\n`);
+  console.log(
+    `soak: ${MINUTES} min at ~${RATE} req/s, ${ACCOUNTS} accounts, warm-up ${WARM_UP_S} s, sample every ${INTERVAL_S} s; ${availableParallelism()} cores, bun ${Bun.version}\n`,
+  );
   const dir = mkdtempSync(join(tmpdir(), "ogsmith-soak-"));
   const server = await startServer(dir);
   url = server.url;
@@ -343,12 +382,17 @@ async function main() {
     await Promise.all(
       Array.from({ length: 4 }, async () => {
         while (distinct < prefill) {
-          const res = await fetch(`${url}/api/generate`, { method: "POST", ...json({ title: `Soak distinct ${distinct++}`, theme: "dark" }, { "x-api-key": accounts[0]!.key }) });
+          const res = await fetch(`${url}/api/generate`, {
+            method: "POST",
+            ...json({ title: `Soak distinct ${distinct++}`, theme: "dark" }, { "x-api-key": accounts[0]!.key }),
+          });
           await res.arrayBuffer();
         }
       }),
     );
-    console.log(`prefill: ${prefill} distinct renders in ${((performance.now() - prefillStarted) / 1000).toFixed(1)} s, server RSS ${rssMb(server.pid).toFixed(0)} MB\n`);
+    console.log(
+      `prefill: ${prefill} distinct renders in ${((performance.now() - prefillStarted) / 1000).toFixed(1)} s, server RSS ${rssMb(server.pid).toFixed(0)} MB\n`,
+    );
     await Bun.sleep(1_000);
     idleFdsBefore = openFds(server.pid);
     kindsBefore = fdKinds(server.pid, Number(new URL(url).port));
@@ -370,8 +414,12 @@ async function main() {
       }),
     );
 
-    console.log("|   t s | requests | req/s | p50 ms | p99 ms | errors | 503 busy | RSS MB | JS heap MB | fds | jobs pending | delivered ok | injected 500 | injected timeout |");
-    console.log("|------:|---------:|------:|-------:|-------:|-------:|---------:|-------:|-----------:|----:|-------------:|-------------:|-------------:|-----------------:|");
+    console.log(
+      "|   t s | requests | req/s | p50 ms | p99 ms | errors | 503 busy | RSS MB | JS heap MB | fds | jobs pending | delivered ok | injected 500 | injected timeout |",
+    );
+    console.log(
+      "|------:|---------:|------:|-------:|-------:|-------:|---------:|-------:|-----------:|----:|-------------:|-------------:|-------------:|-----------------:|",
+    );
     const sampler = (async () => {
       let tick = started;
       while (performance.now() < endAt) {

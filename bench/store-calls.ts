@@ -43,10 +43,32 @@ async function time(calls: number, call: (i: number) => unknown): Promise<number
 async function seed(store: Store) {
   const accountId = "acc_bench";
   await store.createAccount(
-    { id: accountId, email: "bench@example.com", plan: "enterprise", status: "active", customQuota: null, customRequestsPerSecond: null, createdAt: NOW, updatedAt: NOW },
+    {
+      id: accountId,
+      email: "bench@example.com",
+      plan: "enterprise",
+      status: "active",
+      customQuota: null,
+      customRequestsPerSecond: null,
+      createdAt: NOW,
+      updatedAt: NOW,
+    },
     { id: "key_bench", accountId, keyHash: "hash_bench", keyPrefix: "og_benc", createdAt: NOW, revokedAt: null },
   );
-  await store.createWebhook({ id: "wh_bench", accountId, url: "https://example.com/h", events: ["image.generated"], secret: "s", status: "enabled", disabledReason: null, createdAt: NOW, updatedAt: NOW }, 20);
+  await store.createWebhook(
+    {
+      id: "wh_bench",
+      accountId,
+      url: "https://example.com/h",
+      events: ["image.generated"],
+      secret: "s",
+      status: "enabled",
+      disabledReason: null,
+      createdAt: NOW,
+      updatedAt: NOW,
+    },
+    20,
+  );
   await store.createSession({ tokenHash: "tok_bench", id: "ses_bench", accountId, keyId: "key_bench", createdAt: NOW, expiresAt: NOW + 86_400_000 }, NOW, 10);
   return accountId;
 }
@@ -70,8 +92,26 @@ async function storeCalls(store: Store): Promise<[string, number][]> {
     const job = jobs[0];
     if (!job) return;
     await store.settleJob({
-      jobId: job.id, now: NOW + 1, status: "succeeded", runAt: NOW, lastError: null,
-      deliveryAttempt: { id: `dlv_${i}`, webhookId: "wh_bench", accountId, jobId: job.id, eventId: job.eventId!, eventType: "image.generated", attempt: 1, statusCode: 204, error: null, delivered: true, durationMs: 1, nextAttemptAt: null, createdAt: NOW },
+      jobId: job.id,
+      now: NOW + 1,
+      status: "succeeded",
+      runAt: NOW,
+      lastError: null,
+      deliveryAttempt: {
+        id: `dlv_${i}`,
+        webhookId: "wh_bench",
+        accountId,
+        jobId: job.id,
+        eventId: job.eventId!,
+        eventType: "image.generated",
+        attempt: 1,
+        statusCode: 204,
+        error: null,
+        delivered: true,
+        durationMs: 1,
+        nextAttemptAt: null,
+        createdAt: NOW,
+      },
     });
   });
   await add("listWebhooks (dashboard)", CALLS, () => store.listWebhooks(accountId));
@@ -81,7 +121,11 @@ async function storeCalls(store: Store): Promise<[string, number][]> {
 async function sqliteStyles(path: string): Promise<[string, number][]> {
   const db = openDatabase(path);
   const compiled = db.$client.prepare("SELECT id, email, plan, status, custom_quota AS customQuota, created_at AS createdAt FROM accounts WHERE id = ?");
-  const prepared = db.select().from(accounts).where(eq(accounts.id, drizzleSql.placeholder("id"))).prepare();
+  const prepared = db
+    .select()
+    .from(accounts)
+    .where(eq(accounts.id, drizzleSql.placeholder("id")))
+    .prepare();
   const rows: [string, number][] = [
     ["compiled statement, run again (the store's style)", await time(CALLS * 5, () => compiled.get("acc_bench"))],
     ["drizzle prepared query", await time(CALLS * 5, () => prepared.get({ id: "acc_bench" }))],
@@ -93,14 +137,24 @@ async function sqliteStyles(path: string): Promise<[string, number][]> {
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "ogsmith-store-calls-"));
-  const out: string[] = [`bench:store-calls — ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} cores (${cpus()[0]?.model ?? "?"}), bun ${Bun.version}; µs per call, median of ${ROUNDS} rounds`];
+  const out: string[] = [
+    `bench:store-calls — ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} cores (${cpus()[0]?.model ?? "?"}), bun ${Bun.version}; µs per call, median of ${ROUNDS} rounds`,
+  ];
   try {
     const path = join(dir, "bench.db");
     const sqlite = await createStore({ dbPath: path, databaseUrl: undefined });
     const sqliteRows = await storeCalls(sqlite);
     await sqlite.close();
     const styles = await sqliteStyles(path);
-    out.push("", "SQLite, one primary-key read three ways", "", markdownTable(["style", "µs per call"], styles.map(([n, v]) => [n, v.toFixed(2)])));
+    out.push(
+      "",
+      "SQLite, one primary-key read three ways",
+      "",
+      markdownTable(
+        ["style", "µs per call"],
+        styles.map(([n, v]) => [n, v.toFixed(2)]),
+      ),
+    );
     let pgRows: [string, number][] | undefined;
     if (args.postgres) {
       const { startPostgres, testDatabaseUrl } = await import("../test/support/postgres.ts");
@@ -111,17 +165,36 @@ async function main() {
         const client = (pg as unknown as { sql: import("postgres").Sql }).sql;
         const pgStyles: [string, number][] = [
           ["tagged template (the store's style)", await time(CALLS, () => client`select id, email, plan from accounts where id = ${"acc_bench"}`)],
-          ["unsafe() text, prepared", await time(CALLS, () => client.unsafe("select id, email, plan from accounts where id = $1", ["acc_bench"], { prepare: true }))],
+          [
+            "unsafe() text, prepared",
+            await time(CALLS, () => client.unsafe("select id, email, plan from accounts where id = $1", ["acc_bench"], { prepare: true })),
+          ],
           ["unsafe() text, not prepared", await time(CALLS, () => client.unsafe("select id, email, plan from accounts where id = $1", ["acc_bench"]))],
         ];
         await pg.close();
-        out.push("", "PostgreSQL, one primary-key read three ways", "", markdownTable(["style", "µs per call"], pgStyles.map(([n, v]) => [n, v.toFixed(1)])));
+        out.push(
+          "",
+          "PostgreSQL, one primary-key read three ways",
+          "",
+          markdownTable(
+            ["style", "µs per call"],
+            pgStyles.map(([n, v]) => [n, v.toFixed(1)]),
+          ),
+        );
       } finally {
         await server.stop();
       }
     }
     const header = pgRows ? ["store call", "SQLite µs", "PostgreSQL µs"] : ["store call", "SQLite µs"];
-    out.push("", "Store calls", "", markdownTable(header, sqliteRows.map(([name, v], i) => (pgRows ? [name, v.toFixed(1), pgRows[i]![1].toFixed(1)] : [name, v.toFixed(1)]))));
+    out.push(
+      "",
+      "Store calls",
+      "",
+      markdownTable(
+        header,
+        sqliteRows.map(([name, v], i) => (pgRows ? [name, v.toFixed(1), pgRows[i]![1].toFixed(1)] : [name, v.toFixed(1)])),
+      ),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -47,10 +47,20 @@ async function uncapped() {
         let outcome = "";
         for (let i = 0; i < 3 && !outcome; i++) {
           const t0 = performance.now();
-          outcome = await pool.render({ template: spec.id, theme: "dark", fields: {}, images: {}, width: MAX_SIZE, height: MAX_SIZE, accountTemplate: { accountId: "a", version: 1, spec } }).then(
-            () => "",
-            (error) => ` (${error.code ?? error.message})`,
-          );
+          outcome = await pool
+            .render({
+              template: spec.id,
+              theme: "dark",
+              fields: {},
+              images: {},
+              width: MAX_SIZE,
+              height: MAX_SIZE,
+              accountTemplate: { accountId: "a", version: 1, spec },
+            })
+            .then(
+              () => "",
+              (error) => ` (${error.code ?? error.message})`,
+            );
           times.push(performance.now() - t0);
         }
         times.sort((a, b) => a - b);
@@ -76,7 +86,11 @@ async function main() {
       fetch(`${server.url}${path}`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
     const created = await api(keyA, "/api/templates", definition);
     if (created.status !== 201) throw new Error(`A's template was refused: ${created.status} ${await created.text()}`);
-    const own = { id: "b-card", fields: [{ name: "title", type: "text", required: true }], html: '<div style="display:flex;width:100%;height:100%;background:#113355;color:white;font-size:64px;padding:80px">{{title}}</div>' };
+    const own = {
+      id: "b-card",
+      fields: [{ name: "title", type: "text", required: true }],
+      html: '<div style="display:flex;width:100%;height:100%;background:#113355;color:white;font-size:64px;padding:80px">{{title}}</div>',
+    };
     if ((await api(keyB, "/api/templates", own)).status !== 201) throw new Error("B's template was refused");
 
     let n = 0;
@@ -108,7 +122,12 @@ async function main() {
         const t0 = performance.now();
         // A client that gives up after 30 s, as crawlers do.
         const body = JSON.stringify({ template: args.template, width: 1200 + (size++ % 1000), height: 1200 });
-        const res = await fetch(`${server.url}/api/generate`, { method: "POST", headers: { "x-api-key": keyA, "content-type": "application/json" }, body, signal: AbortSignal.timeout(30_000) }).catch(() => undefined);
+        const res = await fetch(`${server.url}/api/generate`, {
+          method: "POST",
+          headers: { "x-api-key": keyA, "content-type": "application/json" },
+          body,
+          signal: AbortSignal.timeout(30_000),
+        }).catch(() => undefined);
         await res?.arrayBuffer();
         const status = res ? String(res.status) : "gave up after 30 s";
         a.statuses[status] = (a.statuses[status] ?? 0) + 1;
@@ -120,11 +139,17 @@ async function main() {
     const during = await bRenders(30);
     await Promise.all(flood);
 
-    console.log(`A floods with ${args.flood} concurrent renders of "${args.template}" for ${args.seconds} s; B renders 30 cards one at a time (event and its own template, alternating).\n`);
+    console.log(
+      `A floods with ${args.flood} concurrent renders of "${args.template}" for ${args.seconds} s; B renders 30 cards one at a time (event and its own template, alternating).\n`,
+    );
     console.log("| B's renders | 200 | failed | latency p50 / p95 / max ms |\n|---|---|---|---|");
     console.log(`| alone | ${alone.ms.length} | ${JSON.stringify(alone.failed)} | ${row(alone.ms)} |`);
     console.log(`| while A floods | ${during.ms.length} | ${JSON.stringify(during.failed)} | ${row(during.ms)} |`);
-    console.log(`\nA's answers: ${Object.entries(a.statuses).map(([s, c]) => `${s}×${c}`).join(", ")}; latency p50 / p95 / max ${row(a.ms)} ms`);
+    console.log(
+      `\nA's answers: ${Object.entries(a.statuses)
+        .map(([s, c]) => `${s}×${c}`)
+        .join(", ")}; latency p50 / p95 / max ${row(a.ms)} ms`,
+    );
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

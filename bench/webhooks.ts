@@ -104,7 +104,12 @@ async function recordEvents(services: Services, accountIds: string[], n: number)
   for (const accountId of accountIds) {
     const now = services.clock.now();
     const drafts = Array.from({ length: n }, (_, i) =>
-      services.outbox.draft(accountId, "image.generated", { request_id: `req_bench${i}`, template: "event", dimensions: { width: 1200, height: 630 }, generation_time_ms: 42 }, now),
+      services.outbox.draft(
+        accountId,
+        "image.generated",
+        { request_id: `req_bench${i}`, template: "event", dimensions: { width: 1200, height: 630 }, generation_time_ms: 42 },
+        now,
+      ),
     );
     // The store tells the job worker that the deliveries are queued (Store.onJobsAvailable).
     for (const event of await services.store.recordEvents(accountId, drafts, now)) ids.push(event.id);
@@ -151,7 +156,14 @@ async function scenario(webhooks: number) {
     await worker.runner.runDue(); // every attempt settled in the database, not just received
     const seconds = (performance.now() - started) / 1000;
 
-    return { webhooks, median: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, deliveries: total, perSecond: total / seconds };
+    return {
+      webhooks,
+      median: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      samples: latencies.length,
+      deliveries: total,
+      perSecond: total / seconds,
+    };
   } finally {
     await worker.stop();
     receiver.stop();

@@ -126,7 +126,9 @@ async function row(stage: number, env: Record<string, string> = {}, fullEvery = 
 const fmt = (n: number | undefined, digits = 1) => (n === undefined ? "" : n.toFixed(digits));
 
 async function main() {
-  console.log(`bench:worker-memory — ${new Date().toISOString().slice(0, 10)}, bun ${Bun.version}; ${WORKERS} further workers per row, ${RENDERS} renders where a row renders\n`);
+  console.log(
+    `bench:worker-memory — ${new Date().toISOString().slice(0, 10)}, bun ${Bun.version}; ${WORKERS} further workers per row, ${RENDERS} renders where a row renders\n`,
+  );
   const rows: (string | number)[][] = [];
   for (const [stage, label] of STAGES.entries()) {
     const r = await row(stage);
@@ -134,9 +136,25 @@ async function main() {
   }
   for (const variant of VARIANTS) {
     const r = await row(5, variant.env, variant.fullEvery);
-    rows.push([`${STAGES[5]}, ${variant.label}`, fmt(r.perWorkerMb), fmt(r.peakPerWorkerMb), fmt(r.peakRenderingPerWorkerMb), fmt(r.heapMb), fmt(r.msPerRender), fmt(r.upkeepMs, 2)]);
+    rows.push([
+      `${STAGES[5]}, ${variant.label}`,
+      fmt(r.perWorkerMb),
+      fmt(r.peakPerWorkerMb),
+      fmt(r.peakRenderingPerWorkerMb),
+      fmt(r.heapMb),
+      fmt(r.msPerRender),
+      fmt(r.upkeepMs, 2),
+    ]);
   }
-  const columns = ["a further worker after…", "RSS MB per worker", "peak MB per worker", "peak after the warm-up", "its JS heap MB", "ms per render (median)", "upkeep ms per render (mean)"];
+  const columns = [
+    "a further worker after…",
+    "RSS MB per worker",
+    "peak MB per worker",
+    "peak after the warm-up",
+    "its JS heap MB",
+    "ms per render (median)",
+    "upkeep ms per render (mean)",
+  ];
   console.log(markdownTable(columns, rows));
 }
 

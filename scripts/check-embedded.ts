@@ -11,7 +11,12 @@ import { basename } from "node:path";
 import { isTarget, TARGETS, type Target } from "../src/platform.ts";
 import { addonFiles, allPlatformsModulesDir, nativeModulesDir, REPO_ROOT } from "./native.ts";
 
-const CODECS = ["satori/layout.wasm", "@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm", "@jsquash/webp/codec/enc/webp_enc_simd.wasm", "@jsquash/webp/codec/dec/webp_dec.wasm"];
+const CODECS = [
+  "satori/layout.wasm",
+  "@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm",
+  "@jsquash/webp/codec/enc/webp_enc_simd.wasm",
+  "@jsquash/webp/codec/dec/webp_dec.wasm",
+];
 
 export function checkEmbedded(binaryPath: string, target: Target): string[] {
   const binary = readFileSync(binaryPath);
@@ -36,5 +41,9 @@ if (import.meta.main) {
   const problems = checkEmbedded(binaryPath, target);
   for (const problem of problems) console.error(`${binaryPath}: ${problem}`);
   if (problems.length) process.exit(1);
-  console.log(`${binaryPath}: ${target}'s native modules (${addonFiles(target, nativeModulesDir(target)).map((f) => basename(f)).join(", ")}) and the wasm codecs are embedded; no other platform's`);
+  console.log(
+    `${binaryPath}: ${target}'s native modules (${addonFiles(target, nativeModulesDir(target))
+      .map((f) => basename(f))
+      .join(", ")}) and the wasm codecs are embedded; no other platform's`,
+  );
 }

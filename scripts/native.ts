@@ -42,10 +42,11 @@ export function allPlatformsModulesDir(root = REPO_ROOT): string {
   for (const file of ["package.json", "bun.lock", "bunfig.toml"]) copyFileSync(join(root, file), join(dir, file));
   rmSync(join(dir, "patches"), { recursive: true, force: true });
   cpSync(join(root, "patches"), join(dir, "patches"), { recursive: true });
-  const install = Bun.spawnSync(
-    [process.execPath, "install", "--frozen-lockfile", "--production", "--ignore-scripts", "--os=*", "--cpu=*", "--libc=*"],
-    { cwd: dir, stdout: "pipe", stderr: "pipe" },
-  );
+  const install = Bun.spawnSync([process.execPath, "install", "--frozen-lockfile", "--production", "--ignore-scripts", "--os=*", "--cpu=*", "--libc=*"], {
+    cwd: dir,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   if (install.exitCode !== 0) {
     throw new Error(`installing every platform's native modules in ${dir} failed:\n${install.stderr.toString()}${install.stdout.toString()}`);
   }

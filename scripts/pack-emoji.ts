@@ -16,7 +16,9 @@ import { gzipSync } from "bun";
 
 const pkgDir = dirname(Bun.resolveSync("@twemoji/svg/package.json", import.meta.dir));
 const version = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")).version as string;
-const files = readdirSync(pkgDir).filter((f) => f.endsWith(".svg")).sort();
+const files = readdirSync(pkgDir)
+  .filter((f) => f.endsWith(".svg"))
+  .sort();
 
 const index: Record<string, [number, number]> = {};
 const chunks: Uint8Array[] = [];

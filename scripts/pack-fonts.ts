@@ -26,11 +26,16 @@ import { dirname, join } from "node:path";
 import { cmapCodePoints, woff2Cmap } from "../src/render/cmap.ts";
 import type { PackSlice } from "../src/render/fonts.ts";
 
-
 const FAMILIES: { pkg: string; family: string; langs: string[]; weights: number[]; keep: (subset: string) => boolean }[] = [
   { pkg: "noto-sans-arabic", family: "Noto Sans Arabic", langs: ["ar-AR"], weights: [400, 700], keep: (s) => s === "arabic" },
   { pkg: "noto-sans-hebrew", family: "Noto Sans Hebrew", langs: ["he-IL"], weights: [400, 700], keep: (s) => s === "hebrew" },
-  { pkg: "noto-sans-devanagari", family: "Noto Sans Devanagari", langs: ["devanagari", "hi-IN", "ne-NP", "mr-IN"], weights: [400, 700], keep: (s) => s === "devanagari" },
+  {
+    pkg: "noto-sans-devanagari",
+    family: "Noto Sans Devanagari",
+    langs: ["devanagari", "hi-IN", "ne-NP", "mr-IN"],
+    weights: [400, 700],
+    keep: (s) => s === "devanagari",
+  },
   { pkg: "noto-sans-thai", family: "Noto Sans Thai", langs: ["th-TH"], weights: [400, 700], keep: (s) => s === "thai" },
   { pkg: "noto-sans-jp", family: "Noto Sans JP", langs: ["ja-JP"], weights: [400], keep: (s) => /^\d+$/.test(s) },
   { pkg: "noto-sans-kr", family: "Noto Sans KR", langs: ["ko-KR"], weights: [400], keep: (s) => /^\d+$/.test(s) },

@@ -84,7 +84,9 @@ export interface ErrorBody {
 export const validationError = (details: FieldProblem[]): ApiError =>
   new ApiError(
     "VALIDATION_ERROR",
-    details.length === 1 ? `Invalid field ${details[0]!.field}: ${details[0]!.message}` : `${details.length} fields are invalid: ${details.map((d) => d.field).join(", ")}`,
+    details.length === 1
+      ? `Invalid field ${details[0]!.field}: ${details[0]!.message}`
+      : `${details.length} fields are invalid: ${details.map((d) => d.field).join(", ")}`,
     details,
   );
 

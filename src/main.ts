@@ -118,7 +118,11 @@ async function main(argv: string[]): Promise<number> {
       const { requireDatabase } = await import("./cli/database.ts");
       // PostgreSQL (OG_DATABASE_URL) has no file to create by accident; the SQLite file must exist.
       const commandArgs = config.databaseUrl ? args.filter((arg) => arg !== "--create") : requireDatabase(config.dbPath, args);
-      const [{ createServices }, { createLogger }, { inFlagTerms }] = await Promise.all([import("./services.ts"), import("./logger.ts"), import("./cli/flags.ts")]);
+      const [{ createServices }, { createLogger }, { inFlagTerms }] = await Promise.all([
+        import("./services.ts"),
+        import("./logger.ts"),
+        import("./cli/flags.ts"),
+      ]);
       // Operator commands work on the store a server may be using (SQLite: WAL, and waits for a held lock).
       const services = await createServices(config, { logger: createLogger("warn") });
       try {
@@ -135,7 +139,8 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-const isParseArgsError = (error: unknown) => !!error && typeof error === "object" && "code" in error && String((error as { code: unknown }).code).startsWith("ERR_PARSE_ARGS");
+const isParseArgsError = (error: unknown) =>
+  !!error && typeof error === "object" && "code" in error && String((error as { code: unknown }).code).startsWith("ERR_PARSE_ARGS");
 
 /** Every error line starts with `ogsmith:`; a usage text after a blank line is printed as is. */
 function report(message: string): void {

@@ -75,7 +75,12 @@ export async function startService(
   // Fallback fonts (OG_FONTS_DIR) and templates from disk (OG_TEMPLATES_DIR); broken templates are logged and skipped.
   const { templates } = await prepareRendering({ templatesDir: config.templatesDir, fontsDir: config.fontsDir, logger: services.logger });
   // Images fetched here, rendered images cached here (memory, then OG_CACHE_DIR), rendering itself in OG_RENDER_WORKERS render processes.
-  const renderer = createServiceRenderer({ config, logger: services.logger, fontBytes: (digests) => services.accountFonts.bytes(digests), ...options.renderer });
+  const renderer = createServiceRenderer({
+    config,
+    logger: services.logger,
+    fontBytes: (digests) => services.accountFonts.bytes(digests),
+    ...options.renderer,
+  });
   // The database exists and is migrated; the checkpoint thread counts from the server's first
   // commit. It opens its own connection on a thread of its own while the app is built here, and
   // is awaited just before listening.
@@ -83,20 +88,35 @@ export async function startService(
   // Awaited below; until then a failure to start is not an unhandled rejection.
   checkpointing?.catch(() => {});
   const metrics = new Metrics({ processMetrics: true });
-  metrics.gauge("ogsmith_render_pool", "Render pool: workers (render processes configured), alive, ready, busy, queued, rendered, replaced", () => {
-    const { workers, alive, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
-    return { workers, alive, ready, busy, queued, rendered, replaced };
-  }, "state");
+  metrics.gauge(
+    "ogsmith_render_pool",
+    "Render pool: workers (render processes configured), alive, ready, busy, queued, rendered, replaced",
+    () => {
+      const { workers, alive, ready, busy, queued, rendered, replaced } = renderer.pool.stats;
+      return { workers, alive, ready, busy, queued, rendered, replaced };
+    },
+    "state",
+  );
   metrics.gauge("ogsmith_render_processes_alive", "Render processes alive (starting, ready or busy)", () => renderer.pool.stats.alive);
   metrics.gauge("ogsmith_renders_waiting", "Renders waiting for a render process", () => renderer.pool.stats.queued);
-  metrics.gauge("ogsmith_render_restarts", "Render processes killed or lost during a render since start, by reason (deadline, memory, crash)", () => renderer.pool.stats.restarts, "reason");
+  metrics.gauge(
+    "ogsmith_render_restarts",
+    "Render processes killed or lost during a render since start, by reason (deadline, memory, crash)",
+    () => renderer.pool.stats.restarts,
+    "reason",
+  );
   metrics.gauge("ogsmith_render_engine", "The render engine in use (OG_RENDER_ENGINE): 1 for it", () => ({ [config.renderEngine]: 1 }), "engine");
   if (renderer.diskCache) {
     const disk = renderer.diskCache;
-    metrics.gauge("ogsmith_render_disk_cache", "Persistent render cache: entries, bytes, max_bytes, hits, misses, corrupt, evicted", () => {
-      const { entries, bytes, maxBytes, hits, misses, corrupt, evicted } = disk.stats;
-      return { entries, bytes, max_bytes: maxBytes, hits, misses, corrupt, evicted };
-    }, "state");
+    metrics.gauge(
+      "ogsmith_render_disk_cache",
+      "Persistent render cache: entries, bytes, max_bytes, hits, misses, corrupt, evicted",
+      () => {
+        const { entries, bytes, maxBytes, hits, misses, corrupt, evicted } = disk.stats;
+        return { entries, bytes, max_bytes: maxBytes, hits, misses, corrupt, evicted };
+      },
+      "state",
+    );
   }
   metrics.gauge("ogsmith_jobs_pending", "Pending jobs (webhook deliveries, emails) by kind", () => services.jobs.pendingByKind().catch(() => ({})));
   const app = createApp({ services, renderer, templates, metrics });
@@ -118,7 +138,12 @@ export async function startService(
   };
   if (checkpointer) {
     const wal = checkpointer;
-    metrics.gauge("ogsmith_sqlite_wal", "SQLite write transactions committed and WAL checkpoints run by the checkpoint thread, since start", () => ({ commits: wal.commits, checkpoints: wal.checkpoints }), "state");
+    metrics.gauge(
+      "ogsmith_sqlite_wal",
+      "SQLite write transactions committed and WAL checkpoints run by the checkpoint thread, since start",
+      () => ({ commits: wal.commits, checkpoints: wal.checkpoints }),
+      "state",
+    );
   }
   let server;
   try {
@@ -140,7 +165,10 @@ export async function startService(
     // once the render processes are up, one step a macrotask: /healthz does not wait for it, nor
     // does a request after it.
     const startProcessMetrics = () => metrics.startProcessMetrics();
-    void renderer.pool.ready().then(() => warmInTurn([startProcessMetrics, warmTailwind, warmFontInspection, warmDashboardAssets], services.logger), () => {});
+    void renderer.pool.ready().then(
+      () => warmInTurn([startProcessMetrics, warmTailwind, warmFontInspection, warmDashboardAssets], services.logger),
+      () => {},
+    );
   }
   // Several instances: a lease of an instance that hangs while staying connected runs out within
   // 30 s (one that dies loses its PostgreSQL liveness lock and its leases at once).
@@ -151,7 +179,12 @@ export async function startService(
     { ...services, renderer, templates, baseUrl: config.baseUrl },
     { concurrency: renderer.pool.backgroundSize, ...(services.store.kind === "postgres" ? { leaseMs: 60_000 } : {}) },
   );
-  metrics.gauge("ogsmith_batch_items", "Batch items drawn by this process since start, and being drawn now", () => ({ drawn: drawer.drawn, drawing: drawer.active }), "state");
+  metrics.gauge(
+    "ogsmith_batch_items",
+    "Batch items drawn by this process since start, and being drawn now",
+    () => ({ drawn: drawer.drawn, drawing: drawer.active }),
+    "state",
+  );
   let boot: Awaited<ReturnType<typeof bootstrapFirstAccount>> | undefined;
   try {
     // Bound first, so a key is never printed by a process that cannot serve it (port taken, bad HOST).

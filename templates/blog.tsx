@@ -123,7 +123,17 @@ function Byline({ author, avatar, meta, p, dir }: { author?: string; avatar?: st
       {meta.map((text, i) => (
         <div style={{ display: "flex", flexDirection: dir.row, alignItems: "center", gap: 14, minWidth: 0, flexShrink: 1 }}>
           {i > 0 ? <div style={{ width: 6, height: 6, borderRadius: 3, backgroundColor: p.dot, flexShrink: 0 }} /> : null}
-          <div style={{ ...singleLineStyle(metaSize), fontWeight: author ? 400 : 600, minWidth: 0, textAlign: dir.start, ...textDirectionStyle(text, singleLineStyle(metaSize)) }}>{text}</div>
+          <div
+            style={{
+              ...singleLineStyle(metaSize),
+              fontWeight: author ? 400 : 600,
+              minWidth: 0,
+              textAlign: dir.start,
+              ...textDirectionStyle(text, singleLineStyle(metaSize)),
+            }}
+          >
+            {text}
+          </div>
         </div>
       ))}
     </div>
@@ -133,7 +143,11 @@ function Byline({ author, avatar, meta, p, dir }: { author?: string; avatar?: st
     <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: dir.row, alignItems: "center", gap: 22, flexShrink: 1, minWidth: 0 }}>
       {avatar ? <RingedAvatar src={avatar} size={AVATAR} ring={p.avatarRing} /> : null}
       <div style={{ display: "flex", flexDirection: "column", justifyContent: "center", gap: 6, minWidth: 0, flexShrink: 1 }}>
-        {author ? <div style={{ ...authorLine, fontWeight: 700, color: p.author, minWidth: 0, textAlign: dir.start, ...textDirectionStyle(author, authorLine) }}>{author}</div> : null}
+        {author ? (
+          <div style={{ ...authorLine, fontWeight: 700, color: p.author, minWidth: 0, textAlign: dir.start, ...textDirectionStyle(author, authorLine) }}>
+            {author}
+          </div>
+        ) : null}
         {metaLine}
       </div>
     </div>
@@ -182,7 +196,18 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
     <Card width={ctx.width} height={ctx.height} padX={PAD_X} padY={PAD_Y} background={p.background} ink={p.title} glows={glowsFor(p.glows, dir)}>
       {p.stripe ? <div style={{ position: "absolute", top: 0, [dir.start]: 0, width: 12, height: ctx.height, backgroundColor: p.stripe }} /> : null}
 
-      <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: dir.row, justifyContent: "space-between", alignItems: "center", height: TOP_ROW, flexShrink: 0, gap: 40 }}>
+      <div
+        style={{
+          ...ABOVE_GLOWS,
+          display: "flex",
+          flexDirection: dir.row,
+          justifyContent: "space-between",
+          alignItems: "center",
+          height: TOP_ROW,
+          flexShrink: 0,
+          gap: 40,
+        }}
+      >
         {category ? (
           <div style={{ display: "flex", maxWidth: pillWidth, minWidth: 0, flexShrink: pillFits ? 0 : 1 }}>
             <CategoryPill text={category} p={p} />
@@ -191,9 +216,7 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
           // Without a category the card keeps the family's accent bar in its place.
           <div style={{ display: "flex", width: 64, height: 8, borderRadius: 4, backgroundImage: p.accentBar }} />
         )}
-        {logo ? (
-          <img src={logo} width={LOGO_W} height={LOGO_H} style={{ objectFit: "contain", objectPosition: `${dir.end} center`, flexShrink: 0 }} />
-        ) : null}
+        {logo ? <img src={logo} width={LOGO_W} height={LOGO_H} style={{ objectFit: "contain", objectPosition: `${dir.end} center`, flexShrink: 0 }} /> : null}
       </div>
 
       <Headline title={title} subtitle={subtitle} layout={headline} weight={p.titleWeight} tracking={-0.022} titleColor={p.title} subtitleColor={p.subtitle} />
@@ -216,8 +239,8 @@ const blog: TemplateDefinition = {
     { name: "logo_url", type: "image_url", description: "Publication logo, drawn top right (top left on a right-to-left card)." },
     { name: "author_name", type: "text", description: "Author, shown in the byline." },
     { name: "author_avatar_url", type: "image_url", description: "Author photo, drawn round in the byline." },
-    { name: "date", type: "text", description: "Free-text publication date, e.g. \"March 14, 2025\"." },
-    { name: "reading_time", type: "text", description: "Reading time; a bare number n is shown as \"n min read\"." },
+    { name: "date", type: "text", description: 'Free-text publication date, e.g. "March 14, 2025".' },
+    { name: "reading_time", type: "text", description: 'Reading time; a bare number n is shown as "n min read".' },
     { name: "category", type: "text", description: "Section or tag, shown as a pill above the title." },
   ],
   render,

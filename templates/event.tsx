@@ -151,9 +151,7 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
 
   // Date and time share a row when both fit whole; otherwise each gets its own row.
   // The speaker block takes what its name needs (up to SPEAKER_W); the meta column gets the rest.
-  const speakerWidth = !hasSpeaker
-    ? 0
-    : Math.min(SPEAKER_W, (avatar ? AVATAR + 8 + 20 : 0) + (speakerName ? Math.max(150, textWidthEm(speakerName) * 29) : 0));
+  const speakerWidth = !hasSpeaker ? 0 : Math.min(SPEAKER_W, (avatar ? AVATAR + 8 + 20 : 0) + (speakerName ? Math.max(150, textWidthEm(speakerName) * 29) : 0));
   const metaMaxWidth = hasSpeaker ? contentWidth - speakerWidth - 40 : contentWidth;
   const itemWidth = (text: string) => 40 + textWidthEm(text) * META_SIZE;
   const dateTimeOneRow = !date || !time || itemWidth(date) + itemWidth(time) + META_GAP <= metaMaxWidth;
@@ -190,7 +188,17 @@ function render(fields: Record<string, string | undefined>, ctx: RenderContext):
         <div style={{ position: "absolute", top: 0, left: 0, width: ctx.width, height: 8, backgroundColor: p.icon }} />
       ) : null}
 
-      <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: dir.row, justifyContent: "space-between", alignItems: "flex-start", height: TOP_ROW, flexShrink: 0 }}>
+      <div
+        style={{
+          ...ABOVE_GLOWS,
+          display: "flex",
+          flexDirection: dir.row,
+          justifyContent: "space-between",
+          alignItems: "flex-start",
+          height: TOP_ROW,
+          flexShrink: 0,
+        }}
+      >
         <div style={{ display: "flex", width: 64, height: 8, borderRadius: 4, backgroundImage: p.accentBar, marginTop: 8 }} />
         {logo ? (
           // A fixed box; `contain` keeps any aspect ratio inside it, pinned to the top corner at the reading end.
@@ -240,10 +248,10 @@ const event: TemplateDefinition = {
     { name: "title", type: "text", required: true, maxLength: 200, description: "Event name." },
     { name: "subtitle", type: "text", description: "Secondary line under the title." },
     { name: "logo_url", type: "image_url", description: "Logo, drawn top right (top left on a right-to-left card)." },
-    { name: "date", type: "text", description: "Free-text date, e.g. \"Thursday, March 14\"." },
-    { name: "time", type: "text", description: "Free-text time with a timezone, e.g. \"18:00 CET\"." },
+    { name: "date", type: "text", description: 'Free-text date, e.g. "Thursday, March 14".' },
+    { name: "time", type: "text", description: 'Free-text time with a timezone, e.g. "18:00 CET".' },
     { name: "location", type: "text", description: "Venue, city, or a virtual-event label." },
-    { name: "speaker_name", type: "text", description: "Featured speaker, shown as \"Featuring <name>\"." },
+    { name: "speaker_name", type: "text", description: 'Featured speaker, shown as "Featuring <name>".' },
     { name: "speaker_avatar_url", type: "image_url", description: "Speaker photo, drawn round." },
   ],
   render,

@@ -19,7 +19,11 @@ export interface Measured {
 export const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 /** The middle of unsorted values (the upper middle of an even count); NaN for none. */
-export const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5);
+export const median = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 type ClientSpec = Omit<LoadSpec, "connections" | "offset">;
 
@@ -31,7 +35,10 @@ export async function measure(spec: ClientSpec | ((process: number) => ClientSpe
   const per = Math.max(1, Math.floor(connections / processes));
   const specOf = typeof spec === "function" ? spec : () => spec;
   const clients = Array.from({ length: processes }, (_, p) =>
-    Bun.spawn(["bun", CLIENT, JSON.stringify({ ...specOf(p), connections: per, offset: p * 10_000_000 } satisfies LoadSpec)], { stdout: "pipe", stderr: "inherit" }),
+    Bun.spawn(["bun", CLIENT, JSON.stringify({ ...specOf(p), connections: per, offset: p * 10_000_000 } satisfies LoadSpec)], {
+      stdout: "pipe",
+      stderr: "inherit",
+    }),
   );
   const results = await Promise.all(
     clients.map(async (client) => {

@@ -13,7 +13,18 @@ import { createTemplateRegistry } from "../../src/templates/registry.ts";
 import type { SatoriNode } from "../../src/templates/types.ts";
 import { median } from "./load.ts";
 
-export const PHASES = ["template → tree", "satori layout + SVG", "resvg parse", "resvg rasterize", "pixels to JS", "unpremultiply", "encodePng (ours)", "asPng (resvg's)", "Bun.gc(false)", "Bun.gc(true)"] as const;
+export const PHASES = [
+  "template → tree",
+  "satori layout + SVG",
+  "resvg parse",
+  "resvg rasterize",
+  "pixels to JS",
+  "unpremultiply",
+  "encodePng (ours)",
+  "asPng (resvg's)",
+  "Bun.gc(false)",
+  "Bun.gc(true)",
+] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** The card every row uses: every text field of the event template set. */
@@ -32,7 +43,6 @@ export interface PhaseRun {
   /** RSS at the end, MB (the whole process: a worker shares it with its parent). */
   rssMb: number;
 }
-
 
 /** `count` renders of the event card with distinct titles after 5 warm-ups; every phase timed. */
 export async function measurePhases(count: number): Promise<PhaseRun> {

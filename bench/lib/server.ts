@@ -120,7 +120,10 @@ export function openFds(pid: number): number {
 export class RssSampler {
   peak = 0;
   private readonly timer: ReturnType<typeof setInterval>;
-  constructor(private readonly pid: number, everyMs = 50) {
+  constructor(
+    private readonly pid: number,
+    everyMs = 50,
+  ) {
     this.timer = setInterval(() => this.sample(), everyMs);
   }
   sample(): number {

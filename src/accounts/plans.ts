@@ -22,8 +22,7 @@ export const isPlanId = (value: string): value is PlanId => (PLAN_IDS as readonl
 
 export const ACCOUNT_STATUSES = ["active", "canceled", "past_due"] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
-export const isAccountStatus = (value: string): value is AccountStatus =>
-  (ACCOUNT_STATUSES as readonly string[]).includes(value);
+export const isAccountStatus = (value: string): value is AccountStatus => (ACCOUNT_STATUSES as readonly string[]).includes(value);
 
 /** Limits that apply to an account: the plan's, or the operator's numbers for `custom`. */
 export interface Limits {

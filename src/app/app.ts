@@ -116,12 +116,20 @@ export function createApp(deps: AppDeps) {
       }
     })
     .get("/openapi.json", () => (document ??= buildOpenApiDocument(routes(), API_INFO)), { detail: { hide: true } })
-    .get("/docs", () => new Response(docsPage(), { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP, ...DOCS_HEADERS } }), {
-      detail: { hide: true },
-    })
-    .get("/docs/scalar.js", () => new Response(Bun.file(scalarBundle), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
-      detail: { hide: true },
-    })
+    .get(
+      "/docs",
+      () => new Response(docsPage(), { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP, ...DOCS_HEADERS } }),
+      {
+        detail: { hide: true },
+      },
+    )
+    .get(
+      "/docs/scalar.js",
+      () => new Response(Bun.file(scalarBundle), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }),
+      {
+        detail: { hide: true },
+      },
+    )
     .use(opsModule(services, metrics))
     .use(generateModule({ services, renderer: deps.renderer, templates: deps.templates }))
     .use(usageModule(services))

@@ -12,7 +12,10 @@ export function buildRouteTable(routes: { method: string; path: string }[]): Rou
     if (route.path.includes("*")) continue;
     let entry = patterns.get(route.path);
     if (!entry) {
-      const source = route.path.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/");
+      const source = route.path
+        .split("/")
+        .map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+        .join("/");
       entry = { regex: new RegExp(`^${source}/?$`), methods: new Set() };
       patterns.set(route.path, entry);
     }

@@ -115,16 +115,17 @@ export function listen(app: App, options: { port: number; host: string; logger: 
       const route = (target !== undefined && app.routeOf(pathname)) || "unmatched";
       app.metrics.observe(request.method, route, response.status, seconds);
       // Every request, so its fields are built only when the line is written (not below info).
-      if (logger.enabled?.("info") !== false) logger.info("request", {
-        request_id: state?.id ?? response.headers.get("x-request-id"),
-        method: request.method,
-        path: pathname,
-        route,
-        status: response.status,
-        duration_ms: Math.round(seconds * 100000) / 100,
-        key_prefix: state?.auth?.keyPrefix,
-        account_id: state?.auth?.account.id ?? state?.sessionAccountId,
-      });
+      if (logger.enabled?.("info") !== false)
+        logger.info("request", {
+          request_id: state?.id ?? response.headers.get("x-request-id"),
+          method: request.method,
+          path: pathname,
+          route,
+          status: response.status,
+          duration_ms: Math.round(seconds * 100000) / 100,
+          key_prefix: state?.auth?.keyPrefix,
+          account_id: state?.auth?.account.id ?? state?.sessionAccountId,
+        });
       return response;
     },
     error(error) {

@@ -62,13 +62,15 @@ export class BatchService {
     const input = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
     if (!input) throw validationError([{ field: "body", message: "must be a JSON object {items, signing_key_id?}" }]);
     const problems: FieldProblem[] = [];
-    for (const key of Object.keys(input)) if (key !== "items" && key !== "signing_key_id") problems.push({ field: key, message: "is not part of a batch (items, signing_key_id)" });
+    for (const key of Object.keys(input))
+      if (key !== "items" && key !== "signing_key_id") problems.push({ field: key, message: "is not part of a batch (items, signing_key_id)" });
     const { items, signing_key_id: keyId } = input;
     if (!Array.isArray(items) || items.length < 1 || items.length > MAX_BATCH_ITEMS) {
       problems.push({ field: "items", message: `must be a list of 1 to ${MAX_BATCH_ITEMS} generate bodies` });
       throw validationError(problems);
     }
-    if (keyId !== undefined && (typeof keyId !== "string" || keyId === "")) problems.push({ field: "signing_key_id", message: "must be a signing key id (sk_…)" });
+    if (keyId !== undefined && (typeof keyId !== "string" || keyId === ""))
+      problems.push({ field: "signing_key_id", message: "must be a signing key id (sk_…)" });
 
     const bodies: string[] = [];
     for (const [index, item] of items.entries()) {
@@ -92,7 +94,10 @@ export class BatchService {
       items: bodies,
     });
     if ("left" in created) {
-      throw new ApiError("QUOTA_EXCEEDED", `Monthly quota exceeded. Limit: ${monthlyQuota} images. This batch needs ${bodies.length}; ${created.left} left this month.`);
+      throw new ApiError(
+        "QUOTA_EXCEEDED",
+        `Monthly quota exceeded. Limit: ${monthlyQuota} images. This batch needs ${bodies.length}; ${created.left} left this month.`,
+      );
     }
     return batchView(created.batch);
   }
@@ -101,7 +106,8 @@ export class BatchService {
   async get(accountId: string, id: string, cursor: unknown): Promise<BatchView & { items: BatchItemView[]; next_cursor: string | null }> {
     let from = 0;
     if (cursor !== undefined && cursor !== null && cursor !== "") {
-      if (typeof cursor !== "string" || !/^\d{1,7}$/.test(cursor)) throw validationError([{ field: "cursor", message: "must be a next_cursor of an earlier page" }]);
+      if (typeof cursor !== "string" || !/^\d{1,7}$/.test(cursor))
+        throw validationError([{ field: "cursor", message: "must be a next_cursor of an earlier page" }]);
       from = Number(cursor);
     }
     const batch = await this.find(accountId, id);
@@ -157,7 +163,12 @@ export class BatchService {
     }
     const body = { ...(item as Record<string, unknown>) };
     try {
-      const request = await parseAccountRenderRequest(body, { accountId, templates: this.deps.templates, accountTemplates: this.deps.accountTemplates, callerIsAccount: true });
+      const request = await parseAccountRenderRequest(body, {
+        accountId,
+        templates: this.deps.templates,
+        accountTemplates: this.deps.accountTemplates,
+        callerIsAccount: true,
+      });
       if (request.accountTemplate) body.template_version = request.accountTemplate.version;
       signableFromBody(body);
       return JSON.stringify(body);
@@ -177,7 +188,8 @@ export class BatchService {
     const keys = await this.deps.store.listSigningKeys(accountId);
     if (keyId === undefined) {
       const newest = keys.reduce<(typeof keys)[number] | undefined>((best, key) => (!best || key.createdAt >= best.createdAt ? key : best), undefined);
-      if (!newest) problems.push({ field: "signing_key_id", message: "the account has no signing key: create one (POST /api/signing-keys) to sign the batch's URLs" });
+      if (!newest)
+        problems.push({ field: "signing_key_id", message: "the account has no signing key: create one (POST /api/signing-keys) to sign the batch's URLs" });
       return newest?.id;
     }
     if (!keys.some((key) => key.id === keyId)) {
@@ -194,7 +206,15 @@ const notFound = (id: string) => new ApiError("NOT_FOUND", `No batch ${id} in th
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function batchView(batch: BatchRecord): BatchView {
-  return { id: batch.id, status: batch.status, total: batch.total, done: batch.done, failed: batch.failed, created_at: iso(batch.createdAt)!, finished_at: iso(batch.finishedAt) };
+  return {
+    id: batch.id,
+    status: batch.status,
+    total: batch.total,
+    done: batch.done,
+    failed: batch.failed,
+    created_at: iso(batch.createdAt)!,
+    finished_at: iso(batch.finishedAt),
+  };
 }
 
 function itemView(item: BatchItemRecord): BatchItemView {

@@ -193,10 +193,17 @@ export class BatchDrawer {
         return;
       }
       outcome = { ok: false, error: reasonOf(error) };
-      if (!(error instanceof ApiError)) this.deps.logger.error("drawing a batch item failed", { batch_id: item.batchId, index: item.index, ...describeError(error) });
+      if (!(error instanceof ApiError))
+        this.deps.logger.error("drawing a batch item failed", { batch_id: item.batchId, index: item.index, ...describeError(error) });
     }
     try {
-      const { settled } = await store.settleBatchItem({ batchId: item.batchId, index: item.index, now: clock.now(), outcome, completed: (batch) => this.completed(batch) });
+      const { settled } = await store.settleBatchItem({
+        batchId: item.batchId,
+        index: item.index,
+        now: clock.now(),
+        outcome,
+        completed: (batch) => this.completed(batch),
+      });
       if (settled && outcome.ok) this.drawn++;
     } catch (error) {
       // Nothing was written: the item is drawn again once its lease runs out (or at the next start).
@@ -205,7 +212,12 @@ export class BatchDrawer {
   }
 
   private completed(batch: BatchRecord) {
-    return this.deps.outbox.draft(batch.accountId, "batch.completed", { batch_id: batch.id, total: batch.total, done: batch.done, failed: batch.failed }, this.deps.clock.now());
+    return this.deps.outbox.draft(
+      batch.accountId,
+      "batch.completed",
+      { batch_id: batch.id, total: batch.total, done: batch.done, failed: batch.failed },
+      this.deps.clock.now(),
+    );
   }
 }
 

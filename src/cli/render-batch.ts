@@ -176,7 +176,9 @@ export async function renderBatchStreaming(config: Config, options: BatchOptions
   const seconds = (performance.now() - started) / 1000;
   const rate = seconds > 0 ? written / seconds : 0;
   failures.sort((a, b) => a.index - b.index);
-  console.log(`rendered ${written} of ${seen} image${seen === 1 ? "" : "s"} to ${outDir} in ${seconds.toFixed(2)} s (${rate.toFixed(1)} images/s) with ${workers} render worker${workers === 1 ? "" : "s"}`);
+  console.log(
+    `rendered ${written} of ${seen} image${seen === 1 ? "" : "s"} to ${outDir} in ${seconds.toFixed(2)} s (${rate.toFixed(1)} images/s) with ${workers} render worker${workers === 1 ? "" : "s"}`,
+  );
   if (failures.length) {
     console.log(`failed ${failures.length}:`);
     for (const f of failures) console.log(`  item ${f.index}: ${f.reason}`);

@@ -52,7 +52,8 @@ export function outputName(filename: unknown, body: unknown, index: number): { n
   if (typeof filename !== "string" || filename.trim() === "") return { error: "filename: must be a non-empty string" };
   if (filename.includes("\0") || filename.includes("\\")) return { error: "filename: must not contain NUL or backslashes" };
   if (isAbsolute(filename)) return { error: "filename: must be relative to --out-dir" };
-  if (filename.split("/").some((part) => part === ".." || part === "." || part === "")) return { error: "filename: must not contain '.', '..' or empty path segments" };
+  if (filename.split("/").some((part) => part === ".." || part === "." || part === ""))
+    return { error: "filename: must not contain '.', '..' or empty path segments" };
   if (filename.length > 255) return { error: "filename: must be at most 255 characters" };
   const extPattern = ext === "jpg" ? /\.jpe?g$/i : new RegExp(`\\.${ext}$`, "i");
   return { name: extPattern.test(filename) ? filename : `${filename}.${ext}` };
@@ -71,7 +72,12 @@ export function displayPath(path: string): string {
 export function createProgress(total: number | undefined) {
   if (process.stderr.isTTY && total !== undefined) {
     const bar = new cliProgress.SingleBar(
-      { stream: process.stderr, format: "rendering [{bar}] {value}/{total} | {failed} failed | {eta_formatted} left", hideCursor: true, clearOnComplete: false },
+      {
+        stream: process.stderr,
+        format: "rendering [{bar}] {value}/{total} | {failed} failed | {eta_formatted} left",
+        hideCursor: true,
+        clearOnComplete: false,
+      },
       cliProgress.Presets.shades_classic,
     );
     bar.start(total, 0, { failed: 0 });

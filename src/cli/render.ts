@@ -23,7 +23,14 @@ import { prepareRendering } from "../render/setup.ts";
 import type { Renderer } from "../render/types.ts";
 import type { TemplateRegistry } from "../templates/registry.ts";
 import { UsageError } from "./output.ts";
-import { attachTemplateFile, defaultToTemplateFile, describeTemplateFileProblems, loadTemplateFile, type TemplateFile, withTemplateFile } from "./template-file.ts";
+import {
+  attachTemplateFile,
+  defaultToTemplateFile,
+  describeTemplateFileProblems,
+  loadTemplateFile,
+  type TemplateFile,
+  withTemplateFile,
+} from "./template-file.ts";
 import { describeFailure, splitFilename } from "./render-items.ts";
 
 export const RENDER_HELP = `Usage:
@@ -53,7 +60,12 @@ Exit status: 0 all rendered, 1 some failed (each reported by index), 2 usage err
 /** Plain lines on stderr for start-up warnings (a broken template, an unreadable font). */
 function cliLogger(): Logger {
   const line = (fields?: Record<string, unknown>) =>
-    fields ? " " + Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ") : "";
+    fields
+      ? " " +
+        Object.entries(fields)
+          .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+          .join(" ")
+      : "";
   return {
     debug() {},
     info() {},
@@ -83,7 +95,8 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
     return 0;
   }
   if (values.engine !== undefined) {
-    if (!(RENDER_ENGINES as readonly string[]).includes(values.engine)) throw new UsageError(`--engine must be one of ${RENDER_ENGINES.join(", ")}, got "${values.engine}"`);
+    if (!(RENDER_ENGINES as readonly string[]).includes(values.engine))
+      throw new UsageError(`--engine must be one of ${RENDER_ENGINES.join(", ")}, got "${values.engine}"`);
     config = { ...config, renderEngine: values.engine as RenderEngine };
   }
   if (values.json !== undefined && values.batch !== undefined) throw new UsageError(`Use either --json or --batch, not both.\n\n${RENDER_HELP}`);
@@ -107,9 +120,11 @@ export async function runRender(config: Config, argv: string[]): Promise<number>
   if (sampleOnly && templateFile) return renderOne(config, "{}", values.output ?? `${templateFile.spec.id}.png`, templateFile);
   if (values.batch !== undefined) {
     const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
-    if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024)) throw new UsageError("--concurrency must be a whole number from 1 to 1024");
+    if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024))
+      throw new UsageError("--concurrency must be a whole number from 1 to 1024");
     const workers = values.workers === undefined ? undefined : Number(values.workers);
-    if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > 256)) throw new UsageError("--workers must be a whole number from 1 to 256");
+    if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > 256))
+      throw new UsageError("--workers must be a whole number from 1 to 256");
     const { renderBatchStreaming } = await import("./render-batch.ts");
     return renderBatchStreaming(config, { batchPath: values.batch, outDir: values["out-dir"]!, workers, concurrency, templateFile, logger: cliLogger() });
   }

@@ -145,7 +145,8 @@ export async function runSign(config: Config, argv: string[]): Promise<number> {
   } else {
     try {
       parseRenderRequest({ ...fields, template: image.template, format: image.ext === "jpg" ? "jpeg" : image.ext }, templates, { values: "url" });
-      if (version !== undefined) throw validationError([{ field: "template_version", message: `only account templates have versions; ${image.template} has none` }]);
+      if (version !== undefined)
+        throw validationError([{ field: "template_version", message: `only account templates have versions; ${image.template} has none` }]);
     } catch (error) {
       const hint = error instanceof ApiError && error.code === "UNKNOWN_TEMPLATE" ? " (an account template? give its template_version to sign it)" : "";
       console.error(`ogsmith: cannot sign: ${describeFailure(error)}${hint}`);

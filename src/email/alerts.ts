@@ -14,7 +14,16 @@ import type { DraftedEvent } from "../events/outbox.ts";
 import type { EventData } from "../events/types.ts";
 import type { Logger } from "../logger.ts";
 import { nextResetAt, periodOf } from "../metering/period.ts";
-import { EMAIL_JOB, type AlertDraft, type EmailAlertKind, type EmailAlertRecord, type EmailAlertState, type JobRecord, type Store, type WebhookRecord } from "../store/types.ts";
+import {
+  EMAIL_JOB,
+  type AlertDraft,
+  type EmailAlertKind,
+  type EmailAlertRecord,
+  type EmailAlertState,
+  type JobRecord,
+  type Store,
+  type WebhookRecord,
+} from "../store/types.ts";
 import type { Mailer, SendResult } from "./mailer.ts";
 import { buildAlertEmail, displayUrl, type AlertFacts, type UsageFacts, type WebhookDisabledFacts } from "./messages.ts";
 
@@ -119,7 +128,14 @@ export class EmailAlerts {
       case "not_sent":
         return { ok: true, detail };
       case "failed":
-        this.logger.warn("email alert attempt failed", { alert_id: alert.id, account_id: alert.accountId, kind: alert.kind, attempt: job.attempts, permanent: result.permanent, error: result.error });
+        this.logger.warn("email alert attempt failed", {
+          alert_id: alert.id,
+          account_id: alert.accountId,
+          kind: alert.kind,
+          attempt: job.attempts,
+          permanent: result.permanent,
+          error: result.error,
+        });
         return { ok: false, retryable: !result.permanent, error: result.error, detail };
     }
   }

@@ -165,7 +165,10 @@ ${button(dashboardUrl, "Open the dashboard")}
 
 function table(rows: [string, string][]): string {
   const cells = rows
-    .map(([k, v]) => `<tr><th align="left" style="padding:4px 16px 4px 0;font-weight:600">${escapeHtml(k)}</th><td style="padding:4px 0">${escapeHtml(v)}</td></tr>`)
+    .map(
+      ([k, v]) =>
+        `<tr><th align="left" style="padding:4px 16px 4px 0;font-weight:600">${escapeHtml(k)}</th><td style="padding:4px 0">${escapeHtml(v)}</td></tr>`,
+    )
     .join("\n");
   return `<table cellspacing="0" cellpadding="0" style="border-collapse:collapse;margin:16px 0">\n${cells}\n</table>`;
 }

@@ -10,7 +10,16 @@ import { newId } from "../ids.ts";
 
 /** The alert row to insert unless its dedupe key exists already, and the job that sends it if inserted. */
 export interface PlannedAlert {
-  row: { id: string; accountId: string; kind: EmailAlertKind; recipient: string; subject: string; facts: Record<string, unknown>; dedupeKey: string | null; createdAt: number };
+  row: {
+    id: string;
+    accountId: string;
+    kind: EmailAlertKind;
+    recipient: string;
+    subject: string;
+    facts: Record<string, unknown>;
+    dedupeKey: string | null;
+    createdAt: number;
+  };
   /** Queued only when the row was inserted; its id then goes into the row's `job_id`. */
   job: NewJob;
 }

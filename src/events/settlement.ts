@@ -30,7 +30,15 @@ export interface SettlementPlan {
   /** Disable the webhook and cancel its pending jobs (`lastError = 'dropped'`). */
   disableWebhook?: { webhookId: string; reason: string; updatedAt: number };
   alert?: PlannedAlert;
-  emailAlert?: { alertId: string; state: EmailAlertState; attempts: number; lastError: string | null; nextAttemptAt: number | null; sentAt: number | null; updatedAt: number };
+  emailAlert?: {
+    alertId: string;
+    state: EmailAlertState;
+    attempts: number;
+    lastError: string | null;
+    nextAttemptAt: number | null;
+    sentAt: number | null;
+    updatedAt: number;
+  };
 }
 
 /** The webhook a store must read (locked, on PostgreSQL) before planning; none for most settles. */

@@ -5,8 +5,7 @@ import { ApiError } from "../errors.ts";
 export const isAdminPath = (pathname: string) => pathname === "/admin" || pathname.startsWith("/admin/");
 
 /** Compares digests so neither the length nor the content of the token leaks through timing. */
-const sameSecret = (a: string, b: string) =>
-  timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
+const sameSecret = (a: string, b: string) => timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
 
 /** Accepts or refuses a request under /admin. */
 export function adminGate(adminToken: string | undefined) {

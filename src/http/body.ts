@@ -95,7 +95,9 @@ export async function parseRequestBody(request: Request): Promise<unknown> {
   try {
     form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType } }).formData();
   } catch (error) {
-    throw new ApiError("VALIDATION_ERROR", "The body is not a readable multipart/form-data form.", [{ field: "body", message: `is not multipart/form-data (${error instanceof Error ? error.message : "unreadable"})` }]);
+    throw new ApiError("VALIDATION_ERROR", "The body is not a readable multipart/form-data form.", [
+      { field: "body", message: `is not multipart/form-data (${error instanceof Error ? error.message : "unreadable"})` },
+    ]);
   }
   const fields: Record<string, unknown> = {};
   for (const [name, value] of form.entries()) fields[name] = value;

@@ -31,7 +31,16 @@ function fieldOf(issue: { path: string; message: string; schema?: unknown; value
 }
 
 /** Elysia's (TypeBox's) validation issues → one problem per field, every bad field listed. */
-export function validationProblems(issues: { path: string; message: string; type?: number; value?: unknown; schema?: { additionalProperties?: unknown; properties?: Record<string, unknown>; error?: unknown } }[], value: unknown): FieldProblem[] {
+export function validationProblems(
+  issues: {
+    path: string;
+    message: string;
+    type?: number;
+    value?: unknown;
+    schema?: { additionalProperties?: unknown; properties?: Record<string, unknown>; error?: unknown };
+  }[],
+  value: unknown,
+): FieldProblem[] {
   const problems = new Map<string, string>();
   for (const issue of issues) {
     const field = fieldOf(issue);
@@ -66,9 +75,13 @@ const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1
 export function unavailableError(error: StoreUnavailableError, logger: Logger, requestId: string | undefined): ApiError {
   logger.warn("store unavailable", { request_id: requestId, reason: error.reason, error: error.message });
   if (error.reason === "busy") {
-    return new ApiError("SERVER_BUSY", "The service is too busy to take this request right now. Nothing was changed; retry shortly.").retryAfter(error.retryAfterSeconds);
+    return new ApiError("SERVER_BUSY", "The service is too busy to take this request right now. Nothing was changed; retry shortly.").retryAfter(
+      error.retryAfterSeconds,
+    );
   }
-  return new ApiError("SERVICE_UNAVAILABLE", "The service cannot take this request right now. Nothing was changed; retry shortly.").retryAfter(error.retryAfterSeconds);
+  return new ApiError("SERVICE_UNAVAILABLE", "The service cannot take this request right now. Nothing was changed; retry shortly.").retryAfter(
+    error.retryAfterSeconds,
+  );
 }
 
 export function unexpectedError(error: unknown, logger: Logger, requestId: string | undefined): ApiError {

@@ -35,13 +35,19 @@ const HEADERS: Record<string, Json> = {
   "RateLimit-Limit": integer("Requests per second the key's plan allows."),
   "RateLimit-Remaining": integer("Requests left in the current one-second window."),
   "RateLimit-Reset": integer("Seconds until a slot in the window frees."),
-  "Retry-After": integer("Whole seconds to wait before retrying (RATE_LIMIT_EXCEEDED, SERVER_BUSY, SERVICE_UNAVAILABLE; not QUOTA_EXCEEDED, which lasts until the month's reset)."),
+  "Retry-After": integer(
+    "Whole seconds to wait before retrying (RATE_LIMIT_EXCEEDED, SERVER_BUSY, SERVICE_UNAVAILABLE; not QUOTA_EXCEEDED, which lasts until the month's reset).",
+  ),
   "X-Quota-Limit": integer("Images the account may generate this month."),
   "X-Quota-Remaining": integer("Images left this month after this one (0 on QUOTA_EXCEEDED)."),
   "X-Generation-Time-Ms": integer("Time this request spent, in milliseconds (about 0 for a cache hit)."),
   ETag: { description: "The image's content address (strong).", schema: { type: "string", maxLength: 80, pattern: '^"[0-9a-f]+"$' } },
   "X-Missing-Glyphs": integer("Characters no font has, drawn as boxes (0 normally); the log names them."),
-  "Cache-Control": { description: "`no-store` on every answer of the API and the admin API and on every error; `public, max-age=31536000, immutable` on a public image (max-age = seconds left with `exp`), `public, max-age=3600` when its URL names an account template without `v`.", schema: { type: "string", maxLength: 64 } },
+  "Cache-Control": {
+    description:
+      "`no-store` on every answer of the API and the admin API and on every error; `public, max-age=31536000, immutable` on a public image (max-age = seconds left with `exp`), `public, max-age=3600` when its URL names an account template without `v`.",
+    schema: { type: "string", maxLength: 64 },
+  },
   "Content-Length": integer("Bytes of the image."),
   "X-Content-Type-Options": { description: "Always `nosniff`.", schema: { type: "string", enum: ["nosniff"] } },
 };
@@ -62,7 +68,8 @@ function responseHeaders(path: string, method: string, status: string): string[]
   // SERVER_BUSY and the rate limit say when to retry; a failed readiness check does not.
   if (status === "429" || (status === "503" && path.startsWith("/api/"))) names.push("Retry-After");
   if (status === "429" && COUNTED_ROUTES.has(`${method} ${path}`)) names.push("X-Quota-Limit", "X-Quota-Remaining");
-  if (path === "/api/generate" && method === "post" && status === "200") names.push("X-Quota-Limit", "X-Quota-Remaining", "X-Generation-Time-Ms", "X-Missing-Glyphs", "ETag", "Cache-Control");
+  if (path === "/api/generate" && method === "post" && status === "200")
+    names.push("X-Quota-Limit", "X-Quota-Remaining", "X-Generation-Time-Ms", "X-Missing-Glyphs", "ETag", "Cache-Control");
   else if (path.startsWith("/i/")) {
     if (status === "200") names.push("ETag", "Cache-Control", "Content-Length", "X-Content-Type-Options");
     else if (status === "304") names.push("ETag", "Cache-Control");
@@ -205,13 +212,25 @@ export function buildOpenApiDocument(routes: RouteInfo[], info: OpenApiInfo): Js
 }
 
 const idDescription = (path: string) =>
-  path.startsWith("/admin") ? "Account id (`acct_…`)." : path.includes("signing-keys") ? "Signing key id (`sk_…`)." : path.includes("/fonts") ? "Font id (`font_…`)." : "Webhook id (`wh_…`).";
+  path.startsWith("/admin")
+    ? "Account id (`acct_…`)."
+    : path.includes("signing-keys")
+      ? "Signing key id (`sk_…`)."
+      : path.includes("/fonts")
+        ? "Font id (`font_…`)."
+        : "Webhook id (`wh_…`).";
 
 /** Path parameters of the public image URL, which are not plain ids. */
 const PATH_PARAMETERS: Record<string, { description: string; schema: Json }> = {
   key_id: { description: "Signing key id (`sk_…`).", schema: { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_]+$" } },
-  signature: { description: "base64url HMAC-SHA256 of the canonical string, no padding.", schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9_-]+$" } },
-  file: { description: "`{template}.{ext}`, ext one of png, jpg, webp.", schema: { type: "string", minLength: 5, maxLength: 80, pattern: "^[A-Za-z0-9_-]+\\.(png|jpg|webp)$" } },
+  signature: {
+    description: "base64url HMAC-SHA256 of the canonical string, no padding.",
+    schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9_-]+$" },
+  },
+  file: {
+    description: "`{template}.{ext}`, ext one of png, jpg, webp.",
+    schema: { type: "string", minLength: 5, maxLength: 80, pattern: "^[A-Za-z0-9_-]+\\.(png|jpg|webp)$" },
+  },
 };
 
 const stripUndefined = (value: Json) => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
@@ -224,5 +243,5 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Admin: "Operator API (bearer token from OG_ADMIN_TOKEN).",
   "Test clock": "The service clock in test mode (OG_TEST_CLOCK).",
   Operations: "Health, readiness and metrics.",
-  "Public image URLs": "Signed GET URLs for <meta property=\"og:image\">, the signing keys that sign them, and server-side signing.",
+  "Public image URLs": 'Signed GET URLs for <meta property="og:image">, the signing keys that sign them, and server-side signing.',
 };

@@ -20,8 +20,13 @@ export async function enforceRateLimit(
   headers["ratelimit-remaining"] = String(decision.remaining);
   headers["ratelimit-reset"] = String(decision.resetSeconds);
   if (!decision.allowed) {
-    throw new ApiError("RATE_LIMIT_EXCEEDED", `Rate limit exceeded: ${limit} ${limit === 1 ? "request" : "requests"} per second. Retry after ${decision.resetSeconds} s.`, undefined, {
-      "Retry-After": String(decision.resetSeconds),
-    });
+    throw new ApiError(
+      "RATE_LIMIT_EXCEEDED",
+      `Rate limit exceeded: ${limit} ${limit === 1 ? "request" : "requests"} per second. Retry after ${decision.resetSeconds} s.`,
+      undefined,
+      {
+        "Retry-After": String(decision.resetSeconds),
+      },
+    );
   }
 }

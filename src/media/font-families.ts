@@ -11,8 +11,20 @@ export const MONO_FAMILY = "JetBrains Mono";
 export const SERIF_FAMILY = "Source Serif 4";
 
 /** The families a template may name, with the generic names that stand for them (lowercase). */
-export const BUNDLED_FAMILIES: { family: string; generic: "sans-serif" | "serif" | "monospace"; aliases: string[]; weights: number[]; styles: ("normal" | "italic")[] }[] = [
-  { family: PRIMARY_FAMILY, generic: "sans-serif", aliases: ["sans-serif", "ui-sans-serif", "system-ui"], weights: [400, 600, 700, 800], styles: ["normal", "italic"] },
+export const BUNDLED_FAMILIES: {
+  family: string;
+  generic: "sans-serif" | "serif" | "monospace";
+  aliases: string[];
+  weights: number[];
+  styles: ("normal" | "italic")[];
+}[] = [
+  {
+    family: PRIMARY_FAMILY,
+    generic: "sans-serif",
+    aliases: ["sans-serif", "ui-sans-serif", "system-ui"],
+    weights: [400, 600, 700, 800],
+    styles: ["normal", "italic"],
+  },
   { family: SERIF_FAMILY, generic: "serif", aliases: ["serif", "ui-serif"], weights: [400, 700], styles: ["normal", "italic"] },
   { family: MONO_FAMILY, generic: "monospace", aliases: ["monospace", "ui-monospace"], weights: [400, 700], styles: ["normal", "italic"] },
 ];

@@ -75,7 +75,11 @@ function svgSize(b: Buffer): Size | undefined {
   const width = Number(attr("width"));
   const height = Number(attr("height"));
   if (width > 0 && height > 0) return { width, height };
-  const viewBox = /(?:^|\s)viewBox\s*=\s*["']([^"']*)["']/.exec(attrs)?.[1]?.trim().split(/[\s,]+/).map(Number);
+  const viewBox = /(?:^|\s)viewBox\s*=\s*["']([^"']*)["']/
+    .exec(attrs)?.[1]
+    ?.trim()
+    .split(/[\s,]+/)
+    .map(Number);
   if (viewBox?.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0) return { width: viewBox[2], height: viewBox[3] };
   return {};
 }

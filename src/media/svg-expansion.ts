@@ -69,6 +69,7 @@ export function drawnElements(root: SvgReferenceNode): number {
 /** The problem with an SVG that draws `drawn` elements, or undefined when it is within `bound`. */
 export function expansionProblem(drawn: number, bound: number): string | undefined {
   if (drawn === Number.POSITIVE_INFINITY) return "an SVG element refers to itself (a <use> or url(#…) that leads back to an element drawing it)";
-  if (drawn > bound) return `an SVG draws at most ${bound.toLocaleString("en-US")} elements once its <use> and url(#…) references are followed; this one draws ${drawn >= 1e9 ? "over a billion" : Math.round(drawn).toLocaleString("en-US")}`;
+  if (drawn > bound)
+    return `an SVG draws at most ${bound.toLocaleString("en-US")} elements once its <use> and url(#…) references are followed; this one draws ${drawn >= 1e9 ? "over a billion" : Math.round(drawn).toLocaleString("en-US")}`;
   return undefined;
 }

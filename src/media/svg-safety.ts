@@ -39,26 +39,153 @@ export const SVG_BOUNDS = {
 
 /** Drawing elements a template's SVG may use. */
 export const SVG_ELEMENTS = new Set([
-  "svg", "g", "defs", "symbol", "use", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon",
-  "text", "tspan", "textPath", "linearGradient", "radialGradient", "stop", "clipPath", "mask", "pattern", "image", "title", "desc",
-  "filter", "feGaussianBlur", "feOffset", "feFlood", "feComposite", "feMerge", "feMergeNode", "feBlend", "feColorMatrix",
-  "feDropShadow", "feMorphology", "feComponentTransfer", "feFuncR", "feFuncG", "feFuncB", "feFuncA",
+  "svg",
+  "g",
+  "defs",
+  "symbol",
+  "use",
+  "path",
+  "rect",
+  "circle",
+  "ellipse",
+  "line",
+  "polyline",
+  "polygon",
+  "text",
+  "tspan",
+  "textPath",
+  "linearGradient",
+  "radialGradient",
+  "stop",
+  "clipPath",
+  "mask",
+  "pattern",
+  "image",
+  "title",
+  "desc",
+  "filter",
+  "feGaussianBlur",
+  "feOffset",
+  "feFlood",
+  "feComposite",
+  "feMerge",
+  "feMergeNode",
+  "feBlend",
+  "feColorMatrix",
+  "feDropShadow",
+  "feMorphology",
+  "feComponentTransfer",
+  "feFuncR",
+  "feFuncG",
+  "feFuncB",
+  "feFuncA",
 ]);
 
 /** Attributes a template's SVG may use: geometry, paint and text presentation, gradients, filters. */
 export const SVG_ATTRIBUTES = new Set([
-  "id", "class", "x", "y", "width", "height", "viewBox", "preserveAspectRatio", "version", "transform",
-  "cx", "cy", "r", "rx", "ry", "x1", "y1", "x2", "y2", "points", "d", "pathLength", "href",
-  "fill", "fill-opacity", "fill-rule", "stroke", "stroke-width", "stroke-opacity", "stroke-linecap", "stroke-linejoin",
-  "stroke-miterlimit", "stroke-dasharray", "stroke-dashoffset", "opacity", "color", "visibility", "display",
-  "clip-path", "clip-rule", "mask", "filter", "paint-order", "shape-rendering", "vector-effect", "mix-blend-mode", "isolation",
-  "offset", "stop-color", "stop-opacity", "gradientUnits", "gradientTransform", "spreadMethod", "fx", "fy", "fr",
-  "patternUnits", "patternContentUnits", "patternTransform", "clipPathUnits", "maskUnits", "maskContentUnits",
-  "filterUnits", "primitiveUnits", "in", "in2", "result", "stdDeviation", "dx", "dy", "operator", "k1", "k2", "k3", "k4",
-  "mode", "values", "type", "flood-color", "flood-opacity", "radius", "tableValues", "slope", "intercept", "amplitude",
-  "exponent", "edgeMode", "color-interpolation-filters", "font-family", "font-size", "font-weight", "font-style",
-  "text-anchor", "dominant-baseline", "alignment-baseline", "letter-spacing", "word-spacing", "text-decoration",
-  "startOffset", "lengthAdjust", "textLength", "rotate", "xml:space",
+  "id",
+  "class",
+  "x",
+  "y",
+  "width",
+  "height",
+  "viewBox",
+  "preserveAspectRatio",
+  "version",
+  "transform",
+  "cx",
+  "cy",
+  "r",
+  "rx",
+  "ry",
+  "x1",
+  "y1",
+  "x2",
+  "y2",
+  "points",
+  "d",
+  "pathLength",
+  "href",
+  "fill",
+  "fill-opacity",
+  "fill-rule",
+  "stroke",
+  "stroke-width",
+  "stroke-opacity",
+  "stroke-linecap",
+  "stroke-linejoin",
+  "stroke-miterlimit",
+  "stroke-dasharray",
+  "stroke-dashoffset",
+  "opacity",
+  "color",
+  "visibility",
+  "display",
+  "clip-path",
+  "clip-rule",
+  "mask",
+  "filter",
+  "paint-order",
+  "shape-rendering",
+  "vector-effect",
+  "mix-blend-mode",
+  "isolation",
+  "offset",
+  "stop-color",
+  "stop-opacity",
+  "gradientUnits",
+  "gradientTransform",
+  "spreadMethod",
+  "fx",
+  "fy",
+  "fr",
+  "patternUnits",
+  "patternContentUnits",
+  "patternTransform",
+  "clipPathUnits",
+  "maskUnits",
+  "maskContentUnits",
+  "filterUnits",
+  "primitiveUnits",
+  "in",
+  "in2",
+  "result",
+  "stdDeviation",
+  "dx",
+  "dy",
+  "operator",
+  "k1",
+  "k2",
+  "k3",
+  "k4",
+  "mode",
+  "values",
+  "type",
+  "flood-color",
+  "flood-opacity",
+  "radius",
+  "tableValues",
+  "slope",
+  "intercept",
+  "amplitude",
+  "exponent",
+  "edgeMode",
+  "color-interpolation-filters",
+  "font-family",
+  "font-size",
+  "font-weight",
+  "font-style",
+  "text-anchor",
+  "dominant-baseline",
+  "alignment-baseline",
+  "letter-spacing",
+  "word-spacing",
+  "text-decoration",
+  "startOffset",
+  "lengthAdjust",
+  "textLength",
+  "rotate",
+  "xml:space",
 ]);
 
 /** Attributes whose value is a reference: `#fragment` or a data: URI only. */
@@ -118,7 +245,8 @@ function inspectSvgText(text: string, policy: SvgPolicy, depth: number): { probl
         }
       }
     } else if (policy === "template") return fail(`element <${tag.name}> is not in the SVG namespace`);
-    else if (stack.length === 0 || tag.uri === "http://www.w3.org/1999/xhtml") return fail(`element <${tag.name}> (namespace ${uri || "none"}) is not allowed in an SVG`);
+    else if (stack.length === 0 || tag.uri === "http://www.w3.org/1999/xhtml")
+      return fail(`element <${tag.name}> (namespace ${uri || "none"}) is not allowed in an SVG`);
     if (policy === "template" && elements > SVG_BOUNDS.templateElements) return fail(`an SVG has at most ${SVG_BOUNDS.templateElements} elements`);
     stack.push(local);
     const nested: Nested = { drawn: 0 };
@@ -202,8 +330,14 @@ function checkAttributes(tag: SaxesTagNS, local: string, inSvg: boolean, policy:
 
 /** Filter parameters that make a render expensive. */
 function boundedValue(element: string, attribute: string, value: string): string | undefined {
-  const numbers = value.split(/[\s,]+/).filter(Boolean).map(Number);
-  if ((attribute === "stdDeviation" || (element === "feDropShadow" && attribute === "stdDeviation")) && numbers.some((n) => !(Math.abs(n) <= SVG_BOUNDS.stdDeviation))) {
+  const numbers = value
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(Number);
+  if (
+    (attribute === "stdDeviation" || (element === "feDropShadow" && attribute === "stdDeviation")) &&
+    numbers.some((n) => !(Math.abs(n) <= SVG_BOUNDS.stdDeviation))
+  ) {
     return `stdDeviation is bounded to ${SVG_BOUNDS.stdDeviation}`;
   }
   if (element === "feMorphology" && attribute === "radius" && numbers.some((n) => !(Math.abs(n) <= SVG_BOUNDS.morphologyRadius))) {
@@ -229,7 +363,8 @@ function checkReference(value: string, element: string, policy: SvgPolicy, depth
  */
 export function checkDataImage(uri: string, policy: SvgPolicy, depth: number, nested?: Nested): string | undefined {
   const match = /^data:(image\/[a-z0-9.+-]+)((?:;[a-z0-9=.+-]*)*?)(;base64)?,/i.exec(uri.trim());
-  if (!match) return /^(https?:)?\/\//i.test(uri.trim()) ? "may only use data: URIs, not http(s) URLs" : "may only use data:image URIs and #fragments, not files or URLs";
+  if (!match)
+    return /^(https?:)?\/\//i.test(uri.trim()) ? "may only use data: URIs, not http(s) URLs" : "may only use data:image URIs and #fragments, not files or URLs";
   if (match[1]!.toLowerCase() !== "image/svg+xml") return undefined;
   const text = svgDataUriText(uri);
   if (text === undefined) return "a data:image/svg+xml URI that does not decode";

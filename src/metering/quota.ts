@@ -154,7 +154,11 @@ export class Metering {
    * address in one transaction; when another request already counted the address meanwhile,
    * that same transaction gives the unit back instead (`counted: false`, no event).
    */
-  async withImageUnit<T>(account: AccountRecord, contentAddress: string, work: () => Promise<{ result: T; facts: GenerationFacts }>): Promise<Counted<T> & { counted: boolean }> {
+  async withImageUnit<T>(
+    account: AccountRecord,
+    contentAddress: string,
+    work: () => Promise<{ result: T; facts: GenerationFacts }>,
+  ): Promise<Counted<T> & { counted: boolean }> {
     const reservation = await this.reserve(account);
     let result: T;
     let after: UsageCounters | undefined;
@@ -226,7 +230,10 @@ export class Metering {
       await this.store.releaseUnit(reservation);
       return true;
     } catch (error) {
-      this.logger?.warn("releasing a reserved unit failed; it comes back with the next reclaim", { account_id: reservation.accountId, error: (error as Error).message });
+      this.logger?.warn("releasing a reserved unit failed; it comes back with the next reclaim", {
+        account_id: reservation.accountId,
+        error: (error as Error).message,
+      });
       return false;
     }
   }
@@ -363,7 +370,12 @@ export class Metering {
     if (row.limitReachedAt === null && row.used >= quota) {
       marks.push("limitReachedAt");
       events.push(
-        this.outbox.draft(account.id, "usage.limit_reached", { current_usage: row.used, quota, plan: account.plan, resets_at: new Date(nextResetAt(now)).toISOString() }, now),
+        this.outbox.draft(
+          account.id,
+          "usage.limit_reached",
+          { current_usage: row.used, quota, plan: account.plan, resets_at: new Date(nextResetAt(now)).toISOString() },
+          now,
+        ),
       );
     }
     return { marks, events };

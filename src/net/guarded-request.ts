@@ -151,7 +151,12 @@ function redirectTarget(location: string, base: URL): URL {
   }
 }
 
-async function readCapped(response: Response, maxBytes: number, truncate: boolean, giveUp: AbortController): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+  truncate: boolean,
+  giveUp: AbortController,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   const tooLarge = () => new OutboundError("too_large", `response body is larger than ${formatBytes(maxBytes)}`);
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (!truncate && declared > maxBytes) {

@@ -4,13 +4,7 @@
  * Messages are safe to show to the user who supplied the URL: they name the blocked range,
  * never the internal address it resolved to (that goes to `address`, for logs).
  */
-export type OutboundReason =
-  | "invalid_url"
-  | "blocked_address"
-  | "network_error"
-  | "timeout"
-  | "too_large"
-  | "too_many_redirects";
+export type OutboundReason = "invalid_url" | "blocked_address" | "network_error" | "timeout" | "too_large" | "too_many_redirects";
 
 export class OutboundError extends Error {
   constructor(

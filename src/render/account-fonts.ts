@@ -80,11 +80,15 @@ export class AccountFontService {
    */
   async upload(accountId: string, input: Record<string, unknown>): Promise<FontView> {
     const problems: FieldProblem[] = [];
-    for (const key of Object.keys(input)) if (!UPLOAD_FIELDS.includes(key)) problems.push({ field: key, message: `is not an upload field (${UPLOAD_FIELDS.join(", ")})` });
+    for (const key of Object.keys(input))
+      if (!UPLOAD_FIELDS.includes(key)) problems.push({ field: key, message: `is not an upload field (${UPLOAD_FIELDS.join(", ")})` });
     const file = input.file;
     let data: Uint8Array | undefined;
     if (file instanceof Blob) {
-      if (file.size > FONT_LIMITS.fileBytes) throw new ApiError("PAYLOAD_TOO_LARGE", `The font file is ${(file.size / MiB).toFixed(1)} MiB; at most ${FONT_LIMITS.fileBytes / MiB} MiB.`, [{ field: "file", message: `at most ${FONT_LIMITS.fileBytes / MiB} MiB` }]);
+      if (file.size > FONT_LIMITS.fileBytes)
+        throw new ApiError("PAYLOAD_TOO_LARGE", `The font file is ${(file.size / MiB).toFixed(1)} MiB; at most ${FONT_LIMITS.fileBytes / MiB} MiB.`, [
+          { field: "file", message: `at most ${FONT_LIMITS.fileBytes / MiB} MiB` },
+        ]);
       data = new Uint8Array(await file.arrayBuffer());
     } else problems.push({ field: "file", message: "is required: the font file (TTF, OTF, WOFF or WOFF2) as a multipart/form-data file part" });
     const family = optionalText(input.family, "family", problems);
@@ -107,8 +111,12 @@ export class AccountFontService {
       ]);
     }
     const named = family ?? cleanFamily(facts.family);
-    if (!named) throw validationError([{ field: "family", message: "is required: the font's name table gives no usable family name (letters, digits, spaces, _ and -)" }]);
-    if (!FAMILY_NAME.test(named)) throw validationError([{ field: "family", message: "must be 1 to 64 of letters, digits, spaces, _ and -, starting with a letter or digit" }]);
+    if (!named)
+      throw validationError([
+        { field: "family", message: "is required: the font's name table gives no usable family name (letters, digits, spaces, _ and -)" },
+      ]);
+    if (!FAMILY_NAME.test(named))
+      throw validationError([{ field: "family", message: "must be 1 to 64 of letters, digits, spaces, _ and -, starting with a letter or digit" }]);
     if (bundledFamilyOf(named)) throw validationError([{ field: "family", message: `"${named}" is a bundled or generic family; choose another name` }]);
 
     const digest = new Bun.CryptoHasher("sha256").update(data!).digest("hex");
@@ -164,7 +172,11 @@ export class AccountFontService {
    * a warning, and the card draws it in Inter. One store read, only when the template names a
    * family that is not bundled.
    */
-  async forTemplate(accountId: string, spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">, lenient = false): Promise<{ fonts?: RenderFonts; warnings: FieldProblem[] }> {
+  async forTemplate(
+    accountId: string,
+    spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">,
+    lenient = false,
+  ): Promise<{ fonts?: RenderFonts; warnings: FieldProblem[] }> {
     const families = templateFamilies(spec);
     if (families.uses.length === 0) return { warnings: [] };
     let faces: AccountFace[] = [];
@@ -227,7 +239,12 @@ function view(font: FontRecord): FontView {
 
 /** A family from a font's name table as templates can write it, or undefined. */
 function cleanFamily(name: string | undefined): string | undefined {
-  const clean = (name ?? "").replace(/[^A-Za-z0-9 _-]/g, " ").replace(/\s+/g, " ").trim().slice(0, 64).trim();
+  const clean = (name ?? "")
+    .replace(/[^A-Za-z0-9 _-]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 64)
+    .trim();
   return FAMILY_NAME.test(clean) ? clean : undefined;
 }
 

@@ -59,7 +59,11 @@ async function parseForAccount(body: unknown, context: AccountRenderContext): Pr
       const request = withProblems(problems, () => parseRenderRequest(rest, overlay(context.templates, definition), { values: context.values }));
       // A family the account no longer has a font of (deleted) is a 400 naming it.
       const { fonts } = await context.accountTemplates.fontsFor(context.accountId, resolved.spec);
-      return { ...request, accountTemplate: { accountId: context.accountId, version: resolved.version, spec: resolved.spec, revision: resolved.digest }, ...(fonts ? { fonts } : {}) };
+      return {
+        ...request,
+        accountTemplate: { accountId: context.accountId, version: resolved.version, spec: resolved.spec, revision: resolved.digest },
+        ...(fonts ? { fonts } : {}),
+      };
     }
   }
   // A built-in or operator template (or an unknown id: parseRenderRequest says UNKNOWN_TEMPLATE).
@@ -98,12 +102,14 @@ function withProblems(problems: FieldProblem[], validate: () => RenderRequest): 
     if (problems.length) throw validationError(problems);
     return request;
   } catch (error) {
-    if (error instanceof ApiError && error.code === "VALIDATION_ERROR" && problems.length) throw validationError([...problems, ...(error.details ?? [])].filter(unique));
+    if (error instanceof ApiError && error.code === "VALIDATION_ERROR" && problems.length)
+      throw validationError([...problems, ...(error.details ?? [])].filter(unique));
     throw error;
   }
 }
 
-const unique = (problem: FieldProblem, index: number, all: FieldProblem[]) => all.findIndex((p) => p.field === problem.field && p.message === problem.message) === index;
+const unique = (problem: FieldProblem, index: number, all: FieldProblem[]) =>
+  all.findIndex((p) => p.field === problem.field && p.message === problem.message) === index;
 
 /** The global templates with the account's own one in front (it wins for its id). */
 function overlay(templates: TemplateLookup, own: TemplateDefinition): TemplateLookup {

@@ -96,7 +96,10 @@ function base128(bytes: Uint8Array, at: { i: number }): number {
 }
 
 /** The WOFF2 known-table tags, by their 6-bit index (names padded to 4 characters). */
-const WOFF2_KNOWN_TAGS = "cmap head hhea hmtx maxp name OS/2 post cvt fpgm glyf loca prep CFF VORG EBDT EBLC gasp hdmx kern LTSH PCLT VDMX vhea vmtx BASE GDEF GPOS GSUB EBSC JSTF MATH CBDT CBLC COLR CPAL SVG sbix acnt avar bdat bloc bsln cvar fdsc feat fmtx fvar gvar hsty just lcar mort morx opbd prop trak Zapf Silf Glat Gloc Feat Sill".split(" ").map((t) => t.padEnd(4, " "));
+const WOFF2_KNOWN_TAGS =
+  "cmap head hhea hmtx maxp name OS/2 post cvt fpgm glyf loca prep CFF VORG EBDT EBLC gasp hdmx kern LTSH PCLT VDMX vhea vmtx BASE GDEF GPOS GSUB EBSC JSTF MATH CBDT CBLC COLR CPAL SVG sbix acnt avar bdat bloc bsln cvar fdsc feat fmtx fvar gvar hsty just lcar mort morx opbd prop trak Zapf Silf Glat Gloc Feat Sill"
+    .split(" ")
+    .map((t) => t.padEnd(4, " "));
 
 /** The `cmap` table of a WOFF2 font (never transformed, so it is plain bytes in the brotli stream). */
 export function woff2Cmap(font: Uint8Array): Uint8Array {

@@ -200,19 +200,32 @@ export async function renderTemplateToPng(
  * the requested format. Exposed on its own so benchmarks and workers can call the pipeline
  * without the registry.
  */
-export async function renderTemplate(
-  template: TemplateDefinition,
-  fields: Record<string, string | undefined>,
-  options: RenderOptions,
-): Promise<RenderedImage> {
+export async function renderTemplate(template: TemplateDefinition, fields: Record<string, string | undefined>, options: RenderOptions): Promise<RenderedImage> {
   const { width, height } = options;
   const format = options.format ?? "png";
   const logical = layoutSize(width, height, template.canvas);
   if (options.engine === "takumi") {
-    const background = format === "jpeg" ? cardBackground(template.render(fields, { width: logical.width, height: logical.height, theme: options.theme, images: options.images, fontNames: options.cardFonts?.names }) as SatoriNode) : undefined;
+    const background =
+      format === "jpeg"
+        ? cardBackground(
+            template.render(fields, {
+              width: logical.width,
+              height: logical.height,
+              theme: options.theme,
+              images: options.images,
+              fontNames: options.cardFonts?.names,
+            }) as SatoriNode,
+          )
+        : undefined;
     return renderWithTakumi(template, fields, { ...options, logical, background });
   }
-  const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images, ...(options.cardFonts ? { fontNames: options.cardFonts.names } : {}) };
+  const ctx: RenderContext = {
+    width: logical.width,
+    height: logical.height,
+    theme: options.theme,
+    images: options.images,
+    ...(options.cardFonts ? { fontNames: options.cardFonts.names } : {}),
+  };
   const texts = template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]);
   const han = hanPreference(texts);
   let { fonts, shared } = await fontsForCard(texts, options.cardFonts);

@@ -179,7 +179,6 @@ async function unrecognised(bytes: Uint8Array): Promise<ImageProblem> {
   return new ImageProblem("not_an_image", type ? `the URL returned ${type.mime}, not an image` : "the content is not an image");
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // WebP → PNG.
 

@@ -127,7 +127,6 @@ const BUNDLED: { family: string; weight: Weight; style?: "italic"; path: string 
   { family: "Inter Vietnamese", weight: 700, style: "italic", path: inter_vietnamese_700_italic },
 ];
 
-
 /**
  * The monospace and serif faces. Never in the shared list: satori parses every face of a list
  * before its first layout, and most cards name neither. A card that names one gets a list with
@@ -142,11 +141,12 @@ const BUNDLED_EXTRA: { family: string; weight: Weight; style?: "italic"; path: s
   { family: SERIF_FAMILY, weight: 400, style: "italic", path: serif_400_italic },
 ];
 
-
 /** The faces of the bundled monospace or serif family (read once per process; satori caches parses by the bytes). */
 export function extraBundledFaces(family: string): Promise<Font[]> {
   const faces = BUNDLED_EXTRA.filter((face) => face.family === family);
-  return Promise.all(faces.map(async ({ family, weight, style, path }) => ({ name: family, weight, style: style ?? ("normal" as const), data: await readFace(path) })));
+  return Promise.all(
+    faces.map(async ({ family, weight, style, path }) => ({ name: family, weight, style: style ?? ("normal" as const), data: await readFace(path) })),
+  );
 }
 
 /** A font file from OG_FONTS_DIR, registered after the bundled ones so Inter wins where both have a glyph. */
@@ -314,7 +314,8 @@ export function useExtraFonts(dir: string | undefined): ExtraFontsReport {
           report.skipped.push({ file: path, reason: tables ? "no character map (cmap table)" : "truncated font file" });
           continue;
         }
-        if (tables.has("fvar")) report.notes.push({ file: path, note: "variable font: drawn at its default instance only (use static files for other weights)" });
+        if (tables.has("fvar"))
+          report.notes.push({ file: path, note: "variable font: drawn at its default instance only (use static files for other weights)" });
       }
       const meta = describeFontFile(file);
       fonts.push({ ...meta, data: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer });
@@ -341,7 +342,9 @@ function readFace(path: string): Promise<ArrayBuffer> {
 
 function bundledFaces(family?: string): Promise<Font[]> {
   const faces = family ? BUNDLED.filter((face) => face.family === family) : BUNDLED;
-  return Promise.all(faces.map(async ({ family, weight, style, path }) => ({ name: family, weight, style: style ?? ("normal" as const), data: await readFace(path) })));
+  return Promise.all(
+    faces.map(async ({ family, weight, style, path }) => ({ name: family, weight, style: style ?? ("normal" as const), data: await readFace(path) })),
+  );
 }
 
 /**
@@ -606,7 +609,9 @@ async function fallbackSlicesFor(lang: string, points: number[], han?: HanPrefer
             name: key,
             weight: s.weight as Weight,
             style: "normal" as const,
-            data: await Bun.file(fallbackPackPath).slice(dataStart + s.offset, dataStart + s.offset + s.length).arrayBuffer(),
+            data: await Bun.file(fallbackPackPath)
+              .slice(dataStart + s.offset, dataStart + s.offset + s.length)
+              .arrayBuffer(),
           })),
         );
         sliceFonts.set(key, loading);

@@ -355,7 +355,8 @@ export class RenderPool {
     this.closing = true;
     if (this.memoryWatch) clearInterval(this.memoryWatch);
     this.queuedBytes = 0;
-    for (const pending of [...this.queue.splice(0), ...this.backgroundQueue.splice(0)]) pending.reject(busy("The renderer is shutting down; retry shortly.", 1));
+    for (const pending of [...this.queue.splice(0), ...this.backgroundQueue.splice(0)])
+      pending.reject(busy("The renderer is shutting down; retry shortly.", 1));
     for (const waiter of this.readyWaiters.splice(0)) waiter.reject(new Error("render pool closed"));
     await Promise.all(
       [...this.slots, ...this.backgroundSlots].map(async (slot) => {
@@ -493,11 +494,19 @@ export class RenderPool {
     const timeoutMs = this.timeoutMs;
     const timer = this.timers.setTimeout(() => {
       this.learnAccount(pending.tenant, timeoutMs);
-      this.kill(slot, "deadline", new ApiError("RENDER_FAILED", `The image took longer than ${timeoutMs / 1000} s to render and was stopped. Simplify the template (fewer elements, smaller blurs and shadows) or its images and try again.`));
+      this.kill(
+        slot,
+        "deadline",
+        new ApiError(
+          "RENDER_FAILED",
+          `The image took longer than ${timeoutMs / 1000} s to render and was stopped. Simplify the template (fewer elements, smaller blurs and shadows) or its images and try again.`,
+        ),
+      );
     }, timeoutMs);
     slot.current = { id, pending, timer, started: performance.now() };
     // Counted for every account: a held account's renders of any template count against its one process.
-    for (const account of new Set([pending.tenant, pending.account])) if (account !== undefined) this.running.set(account, (this.running.get(account) ?? 0) + 1);
+    for (const account of new Set([pending.tenant, pending.account]))
+      if (account !== undefined) this.running.set(account, (this.running.get(account) ?? 0) + 1);
     slot.child.send({ type: "render", id, job: pending.job });
   }
 
@@ -527,7 +536,10 @@ export class RenderPool {
         this.kill(
           slot,
           "memory",
-          new ApiError("RENDER_FAILED", `The image took more than the render memory bound (${Math.round(this.memoryBytes / MiB)} MB) to draw and was stopped. Simplify the template (fewer nested clips, rounded or translucent layers, smaller images) and try again.`),
+          new ApiError(
+            "RENDER_FAILED",
+            `The image took more than the render memory bound (${Math.round(this.memoryBytes / MiB)} MB) to draw and was stopped. Simplify the template (fewer nested clips, rounded or translucent layers, smaller images) and try again.`,
+          ),
           { resident_mb: Math.round(size / MiB), bound_mb: Math.round(this.memoryBytes / MiB) },
         );
       }
@@ -550,7 +562,12 @@ export class RenderPool {
       worker: slot.index,
       pid: slot.child.pid,
       ...(job
-        ? { account: job.account ?? null, template: job.job.template, version: job.job.accountTemplate?.version ?? null, ...(reason === "deadline" ? { timeout_ms: this.timeoutMs } : {}) }
+        ? {
+            account: job.account ?? null,
+            template: job.job.template,
+            version: job.job.accountTemplate?.version ?? null,
+            ...(reason === "deadline" ? { timeout_ms: this.timeoutMs } : {}),
+          }
         : {}),
       ...extra,
     };
@@ -579,7 +596,10 @@ export class RenderPool {
     else if (!this.closing) this.options.logger.error("render process exited", { worker: slot.index, pid: slot.child.pid, how });
     this.replace(slot, how, {
       reason: "crash",
-      failure: new ApiError("RENDER_FAILED", "The renderer crashed while drawing this image and was restarted. Simplify the template or its images and try again."),
+      failure: new ApiError(
+        "RENDER_FAILED",
+        "The renderer crashed while drawing this image and was restarted. Simplify the template or its images and try again.",
+      ),
     });
   }
 
@@ -592,14 +612,20 @@ export class RenderPool {
     if (slot.dead) return;
     slot.dead = true;
     slot.child.kill();
-    if (slot.current) this.settleLost(slot, lost?.reason ?? "crash", lost?.failure ?? new ApiError("RENDER_FAILED", "The renderer stopped while drawing this image and was restarted; try again."));
+    if (slot.current)
+      this.settleLost(
+        slot,
+        lost?.reason ?? "crash",
+        lost?.failure ?? new ApiError("RENDER_FAILED", "The renderer stopped while drawing this image and was restarted; try again."),
+      );
     if (this.closing || this.broken) return;
     this.replaced++;
     if (!slot.ready && ++this.startupFailures >= MAX_STARTUP_FAILURES) {
       this.broken = `render processes cannot start (${why})`;
       this.options.logger.error("render pool disabled: render processes keep failing to start", { why });
       this.queuedBytes = 0;
-      for (const pending of [...this.queue.splice(0), ...this.backgroundQueue.splice(0)]) pending.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer is unavailable."));
+      for (const pending of [...this.queue.splice(0), ...this.backgroundQueue.splice(0)])
+        pending.reject(new ApiError("INTERNAL_ERROR", "Internal server error: the renderer is unavailable."));
       for (const waiter of this.readyWaiters.splice(0)) waiter.reject(new Error(this.broken));
       return;
     }

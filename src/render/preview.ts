@@ -54,11 +54,13 @@ export function parsePreviewRequest(body: unknown, accountId: string): RenderReq
   const input = body as Record<string, unknown>;
   const problems: FieldProblem[] = [];
   for (const name of Object.keys(input)) {
-    if (!(PREVIEW_BODY_KEYS as readonly string[]).includes(name)) problems.push({ field: name, message: `is not a preview parameter (${PREVIEW_BODY_KEYS.join(", ")})` });
+    if (!(PREVIEW_BODY_KEYS as readonly string[]).includes(name))
+      problems.push({ field: name, message: `is not a preview parameter (${PREVIEW_BODY_KEYS.join(", ")})` });
   }
   if (input.template === undefined || input.template === null) problems.push({ field: "template", message: "is required: the template definition to preview" });
   const values = input.values ?? undefined;
-  if (values !== undefined && (typeof values !== "object" || values === null || Array.isArray(values))) problems.push({ field: "values", message: "must be an object of field values" });
+  if (values !== undefined && (typeof values !== "object" || values === null || Array.isArray(values)))
+    problems.push({ field: "values", message: "must be an object of field values" });
   if (problems.length) throw validationError(problems);
 
   // The definition's own problems are create's 400, as they are.

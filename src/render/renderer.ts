@@ -97,7 +97,14 @@ export function createServiceRenderer(options: ServiceRendererOptions): ServiceR
     }
   }
   const backend = createRenderBackend(pool, diskCache);
-  const front = createRenderFront({ backend, logger, allowPrivateNetworks: config.allowPrivateNetworks, pngCacheBytes: options.pngCacheBytes, fetch: options.fetch, engine: config.renderEngine });
+  const front = createRenderFront({
+    backend,
+    logger,
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    pngCacheBytes: options.pngCacheBytes,
+    fetch: options.fetch,
+    engine: config.renderEngine,
+  });
   return {
     ...front,
     pool,
@@ -169,14 +176,15 @@ interface RenderFrontOptions {
 }
 
 /** The side of rendering in front of the backend: fetched images, content addresses and the in-memory cache. */
-type RenderFront = Renderer & Required<Pick<Renderer, "cached">> & {
-  /**
-   * Fetches the images and computes the content address; nothing is rendered yet. `background`:
-   * a render it needs waits below interactive ones (a batch's items).
-   */
-  prepare(request: RenderRequest, options?: PrepareOptions): Promise<PreparedRender>;
-  readonly pngCache: PngCache | undefined;
-};
+type RenderFront = Renderer &
+  Required<Pick<Renderer, "cached">> & {
+    /**
+     * Fetches the images and computes the content address; nothing is rendered yet. `background`:
+     * a render it needs waits below interactive ones (a batch's items).
+     */
+    prepare(request: RenderRequest, options?: PrepareOptions): Promise<PreparedRender>;
+    readonly pngCache: PngCache | undefined;
+  };
 
 /** Everything before the backend. */
 function createRenderFront(options: RenderFrontOptions): RenderFront {
@@ -244,19 +252,24 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
         if (shared) return result((await shared).bytes, true, from);
 
         const attempt = backend
-          .produce(key, {
-            template: request.template,
-            theme: request.theme,
-            fields: request.fields,
-            images: Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.dataUri])),
-            width,
-            height,
-            format: request.format,
-            quality: request.quality,
-            ...(request.accountTemplate ? { accountTemplate: request.accountTemplate } : {}),
-            ...(request.fonts ? { fonts: request.fonts } : {}),
-            ...(request.preview ? { preview: true } : {}),
-          }, request.requester, prepareOptions.background)
+          .produce(
+            key,
+            {
+              template: request.template,
+              theme: request.theme,
+              fields: request.fields,
+              images: Object.fromEntries(Object.entries(images).map(([name, image]) => [name, image.dataUri])),
+              width,
+              height,
+              format: request.format,
+              quality: request.quality,
+              ...(request.accountTemplate ? { accountTemplate: request.accountTemplate } : {}),
+              ...(request.fonts ? { fonts: request.fonts } : {}),
+              ...(request.preview ? { preview: true } : {}),
+            },
+            request.requester,
+            prepareOptions.background,
+          )
           .then((produced) => {
             cache?.set(key, produced.bytes);
             rememberMissing(key, produced.missingGlyphs);

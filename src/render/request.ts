@@ -39,7 +39,9 @@ export interface ParseOptions {
  * URLs (urlLengthOf).
  */
 export const maxLengthOf = (field: TemplateField): number =>
-  field.type === "image_url" ? Math.max(MAX_DATA_URI_LENGTH, urlLengthOf(field)) : (field.maxLength ?? (field.type === "color" ? 64 : defaultTextLength(field.name)));
+  field.type === "image_url"
+    ? Math.max(MAX_DATA_URI_LENGTH, urlLengthOf(field))
+    : (field.maxLength ?? (field.type === "color" ? 64 : defaultTextLength(field.name)));
 
 /** The longest http(s) URL an `image_url` field takes: its own `maxLength`, at most MAX_URL_LENGTH. */
 export const urlLengthOf = (field: TemplateField): number => field.maxLength ?? MAX_URL_LENGTH;
@@ -162,7 +164,10 @@ function checkSizeName(template: TemplateDefinition, input: Record<string, unkno
   if (!size) {
     problems.push({
       field: "size",
-      message: names.length > 0 ? `must be one of ${names.join(", ")} (the sizes the ${template.id} template declares)` : `the ${template.id} template declares no sizes; give width and height instead`,
+      message:
+        names.length > 0
+          ? `must be one of ${names.join(", ")} (the sizes the ${template.id} template declares)`
+          : `the ${template.id} template declares no sizes; give width and height instead`,
     });
     return undefined;
   }
@@ -175,7 +180,9 @@ function checkSizeName(template: TemplateDefinition, input: Record<string, unkno
 
 /** 400 UNKNOWN_TEMPLATE for `id`, naming the templates the caller may use. */
 export function unknownTemplate(id: string, known: string[]): ApiError {
-  return new ApiError("UNKNOWN_TEMPLATE", `Unknown template "${id}". Known templates: ${known.join(", ")}.`, [{ field: "template", message: `must be one of ${known.join(", ")}` }]);
+  return new ApiError("UNKNOWN_TEMPLATE", `Unknown template "${id}". Known templates: ${known.join(", ")}.`, [
+    { field: "template", message: `must be one of ${known.join(", ")}` },
+  ]);
 }
 
 export function parseRenderRequest(body: unknown, templates: TemplateLookup, options: ParseOptions = {}): RenderRequest {
@@ -186,7 +193,11 @@ export function parseRenderRequest(body: unknown, templates: TemplateLookup, opt
   const templateId = input.template ?? DEFAULT_TEMPLATE;
   if (typeof templateId !== "string") throw validationError([{ field: "template", message: "must be a string" }]);
   const template = templates.get(templateId);
-  if (!template) throw unknownTemplate(templateId, templates.list().map((t) => t.id));
+  if (!template)
+    throw unknownTemplate(
+      templateId,
+      templates.list().map((t) => t.id),
+    );
 
   const problems: FieldProblem[] = [];
   const theme = checkEnum("theme", input.theme, THEMES, "dark", problems);

@@ -31,7 +31,11 @@ export async function prepareRendering({ templatesDir, fontsDir, logger }: Rende
   const templates = createTemplateRegistry();
   let templateErrors: TemplateLoadError[] = [];
   if (templatesDir) {
-    const result = await loadTemplatesFromDir(templatesDir, logger, templates.list().map((t) => t.id));
+    const result = await loadTemplatesFromDir(
+      templatesDir,
+      logger,
+      templates.list().map((t) => t.id),
+    );
     for (const t of result.loaded) templates.add(t);
     templateErrors = result.errors;
   }

@@ -74,7 +74,12 @@ export function loadTakumiNative(): TakumiNative {
   // loader, which knows every platform it is published for. A computed name keeps the compiler
   // from bundling it into the binary.
   const packageName = ["@takumi-rs", "core"].join("/");
-  const wrapper = require(packageName) as { Renderer: new (options?: RendererOptions) => { registerFont(font: FontDetails): Promise<RegisteredFamily[]>; render(node: object, options?: RenderOptions): Promise<Buffer> }; setGlyphCacheMaxBytes(bytes: number): void };
+  const wrapper = require(packageName) as {
+    Renderer: new (
+      options?: RendererOptions,
+    ) => { registerFont(font: FontDetails): Promise<RegisteredFamily[]>; render(node: object, options?: RenderOptions): Promise<Buffer> };
+    setGlyphCacheMaxBytes(bytes: number): void;
+  };
   class WrappedRenderer implements NativeRenderer {
     private readonly inner;
     constructor(options?: RendererOptions) {

@@ -110,7 +110,10 @@ const MAYBE_EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u20E3/u;
 function isEmoji(grapheme: string): boolean {
   if (grapheme.includes("\uFE0E")) return false;
   if (/^\p{Regional_Indicator}{1,2}$/u.test(grapheme) || /^[#*0-9]\uFE0F?\u20E3$/u.test(grapheme)) return true;
-  return /^\p{Extended_Pictographic}/u.test(grapheme) && (/[\uFE0F\u200D]/.test(grapheme) || /^\p{Emoji_Presentation}/u.test(grapheme) || /^\p{Emoji_Modifier_Base}\p{Emoji_Modifier}/u.test(grapheme));
+  return (
+    /^\p{Extended_Pictographic}/u.test(grapheme) &&
+    (/[\uFE0F\u200D]/.test(grapheme) || /^\p{Emoji_Presentation}/u.test(grapheme) || /^\p{Emoji_Modifier_Base}\p{Emoji_Modifier}/u.test(grapheme))
+  );
 }
 
 /** The image an emoji grapheme is drawn as, or undefined when Twemoji lacks it (then it stays text). */
@@ -146,7 +149,8 @@ function withEmojiImages(node: TakumiNode & { text: string }): TakumiNode {
 
 function replaceEmoji(node: TakumiNode): TakumiNode {
   if (node.type === "text" && typeof node.text === "string") return withEmojiImages(node as TakumiNode & { text: string });
-  if (node.type === "container" && node.children) return { ...node, children: node.children.map((child) => (child ? replaceEmoji(child) : child)) } as TakumiNode;
+  if (node.type === "container" && node.children)
+    return { ...node, children: node.children.map((child) => (child ? replaceEmoji(child) : child)) } as TakumiNode;
   return node;
 }
 
@@ -189,10 +193,17 @@ function opaqueColour(css: string): Promise<[number, number, number]> {
   let colour = colourCache.get(css);
   if (!colour) {
     const fill = { display: "flex", width: "100%", height: "100%" };
-    const swatch = { type: "container", style: { ...fill, backgroundColor: "#FFFFFF" }, children: [{ type: "container", style: { ...fill, backgroundColor: css } }] };
+    const swatch = {
+      type: "container",
+      style: { ...fill, backgroundColor: "#FFFFFF" },
+      children: [{ type: "container", style: { ...fill, backgroundColor: css } }],
+    };
     colour = takumi()
       .render(JSON.stringify(swatch), { width: 1, height: 1, format: "raw" })
-      .then((px): [number, number, number] => [px[0]!, px[1]!, px[2]!], (): [number, number, number] => [255, 255, 255]);
+      .then(
+        (px): [number, number, number] => [px[0]!, px[1]!, px[2]!],
+        (): [number, number, number] => [255, 255, 255],
+      );
     if (colourCache.size < 256) colourCache.set(css, colour);
   }
   return colour;
@@ -209,7 +220,13 @@ export async function renderWithTakumi(
 ): Promise<RenderedImage> {
   const { width, height, logical } = options;
   const format = options.format ?? "png";
-  const ctx: RenderContext = { width: logical.width, height: logical.height, theme: options.theme, images: options.images, ...(options.cardFonts ? { fontNames: options.cardFonts.names } : {}) };
+  const ctx: RenderContext = {
+    width: logical.width,
+    height: logical.height,
+    theme: options.theme,
+    images: options.images,
+    ...(options.cardFonts ? { fontNames: options.cardFonts.names } : {}),
+  };
   const card = options.cardFonts?.fonts ?? [];
   if (card.length > 0) recycleIfFull(card);
 
@@ -234,7 +251,9 @@ export async function renderWithTakumi(
     // backdrop a wrapper around the card paints where the card itself is transparent.
     const source = format === "jpeg" ? onBackdrop(tree, await opaqueColour(options.background ?? "#FFFFFF")) : tree;
     // Copied out of the addon's buffer into one of our own, which a render worker can transfer.
-    bytes = new Uint8Array(await takumi().render(JSON.stringify(source), { ...size, format, quality: format === "png" ? undefined : (options.quality ?? DEFAULT_QUALITY) }));
+    bytes = new Uint8Array(
+      await takumi().render(JSON.stringify(source), { ...size, format, quality: format === "png" ? undefined : (options.quality ?? DEFAULT_QUALITY) }),
+    );
   } catch (error) {
     // A panic or refusal in the native renderer arrives here as an exception, never as a dead
     // thread: the request gets an error answer and the renderer stays usable.
@@ -246,7 +265,11 @@ export async function renderWithTakumi(
 
 /** The card inside a full-canvas box of an opaque colour (JPEG's backdrop). */
 function onBackdrop(tree: TakumiNode, [r, g, b]: [number, number, number]): TakumiNode {
-  return { type: "container", style: { display: "flex", width: "100%", height: "100%", backgroundColor: `rgb(${r}, ${g}, ${b})` }, children: [tree] } as TakumiNode;
+  return {
+    type: "container",
+    style: { display: "flex", width: "100%", height: "100%", backgroundColor: `rgb(${r}, ${g}, ${b})` },
+    children: [tree],
+  } as TakumiNode;
 }
 
 /** Throws unless the takumi native module loads here (start-up check of OG_RENDER_ENGINE=takumi). */

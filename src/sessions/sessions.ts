@@ -68,7 +68,11 @@ export class SessionService {
     const token = `ogs_${randomAlphanumeric(43)}`;
     const id = newId("ses");
     const expiresAt = Math.min(now + SESSION_IDLE_MS, now + SESSION_TTL_MS);
-    await this.store.createSession({ tokenHash: hashToken(token), id, accountId: found.account.id, keyId: found.keyId, createdAt: now, expiresAt }, now, MAX_SESSIONS_PER_ACCOUNT);
+    await this.store.createSession(
+      { tokenHash: hashToken(token), id, accountId: found.account.id, keyId: found.keyId, createdAt: now, expiresAt },
+      now,
+      MAX_SESSIONS_PER_ACCOUNT,
+    );
     return { token, session: { id, account: found.account, keyId: found.keyId, keyPrefix: found.keyPrefix, expiresAt } };
   }
 

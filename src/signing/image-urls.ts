@@ -46,7 +46,9 @@ export async function signImageUrl(deps: ImageUrlDeps, accountId: string, body: 
   const urls: SizedImageUrl[] = [];
   for (const [i, size] of (sizes as string[]).entries()) {
     try {
-      const signed = await signOne(deps, accountId, { ...single, size }, (request) => urls.push({ size, width: request.width, height: request.height, url: "" }));
+      const signed = await signOne(deps, accountId, { ...single, size }, (request) =>
+        urls.push({ size, width: request.width, height: request.height, url: "" }),
+      );
       urls[i]!.url = signed.url;
     } catch (error) {
       // A size the template does not declare is named as `sizes.<i>`.
@@ -59,15 +61,30 @@ export async function signImageUrl(deps: ImageUrlDeps, accountId: string, body: 
   return { urls };
 }
 
-async function signOne(deps: ImageUrlDeps, accountId: string, input: Record<string, unknown>, validated?: (request: RenderRequest) => void): Promise<{ url: string }> {
+async function signOne(
+  deps: ImageUrlDeps,
+  accountId: string,
+  input: Record<string, unknown>,
+  validated?: (request: RenderRequest) => void,
+): Promise<{ url: string }> {
   const { signing_key_id: keyId, expires_in: expiresIn, ...generate } = input;
   const problems: FieldProblem[] = [];
   if (typeof keyId !== "string" || keyId === "") problems.push({ field: "signing_key_id", message: "is required (an sk_… id from GET /api/signing-keys)" });
-  if (expiresIn !== undefined && expiresIn !== null && (typeof expiresIn !== "number" || !Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_EXPIRES_IN)) {
+  if (
+    expiresIn !== undefined &&
+    expiresIn !== null &&
+    (typeof expiresIn !== "number" || !Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_EXPIRES_IN)
+  ) {
     problems.push({ field: "expires_in", message: `must be a whole number of seconds from 1 to ${MAX_EXPIRES_IN}` });
   }
   try {
-    const request = await parseAccountRenderRequest(generate, { accountId, templates: deps.templates, accountTemplates: deps.accountTemplates, callerIsAccount: true, values: "url" });
+    const request = await parseAccountRenderRequest(generate, {
+      accountId,
+      templates: deps.templates,
+      accountTemplates: deps.accountTemplates,
+      callerIsAccount: true,
+      values: "url",
+    });
     // An account template's URL always pins the version it was signed for (the latest unless
     // given), so what a page shows does not change when the template gets a new version.
     if (request.accountTemplate) generate.template_version = request.accountTemplate.version;

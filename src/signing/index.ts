@@ -25,7 +25,8 @@ export type UrlExtension = (typeof URL_EXTENSIONS)[number];
 /** Query parameters as name → value, or as pairs (a received query may repeat a name). */
 export type SignedParams = Record<string, string> | ReadonlyArray<readonly [string, string]>;
 
-const pairsOf = (params: SignedParams): (readonly [string, string])[] => (Array.isArray(params) ? [...params] : Object.entries(params as Record<string, string>));
+const pairsOf = (params: SignedParams): (readonly [string, string])[] =>
+  Array.isArray(params) ? [...params] : Object.entries(params as Record<string, string>);
 
 /** The query string of the canonical form (no leading `?`); also the query of a built URL. */
 export function canonicalQuery(params: SignedParams): string {
@@ -43,7 +44,9 @@ export function canonicalString(template: string, ext: string, params: SignedPar
 
 /** base64url, no padding, of HMAC-SHA256(secret, canonical string). */
 export function sign(secret: string, template: string, ext: string, params: SignedParams): string {
-  return createHmac("sha256", secret).update(canonicalString(template, ext, params)).digest("base64url");
+  return createHmac("sha256", secret)
+    .update(canonicalString(template, ext, params))
+    .digest("base64url");
 }
 
 const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -56,7 +59,9 @@ const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export function verify(secret: string, template: string, ext: string, params: SignedParams, signature: string): boolean {
   if (!SIGNATURE_PATTERN.test(signature)) return false;
   const given = Buffer.from(signature, "base64url");
-  const expected = createHmac("sha256", secret).update(canonicalString(template, ext, params)).digest();
+  const expected = createHmac("sha256", secret)
+    .update(canonicalString(template, ext, params))
+    .digest();
   // 43 base64url characters carry 258 bits; the last 2 must be zero in a canonical encoding.
   if (given.length !== expected.length || given.toString("base64url") !== signature) return false;
   return timingSafeEqual(given, expected);
@@ -115,7 +120,9 @@ export type ExpiryCheck = { state: "none" } | { state: "valid"; secondsLeft: num
  * (at or after exp), or not a Unix time in whole seconds.
  */
 export function checkExpiry(params: SignedParams, nowMs: number): ExpiryCheck {
-  const values = pairsOf(params).filter(([name]) => name === "exp").map(([, value]) => value);
+  const values = pairsOf(params)
+    .filter(([name]) => name === "exp")
+    .map(([, value]) => value);
   if (values.length === 0) return { state: "none" };
   if (values.length > 1 || !/^\d{1,12}$/.test(values[0]!)) return { state: "invalid" };
   const left = Number(values[0]) - Math.floor(nowMs / 1000);
@@ -167,7 +174,8 @@ export const VERSION_QUERY = "v";
 export function signableFromBody(body: unknown, format?: string): SignableImage {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw new SigningInputError("body", "must be a JSON object");
   const { template = "event", format: bodyFormat, ...rest } = body as Record<string, unknown>;
-  if (typeof template !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(template)) throw new SigningInputError("template", "must be a template id (letters, digits, - and _)");
+  if (typeof template !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(template))
+    throw new SigningInputError("template", "must be a template id (letters, digits, - and _)");
   const chosen = format ?? bodyFormat ?? "png";
   const ext = typeof chosen === "string" ? FORMAT_TO_EXT[chosen] : undefined;
   if (!ext) throw new SigningInputError("format", "must be one of png, jpg (jpeg), webp");
@@ -180,8 +188,7 @@ export function signableFromBody(body: unknown, format?: string): SignableImage 
     if (typeof value === "string") {
       if (!value.isWellFormed()) throw new SigningInputError(name, "must be valid Unicode text (it contains a lone surrogate)");
       params[name] = value;
-    }
-    else if (typeof value === "number" && Number.isFinite(value)) params[name] = String(value);
+    } else if (typeof value === "number" && Number.isFinite(value)) params[name] = String(value);
     else throw new SigningInputError(name, "must be a string or a number");
   }
   return { template, ext, params };

@@ -36,7 +36,8 @@ export class SigningKeyService {
   async create(accountId: string): Promise<{ id: string; secret: string; created_at: string }> {
     const key: SigningKeyRecord = { id: newSigningKeyId(), accountId, secret: newSigningSecret(), createdAt: this.clock.now(), lastUsedAt: null };
     const created = await this.store.createSigningKey(key, MAX_SIGNING_KEYS_PER_ACCOUNT);
-    if (created === "limit_reached") throw new ApiError("CONFLICT", `An account can have at most ${MAX_SIGNING_KEYS_PER_ACCOUNT} signing keys. Delete one first.`);
+    if (created === "limit_reached")
+      throw new ApiError("CONFLICT", `An account can have at most ${MAX_SIGNING_KEYS_PER_ACCOUNT} signing keys. Delete one first.`);
     return { id: key.id, secret: key.secret, created_at: iso(key.createdAt)! };
   }
 

@@ -27,9 +27,29 @@ export const ACCOUNT: Fields<AccountRecord> = {
   createdAt: "created_at",
   updatedAt: "updated_at",
 };
-export const API_KEY: Fields<ApiKeyRecord> = { id: "id", accountId: "account_id", keyHash: "key_hash", keyPrefix: "key_prefix", createdAt: "created_at", revokedAt: "revoked_at" };
-export const SIGNING_KEY: Fields<SigningKeyRecord> = { id: "id", accountId: "account_id", secret: "secret", createdAt: "created_at", lastUsedAt: "last_used_at" };
-export const SESSION: Fields<SessionRecord> = { tokenHash: "token_hash", id: "id", accountId: "account_id", keyId: "key_id", createdAt: "created_at", expiresAt: "expires_at" };
+export const API_KEY: Fields<ApiKeyRecord> = {
+  id: "id",
+  accountId: "account_id",
+  keyHash: "key_hash",
+  keyPrefix: "key_prefix",
+  createdAt: "created_at",
+  revokedAt: "revoked_at",
+};
+export const SIGNING_KEY: Fields<SigningKeyRecord> = {
+  id: "id",
+  accountId: "account_id",
+  secret: "secret",
+  createdAt: "created_at",
+  lastUsedAt: "last_used_at",
+};
+export const SESSION: Fields<SessionRecord> = {
+  tokenHash: "token_hash",
+  id: "id",
+  accountId: "account_id",
+  keyId: "key_id",
+  createdAt: "created_at",
+  expiresAt: "expires_at",
+};
 export const USAGE: Fields<UsageCounters> = {
   accountId: "account_id",
   period: "period",

@@ -33,7 +33,17 @@ import type { UsagePort } from "./ports/usage.ts";
 import type { WebhooksPort } from "./ports/webhooks.ts";
 
 export type { AccountChanges, AccountRecord, AccountsPort, ApiKeyRecord, KeyOwner } from "./ports/accounts.ts";
-export type { BatchesPort, BatchItemOutcome, BatchItemRecord, BatchItemSettlement, BatchItemStatus, BatchRecord, BatchStatus, ClaimedBatchItem, NewBatch } from "./ports/batches.ts";
+export type {
+  BatchesPort,
+  BatchItemOutcome,
+  BatchItemRecord,
+  BatchItemSettlement,
+  BatchItemStatus,
+  BatchRecord,
+  BatchStatus,
+  ClaimedBatchItem,
+  NewBatch,
+} from "./ports/batches.ts";
 export type { AlertDraft, EmailAlertKind, EmailAlertRecord, EmailAlertState, EmailAlertsPort } from "./ports/email-alerts.ts";
 export { EMAIL_JOB, EMAIL_LANE, WEBHOOK_DELIVERY_JOB } from "./ports/jobs.ts";
 export type { ClaimRequest, ClaimResult, EventDraft, EventRecord, JobRecord, JobSettlement, JobsPort, JobStatus, NewJob, SettleResult } from "./ports/jobs.ts";

@@ -99,9 +99,17 @@ export class AccountTemplateService {
     const spec = parseAccountTemplate(body);
     await this.checkFamilies(accountId, spec);
     const global = globals.get(spec.id);
-    if (global) throw new ApiError("CONFLICT", `"${spec.id}" is the id of a${globalSource(global) === "builtin" ? " built-in" : "n operator"} template; choose another id.`, [{ field: "id", message: "is taken by a template every account shares" }]);
+    if (global)
+      throw new ApiError(
+        "CONFLICT",
+        `"${spec.id}" is the id of a${globalSource(global) === "builtin" ? " built-in" : "n operator"} template; choose another id.`,
+        [{ field: "id", message: "is taken by a template every account shares" }],
+      );
     const created = await this.store.create(this.draft(accountId, spec), MAX_TEMPLATES_PER_ACCOUNT);
-    if (created === "exists") throw new ApiError("CONFLICT", `This account already has a template "${spec.id}"; PUT /api/templates/${spec.id} adds a version.`, [{ field: "id", message: "is taken in this account" }]);
+    if (created === "exists")
+      throw new ApiError("CONFLICT", `This account already has a template "${spec.id}"; PUT /api/templates/${spec.id} adds a version.`, [
+        { field: "id", message: "is taken in this account" },
+      ]);
     if (created === "limit_reached") throw new ApiError("CONFLICT", `An account can have at most ${MAX_TEMPLATES_PER_ACCOUNT} templates. Delete one first.`);
     return this.view(created, spec);
   }
@@ -110,7 +118,10 @@ export class AccountTemplateService {
   async update(accountId: string, id: string, body: unknown, globals: GlobalTemplates): Promise<AccountTemplateView> {
     const global = ACCOUNT_TEMPLATE_ID.test(id) ? globals.get(id) : undefined;
     if (global && (isBuiltInId(id) || !(await this.store.head(accountId, id)))) {
-      throw new ApiError("FORBIDDEN", `"${id}" is a${globalSource(global) === "builtin" ? " built-in" : "n operator"} template: it cannot be changed through the API.`);
+      throw new ApiError(
+        "FORBIDDEN",
+        `"${id}" is a${globalSource(global) === "builtin" ? " built-in" : "n operator"} template: it cannot be changed through the API.`,
+      );
     }
     if (!ACCOUNT_TEMPLATE_ID.test(id)) throw notFound(id);
     const withId = typeof body === "object" && body !== null && !Array.isArray(body) && !("id" in body) ? { ...body, id } : body;

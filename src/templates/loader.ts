@@ -81,7 +81,8 @@ export function checkTemplateShape(value: unknown): string | undefined {
     const f = raw as Record<string, unknown>;
     if (typeof f.name !== "string" || !FIELD_NAME.test(f.name)) return `${where}.name must match ${FIELD_NAME}, got ${JSON.stringify(f.name)}`;
     // `size` (a size set's name) is reserved for account templates only: an operator's `size` field stays a field.
-    if (f.name !== "size" && (COMMON_FIELDS as readonly string[]).includes(f.name)) return `${where}.name "${f.name}" is reserved (every template accepts ${COMMON_FIELDS.join(", ")})`;
+    if (f.name !== "size" && (COMMON_FIELDS as readonly string[]).includes(f.name))
+      return `${where}.name "${f.name}" is reserved (every template accepts ${COMMON_FIELDS.join(", ")})`;
     if (seen.has(f.name)) return `${where}.name "${f.name}" appears twice`;
     seen.add(f.name);
     if (!FIELD_TYPES.includes(f.type as FieldType)) return `${where}.type must be one of ${FIELD_TYPES.join(", ")}, got ${JSON.stringify(f.type)}`;

@@ -21,9 +21,7 @@ export interface Direction {
 
 export function directionOf(mainText: string | undefined): Direction {
   const rtl = isRightToLeft(mainText);
-  return rtl
-    ? { rtl, row: "row-reverse", start: "right", end: "left" }
-    : { rtl, row: "row", start: "left", end: "right" };
+  return rtl ? { rtl, row: "row-reverse", start: "right", end: "left" } : { rtl, row: "row", start: "left", end: "right" };
 }
 
 const MIRRORED_CORNER: Record<GlowSpec["corner"], GlowSpec["corner"]> = {
@@ -93,7 +91,16 @@ export function RingedAvatar({ src, size, ring }: { src: string; size: number; r
  * The card: a full-size column with the palette's background and ink, its corner glows first so
  * that everything after them (positioned with ABOVE_GLOWS) paints on top.
  */
-export function Card({ width, height, padX, padY, background, ink, glows, children }: {
+export function Card({
+  width,
+  height,
+  padX,
+  padY,
+  background,
+  ink,
+  glows,
+  children,
+}: {
   width: number;
   height: number;
   padX: number;
@@ -145,7 +152,16 @@ export interface HeadlineLayout {
 export function fitHeadline(
   title: string,
   subtitle: string | undefined,
-  o: { width: number; height: number; titleMax: number; titleMaxLines: number; titleLineHeight: number; subtitleMax: number; subtitleLineHeight: number; gap: number },
+  o: {
+    width: number;
+    height: number;
+    titleMax: number;
+    titleMaxLines: number;
+    titleLineHeight: number;
+    subtitleMax: number;
+    subtitleLineHeight: number;
+    gap: number;
+  },
 ): HeadlineLayout {
   const subtitleSize = subtitle ? fitFontSize(subtitle, { maxWidth: o.width, maxLines: 2, maxSize: o.subtitleMax, minSize: 24 }) : 0;
   const subtitleHeight = subtitle ? Math.min(2, estimateLines(subtitle, subtitleSize, o.width)) * subtitleSize * o.subtitleLineHeight + o.gap : 0;
@@ -162,7 +178,15 @@ export function fitHeadline(
 }
 
 /** The headline block: fills the card's free height and centres the title (and subtitle) in it. */
-export function Headline({ title, subtitle, layout, weight, tracking, titleColor, subtitleColor }: {
+export function Headline({
+  title,
+  subtitle,
+  layout,
+  weight,
+  tracking,
+  titleColor,
+  subtitleColor,
+}: {
   title: string;
   subtitle: string | undefined;
   layout: HeadlineLayout;
@@ -176,8 +200,14 @@ export function Headline({ title, subtitle, layout, weight, tracking, titleColor
   const subtitleClamp = clampStyle(2, layout.subtitleSize, layout.subtitleLineHeight);
   return (
     <div style={{ ...ABOVE_GLOWS, display: "flex", flexDirection: "column", flexGrow: 1, justifyContent: "center", minHeight: 0, gap: layout.gap }}>
-      <div style={{ ...titleClamp, fontWeight: weight, letterSpacing: layout.titleSize * tracking, color: titleColor, ...textDirectionStyle(title, titleClamp) }}>{title}</div>
-      {subtitle ? <div style={{ ...subtitleClamp, fontWeight: 400, color: subtitleColor, ...textDirectionStyle(subtitle, subtitleClamp) }}>{subtitle}</div> : null}
+      <div
+        style={{ ...titleClamp, fontWeight: weight, letterSpacing: layout.titleSize * tracking, color: titleColor, ...textDirectionStyle(title, titleClamp) }}
+      >
+        {title}
+      </div>
+      {subtitle ? (
+        <div style={{ ...subtitleClamp, fontWeight: 400, color: subtitleColor, ...textDirectionStyle(subtitle, subtitleClamp) }}>{subtitle}</div>
+      ) : null}
     </div>
   );
 }

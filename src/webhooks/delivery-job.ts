@@ -66,11 +66,26 @@ export class DeliveryJob {
   }
 
   private async perform(job: JobRecord, signal: AbortSignal): Promise<JobOutcome> {
-    const [webhook, event] = await Promise.all([job.webhookId ? this.store.getWebhookById(job.webhookId) : undefined, job.eventId ? this.store.getEvent(job.eventId) : undefined]);
+    const [webhook, event] = await Promise.all([
+      job.webhookId ? this.store.getWebhookById(job.webhookId) : undefined,
+      job.eventId ? this.store.getEvent(job.eventId) : undefined,
+    ]);
     if (webhook?.status !== "enabled" || !event) return { ok: false, canceled: true, error: "webhook or event no longer exists or is disabled" };
     const deliveryId = newId("dlv");
-    const result = await this.sender.send(webhook, { eventId: event.id, eventType: event.type, body: envelopeBody(event) }, deliveryId, this.clock.now(), signal);
-    const detail: DeliveryDetail = { deliveryId, eventId: event.id, eventType: event.type, webhook: { id: webhook.id, url: webhook.url, accountId: webhook.accountId }, result };
+    const result = await this.sender.send(
+      webhook,
+      { eventId: event.id, eventType: event.type, body: envelopeBody(event) },
+      deliveryId,
+      this.clock.now(),
+      signal,
+    );
+    const detail: DeliveryDetail = {
+      deliveryId,
+      eventId: event.id,
+      eventType: event.type,
+      webhook: { id: webhook.id, url: webhook.url, accountId: webhook.accountId },
+      result,
+    };
     return { ok: result.delivered, error: result.error ?? undefined, detail };
   }
 

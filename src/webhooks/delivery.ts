@@ -78,7 +78,8 @@ export class WebhookSender {
       const error = status >= 300 && status < 400 ? `redirect (HTTP ${status}) is not followed` : `HTTP ${status}`;
       return { delivered: false, statusCode: status, error, durationMs: elapsed(), retryAfter: response.headers.get("retry-after") };
     } catch (error) {
-      const text = error instanceof OutboundError ? `${error.reason}: ${error.message}` : `network_error: ${error instanceof Error ? error.message : String(error)}`;
+      const text =
+        error instanceof OutboundError ? `${error.reason}: ${error.message}` : `network_error: ${error instanceof Error ? error.message : String(error)}`;
       return { delivered: false, statusCode: null, error: text, durationMs: elapsed(), retryAfter: null };
     }
   }

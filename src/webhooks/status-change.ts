@@ -12,7 +12,10 @@ export interface StatusChange {
   cancelPending: boolean;
 }
 
-export function statusAfter(current: { status: WebhookStatus; disabledReason: string | null }, changes: Pick<WebhookChanges, "enabled" | "disableReason">): StatusChange {
+export function statusAfter(
+  current: { status: WebhookStatus; disabledReason: string | null },
+  changes: Pick<WebhookChanges, "enabled" | "disableReason">,
+): StatusChange {
   if (changes.enabled === true && current.status === "disabled") return { status: "enabled", disabledReason: null, cancelPending: false };
   if (changes.enabled === false && current.status === "enabled") return { status: "disabled", disabledReason: changes.disableReason, cancelPending: true };
   return { status: current.status, disabledReason: current.disabledReason, cancelPending: false };

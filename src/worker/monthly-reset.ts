@@ -48,7 +48,8 @@ export class MonthlyReset {
           period,
           previousPeriod: previous,
           now,
-          decide: (previousUsed) => this.outbox.draft(account.id, "usage.reset", { previous_usage: previousUsed, new_quota: limitsOf(account).monthlyQuota, plan: account.plan }, now),
+          decide: (previousUsed) =>
+            this.outbox.draft(account.id, "usage.reset", { previous_usage: previousUsed, new_quota: limitsOf(account).monthlyQuota, plan: account.plan }, now),
         });
         if (claimed) emitted++;
       }

@@ -56,7 +56,8 @@ async function inkOf(res: Response): Promise<number> {
   return inkIn(png.pixels, png.width, { x: 0, y: 0, w: png.width, h: png.height });
 }
 
-const generate = (key: string, template: string, service = s) => service.api("/api/generate", { key, json: { template, title: "Hello Brand", width: 600, height: 315 } });
+const generate = (key: string, template: string, service = s) =>
+  service.api("/api/generate", { key, json: { template, title: "Hello Brand", width: 600, height: 315 } });
 
 describe("uploading", () => {
   test("TTF, OTF, WOFF and WOFF2: 201 with what the file says about itself", async () => {
@@ -66,7 +67,11 @@ describe("uploading", () => {
       [pixelFont("Blocky Test", { weight: 700 }), {}, { family: "Blocky Test", weight: 700, style: "normal", format: "otf" }],
       [ttf, { family: "Brand Serif" }, { family: "Brand Serif", weight: 700, style: "normal", format: "ttf" }],
       [asset("jetbrains-mono-latin-400-italic.woff"), { family: "Brand Mono" }, { family: "Brand Mono", weight: 400, style: "italic", format: "woff" }],
-      [await woff2Of(sfntFromWoff(asset("source-serif-4-latin-400-normal.woff"))), { family: "Brand Serif", weight: "400" }, { family: "Brand Serif", weight: 400, style: "normal", format: "woff2" }],
+      [
+        await woff2Of(sfntFromWoff(asset("source-serif-4-latin-400-normal.woff"))),
+        { family: "Brand Serif", weight: "400" },
+        { family: "Brand Serif", weight: 400, style: "normal", format: "woff2" },
+      ],
     ];
     for (const [file, fields, expected] of cases) {
       const res = await upload(key, file, fields);
@@ -78,7 +83,12 @@ describe("uploading", () => {
       expect(Date.parse(body.created_at as string)).toBeGreaterThan(0);
     }
     const list = (await (await s.api("/api/fonts", { key })).json()) as { data: { family: string; source: string; weight?: number }[] };
-    expect(list.data.filter((f) => f.source === "account").map((f) => `${f.family} ${f.weight}`)).toEqual(["Blocky Test 700", "Brand Mono 400", "Brand Serif 400", "Brand Serif 700"]);
+    expect(list.data.filter((f) => f.source === "account").map((f) => `${f.family} ${f.weight}`)).toEqual([
+      "Blocky Test 700",
+      "Brand Mono 400",
+      "Brand Serif 400",
+      "Brand Serif 700",
+    ]);
     expect(list.data.filter((f) => f.source === "builtin").map((f) => f.family)).toEqual(["Inter", "Source Serif 4", "JetBrains Mono"]);
   });
 
@@ -203,7 +213,11 @@ describe("drawing", () => {
 
   test("serif and monospace draw the bundled faces", async () => {
     const key = await newKey();
-    for (const [id, family] of [["sans", "sans-serif"], ["serif", "serif"], ["mono", "monospace"]] as const) {
+    for (const [id, family] of [
+      ["sans", "sans-serif"],
+      ["serif", "serif"],
+      ["mono", "monospace"],
+    ] as const) {
       expect((await s.api("/api/templates", { key, json: card(id, family) })).status).toBe(201);
     }
     // One after another: an account's own templates render on its share of the processes, and

@@ -51,7 +51,16 @@ describe("one account's templates", () => {
     const res = await s.api("/api/templates", { key, json: promo() });
     expect(res.status).toBe(201);
     const body = await res.json();
-    expect(body).toMatchObject({ id: "promo", version: 1, name: "Promo", description: "A promo card", html: HTML_RED, source: "account", width: 1200, height: 630 });
+    expect(body).toMatchObject({
+      id: "promo",
+      version: 1,
+      name: "Promo",
+      description: "A promo card",
+      html: HTML_RED,
+      source: "account",
+      width: 1200,
+      height: 630,
+    });
     expect(body.fields.map((f: { name: string; type: string }) => [f.name, f.type])).toEqual([
       ["title", "text"],
       ["accent", "color"],
@@ -69,13 +78,24 @@ describe("one account's templates", () => {
       ["blog", "builtin", undefined],
       ["promo", "account", 1],
     ]);
-    expect(data[2]).toMatchObject({ name: "Promo", description: "A promo card", fields: [{ name: "title", type: "text", required: true, max_length: 80 }, { name: "accent", type: "color", required: false }] });
+    expect(data[2]).toMatchObject({
+      name: "Promo",
+      description: "A promo card",
+      fields: [
+        { name: "title", type: "text", required: true, max_length: 80 },
+        { name: "accent", type: "color", required: false },
+      ],
+    });
     expect(parameters.map((p: { name: string }) => p.name)).toContain("theme");
   });
 
   test("update is a new version; both stay readable; GET answers the latest", async () => {
     await s.advance(60);
-    const res = await s.api("/api/templates/promo", { key, method: "PUT", json: promo({ id: undefined, name: "Promo v2", html: HTML_RED.replace("#ff0000", "#0000ff") }) });
+    const res = await s.api("/api/templates/promo", {
+      key,
+      method: "PUT",
+      json: promo({ id: undefined, name: "Promo v2", html: HTML_RED.replace("#ff0000", "#0000ff") }),
+    });
     expect(res.status).toBe(200);
     const v2 = await res.json();
     expect(v2).toMatchObject({ id: "promo", version: 2, name: "Promo v2", source: "account" });
@@ -147,7 +167,9 @@ describe("one account's templates", () => {
       ["/api/templates/preview", "POST", { template: promo({ id: "costly", html }), values: { title: "Hi" } }],
     ] as const) {
       const body = await expectError(await s.api(path, { key, method, json }), 400, "VALIDATION_ERROR");
-      expect(body.details).toEqual([{ field: "html", message: expect.stringMatching(/units of work at 2400×2400; at most 500 .*This <div> costs the most/), line: 2, column: 3 }]);
+      expect(body.details).toEqual([
+        { field: "html", message: expect.stringMatching(/units of work at 2400×2400; at most 500 .*This <div> costs the most/), line: 2, column: 3 },
+      ]);
     }
     await expectError(await s.api("/api/templates/costly", { key }), 404, "TEMPLATE_NOT_FOUND");
     expect((await (await s.api("/api/templates/promo", { key })).json()).html).not.toContain("brightness");

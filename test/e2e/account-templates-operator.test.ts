@@ -60,7 +60,8 @@ async function corner(res: Response): Promise<number[]> {
   return pixelAt(decodePng(new Uint8Array(await res.arrayBuffer())), 4, 4).slice(0, 3);
 }
 const generate = (key: string) => s.api("/api/generate", { key, json: { template: "quote", title: "Hello", width: 400, height: 210 } });
-const listed = async (key: string) => ((await (await s.api("/api/templates", { key })).json()).data as { id: string; source: string }[]).filter((t) => t.id === "quote");
+const listed = async (key: string) =>
+  ((await (await s.api("/api/templates", { key })).json()).data as { id: string; source: string }[]).filter((t) => t.id === "quote");
 
 describe("an operator template added under an id an account already uses", () => {
   test("the account keeps its own: listed once as its own, rendered, and updated", async () => {

@@ -138,7 +138,8 @@ describe("POST /api/generate with an account template", () => {
 describe("signed URLs and POST /api/image-urls", () => {
   let key: string;
   let signing: { id: string; secret: string };
-  const url = (params: Record<string, string>, template = "promo") => buildSignedUrl({ baseUrl: s.url, keyId: signing.id, secret: signing.secret, template, ext: "png", params });
+  const url = (params: Record<string, string>, template = "promo") =>
+    buildSignedUrl({ baseUrl: s.url, keyId: signing.id, secret: signing.secret, template, ext: "png", params });
 
   beforeAll(async () => {
     key = await newKey();
@@ -183,12 +184,18 @@ describe("signed URLs and POST /api/image-urls", () => {
     expect(fetched.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(await corner(fetched)).toEqual(BLUE);
 
-    const pinned = await (await s.api("/api/image-urls", { key, json: { template: "promo", title: "From API", template_version: 1, signing_key_id: signing.id } })).json();
+    const pinned = await (
+      await s.api("/api/image-urls", { key, json: { template: "promo", title: "From API", template_version: 1, signing_key_id: signing.id } })
+    ).json();
     expect(new URL(pinned.url).searchParams.get("v")).toBe("1");
     // Built-in templates get no v.
     const builtin = await (await s.api("/api/image-urls", { key, json: { template: "event", title: "x", signing_key_id: signing.id } })).json();
     expect(new URL(builtin.url).searchParams.has("v")).toBe(false);
-    await expectError(await s.api("/api/image-urls", { key, json: { template: "promo", title: "x", template_version: 5, signing_key_id: signing.id } }), 400, "VALIDATION_ERROR");
+    await expectError(
+      await s.api("/api/image-urls", { key, json: { template: "promo", title: "x", template_version: 5, signing_key_id: signing.id } }),
+      400,
+      "VALIDATION_ERROR",
+    );
   });
 
   test("ogsmith sign takes template_version and signs it as v; the server answers the URL", async () => {
@@ -209,7 +216,10 @@ describe("signed URLs and POST /api/image-urls", () => {
     expect(await corner(await fetch(u({ title: "x", width: "400", height: "210" })))).toEqual(RED);
     expect(await corner(await fetch(u({ title: "x", width: "400", height: "210", v: "1" })))).toEqual(RED);
     expect((await s.api("/api/templates/temp", { key: k, method: "DELETE" })).status).toBe(200);
-    for (const params of [{ title: "x", width: "400", height: "210" }, { title: "x", width: "400", height: "210", v: "1" }] as Record<string, string>[]) {
+    for (const params of [
+      { title: "x", width: "400", height: "210" },
+      { title: "x", width: "400", height: "210", v: "1" },
+    ] as Record<string, string>[]) {
       const res = await fetch(u(params));
       expect(res.headers.get("cache-control")).toBe("no-store");
       await expectError(res, 400, "UNKNOWN_TEMPLATE");
@@ -229,7 +239,11 @@ describe("a template the account does not have", () => {
     const pinned = await expectError(await generate(k, { template: "promoo", title: "Hello", template_version: 1 }), 400, "UNKNOWN_TEMPLATE");
     expect(pinned.message).toBe(generated.message);
     const sk = await (await s.api("/api/signing-keys", { key: k, method: "POST" })).json();
-    const signing = await expectError(await s.api("/api/image-urls", { key: k, json: { signing_key_id: sk.id, template: "promoo", title: "Hello" } }), 400, "UNKNOWN_TEMPLATE");
+    const signing = await expectError(
+      await s.api("/api/image-urls", { key: k, json: { signing_key_id: sk.id, template: "promoo", title: "Hello" } }),
+      400,
+      "UNKNOWN_TEMPLATE",
+    );
     expect(signing.message).toBe(generated.message);
     // A signed URL is public: whoever holds one does not learn the account's template ids.
     const url = buildSignedUrl({ baseUrl: s.url, keyId: sk.id, secret: sk.secret, template: "promoo", ext: "png", params: { title: "x" } });
@@ -244,11 +258,25 @@ describe("a version stored before the paint budget", () => {
     // What an older server accepted: eight colour filters, each a pass over the whole canvas.
     const html = `<div style="display:flex;width:100%;height:100%;justify-content:flex-end;align-items:flex-end;background:${hex(GREEN)}">${'<div style="width:40px;height:40px;background:#00f;filter:brightness(0.9)"></div>'.repeat(8)}</div>`;
     const stored = (await (await s.api("/api/templates/legacy", { key })).json()) as Record<string, unknown>;
-    const definition = JSON.stringify({ id: stored.id, name: stored.name, description: stored.description, html, fields: stored.fields, themes: stored.themes, width: stored.width, height: stored.height, sample: stored.sample });
+    const definition = JSON.stringify({
+      id: stored.id,
+      name: stored.name,
+      description: stored.description,
+      html,
+      fields: stored.fields,
+      themes: stored.themes,
+      width: stored.width,
+      height: stored.height,
+      sample: stored.sample,
+    });
     const refused = await expectError(await s.api("/api/templates/legacy", { key, method: "PUT", json: JSON.parse(definition) }), 400, "VALIDATION_ERROR");
     expect(refused.details?.[0]?.message).toMatch(/units of work/);
     const digest = new Bun.CryptoHasher("sha256").update(definition).digest("hex");
-    await execStoreSql(s.storeEnv.OG_DB_PATH!, "UPDATE account_template_versions SET definition = ?, digest = ? WHERE template_id = ? AND version = 1", [definition, digest, "legacy"]);
+    await execStoreSql(s.storeEnv.OG_DB_PATH!, "UPDATE account_template_versions SET definition = ?, digest = ? WHERE template_id = ? AND version = 1", [
+      definition,
+      digest,
+      "legacy",
+    ]);
     // The stored definition's green, not the red of the version the API stored.
     const [r, g, b] = await corner(await generate(key, { template: "legacy", title: "Old" }));
     expect({ r: r < 40, g: g > 200, b: b < 40 }).toEqual({ r: true, g: true, b: true });

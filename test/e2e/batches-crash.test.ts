@@ -34,14 +34,27 @@ afterAll(async () => {
 
 const spawnServer = async () => spawnServe({ adminToken: ADMIN, env: { ...(await storeEnv(join(dir, "ogsmith.db"))), OG_RENDER_WORKERS: "3" }, children });
 const call = (url: string, path: string, headers: Record<string, string>, json?: unknown) =>
-  fetch(url + path, { method: json === undefined ? "GET" : "POST", headers: { "content-type": "application/json", ...headers }, body: json === undefined ? undefined : JSON.stringify(json) });
+  fetch(url + path, {
+    method: json === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
 
 test("kill -9 mid-batch, restart: the batch finishes, each item counted and announced once", async () => {
   const first = await spawnServer();
-  const created = await (await call(first.url, "/admin/accounts", { authorization: `Bearer ${ADMIN}` }, { email: "crash@example.com", plan: "custom", quota: 1000, requests_per_second: 10_000 })).json();
+  const created = await (
+    await call(
+      first.url,
+      "/admin/accounts",
+      { authorization: `Bearer ${ADMIN}` },
+      { email: "crash@example.com", plan: "custom", quota: 1000, requests_per_second: 10_000 },
+    )
+  ).json();
   const key = { "x-api-key": created.api_key as string };
   expect((await call(first.url, "/api/signing-keys", key, {})).status).toBe(201);
-  expect((await call(first.url, "/api/webhooks", key, { url: r.url("/crash"), events: ["image.generated", "batch.completed"], secret: SECRET })).status).toBe(201);
+  expect((await call(first.url, "/api/webhooks", key, { url: r.url("/crash"), events: ["image.generated", "batch.completed"], secret: SECRET })).status).toBe(
+    201,
+  );
 
   const items = Array.from({ length: ITEMS }, (_, i) => ({ title: `Crash item ${i}`, subtitle: "drawn once, whatever happens", width: 600, height: 315 }));
   const res = await call(first.url, "/api/batches", key, { items });
@@ -63,9 +76,20 @@ test("kill -9 mid-batch, restart: the batch finishes, each item counted and anno
   const usage = await (await call(second.url, "/api/user/usage", key)).json();
   expect(usage.used).toBe(ITEMS);
 
-  await r.waitFor(() => new Set(r.events("/crash").filter((e) => e.event === "image.generated").map((e) => e.data.batch_index)).size === ITEMS && r.events("/crash").some((e) => e.event === "batch.completed"), "every event", 15_000);
+  await r.waitFor(
+    () =>
+      new Set(
+        r
+          .events("/crash")
+          .filter((e) => e.event === "image.generated")
+          .map((e) => e.data.batch_index),
+      ).size === ITEMS && r.events("/crash").some((e) => e.event === "batch.completed"),
+    "every event",
+    15_000,
+  );
   const idsByIndex = new Map<number, Set<string>>();
-  for (const e of r.events("/crash").filter((e) => e.event === "image.generated")) idsByIndex.set(e.data.batch_index, (idsByIndex.get(e.data.batch_index) ?? new Set()).add(e.id));
+  for (const e of r.events("/crash").filter((e) => e.event === "image.generated"))
+    idsByIndex.set(e.data.batch_index, (idsByIndex.get(e.data.batch_index) ?? new Set()).add(e.id));
   expect([...idsByIndex.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: ITEMS }, (_, i) => i));
   for (const ids of idsByIndex.values()) expect(ids.size).toBe(1);
   const completed = r.events("/crash").filter((e) => e.event === "batch.completed");

@@ -28,7 +28,10 @@ beforeAll(async () => {
   r = await startReceiver();
   // Three render processes, a deadline no held drawing reaches: two held items leave one process
   // for the rest of the batch and for interactive requests (which go first).
-  s = await startTestService({ OG_ALLOW_PRIVATE_NETWORKS: "1", OG_RENDER_WORKERS: "3", OG_RENDER_TIMEOUT_MS: "60000" }, { renderer: { pool: { command: GATED_PROCESS } } });
+  s = await startTestService(
+    { OG_ALLOW_PRIVATE_NETWORKS: "1", OG_RENDER_WORKERS: "3", OG_RENDER_TIMEOUT_MS: "60000" },
+    { renderer: { pool: { command: GATED_PROCESS } } },
+  );
 });
 afterAll(async () => {
   // Whatever a failed test left held goes on, so the service can stop.
@@ -133,7 +136,9 @@ test("a batch end to end: drawn in the background, counted once each, signed URL
 describe("refusals: nothing is queued", () => {
   test("an invalid item is a 400 naming it; no items, too many and a non-object are refused by name", async () => {
     const { key } = await account();
-    const bad = await createBatch(key, { items: [{ title: "ok" }, { title: "ok" }, { title: "ok" }, { template: "event" }, { template: "nope", title: "x" }, { title: "x", size: "square" }] });
+    const bad = await createBatch(key, {
+      items: [{ title: "ok" }, { title: "ok" }, { title: "ok" }, { template: "event" }, { template: "nope", title: "x" }, { title: "x", size: "square" }],
+    });
     expect(bad.status).toBe(400);
     const body = await bad.json();
     expect(body.code).toBe("VALIDATION_ERROR");
@@ -223,7 +228,12 @@ test("a render that fails leaves its item failed with the error, and its unit ba
 
 test("cancel: items not yet drawn are released, drawn ones stay; the one drawing then counts nothing", async () => {
   const { key } = await account(20);
-  const items = [{ title: "first", width: 400, height: 210 }, held("c"), held("d"), ...Array.from({ length: 7 }, (_, i) => ({ title: `q${i}`, width: 400, height: 210 }))];
+  const items = [
+    { title: "first", width: 400, height: 210 },
+    held("c"),
+    held("d"),
+    ...Array.from({ length: 7 }, (_, i) => ({ title: `q${i}`, width: 400, height: 210 })),
+  ];
   const res = await createBatch(key, { items });
   const { id } = await res.json();
   await waitFor(async () => (await getBatch(key, id)).done >= 1 && (started("c") || started("d")), "the first item drawn and a held one drawing");
@@ -236,7 +246,9 @@ test("cancel: items not yet drawn are released, drawn ones stay; the one drawing
   release("c");
   release("d");
   const batch = await getBatch(key, id);
-  expect(batch.items.filter((i: { status: string }) => i.status === "failed").every((i: { error: string }) => i.error === "canceled before it was drawn")).toBe(true);
+  expect(batch.items.filter((i: { status: string }) => i.status === "failed").every((i: { error: string }) => i.error === "canceled before it was drawn")).toBe(
+    true,
+  );
   // The held drawings finish after the cancel and are not counted; the canceled units are free again.
   await waitFor(async () => s.service.drawer.active === 0, "drawings settle");
   expect(await used(key)).toBe(doneAtCancel);

@@ -61,7 +61,8 @@ test("the compiled binary starts in an empty directory, prints a working key, se
     }
     expect([...seen].filter((p) => p.includes(".js")).length).toBeGreaterThanOrEqual(5);
     expect([...seen].some((p) => p.startsWith("/dashboard/assets/code-editor.js?"))).toBe(true);
-    for (const path of ["/docs", "/docs/scalar.js", "/openapi.json"]) expect({ path, status: (await fetch(base + path)).status }).toEqual({ path, status: 200 });
+    for (const path of ["/docs", "/docs/scalar.js", "/openapi.json"])
+      expect({ path, status: (await fetch(base + path)).status }).toEqual({ path, status: 200 });
 
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
@@ -113,12 +114,15 @@ test("the compiled binary encodes JPEG and WebP in its render workers, caches th
     const cached = new Bun.Glob("*/*.img").scanSync({ cwd: join(runDir, "data", "cache") });
     expect([...cached]).toHaveLength(2);
 
-    const signer = Bun.spawn([join(runDir, "ogsmith"), "sign", "--key-id", "sk_abcdefghij0123456789", "--json", '{"title":"Signed"}', "--base-url", "https://og.example.com"], {
-      cwd: runDir,
-      env: { ...env, OG_SIGNING_SECRET: `ogsk_${"A".repeat(43)}` },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const signer = Bun.spawn(
+      [join(runDir, "ogsmith"), "sign", "--key-id", "sk_abcdefghij0123456789", "--json", '{"title":"Signed"}', "--base-url", "https://og.example.com"],
+      {
+        cwd: runDir,
+        env: { ...env, OG_SIGNING_SECRET: `ogsk_${"A".repeat(43)}` },
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
     const [url, code] = await Promise.all([new Response(signer.stdout).text(), signer.exited]);
     expect(code).toBe(0);
     expect(url.trim()).toMatch(/^https:\/\/og\.example\.com\/i\/sk_abcdefghij0123456789\/[A-Za-z0-9_-]{43}\/event\.png\?title=Signed$/);

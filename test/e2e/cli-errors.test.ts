@@ -96,7 +96,12 @@ describe("CLI error lines", () => {
       expect({ name, code: res.code }).toEqual({ name, code: exitCode });
       expect({ name, lines: lines.length > 0 }).toEqual({ name, lines: true });
       for (const line of lines) {
-        expect({ name, line, prefixes: line.match(/ogsmith:/g)?.length ?? 0, starts: line.startsWith("ogsmith: ") }).toEqual({ name, line, prefixes: 1, starts: true });
+        expect({ name, line, prefixes: line.match(/ogsmith:/g)?.length ?? 0, starts: line.startsWith("ogsmith: ") }).toEqual({
+          name,
+          line,
+          prefixes: 1,
+          starts: true,
+        });
       }
       expect({ name, doubled: res.stderr.includes("ogsmith: ogsmith:") }).toEqual({ name, doubled: false });
       seen.push(name);

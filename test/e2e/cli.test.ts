@@ -28,7 +28,9 @@ describe("operator CLI", () => {
     expect(shown.usage).toMatchObject({ used: 0, quota: 500 });
     expect(JSON.stringify(shown)).not.toContain(api_key);
 
-    const updated = JSON.parse((await runCli(["accounts", "update", account_id, "--plan", "custom", "--quota", "42", "--rps", "7", "--status", "past_due", "--json"], env)).stdout);
+    const updated = JSON.parse(
+      (await runCli(["accounts", "update", account_id, "--plan", "custom", "--quota", "42", "--rps", "7", "--status", "past_due", "--json"], env)).stdout,
+    );
     expect(updated).toMatchObject({ plan: "custom", quota: 42, requests_per_second: 7, status: "past_due" });
 
     const list = await runCli(["accounts", "list"], env);
@@ -159,7 +161,12 @@ describe("operator CLI", () => {
       expect(res.code).toBe(1);
       expect(res.stdout).not.toContain("API key");
       expect(res.stdout).not.toMatch(/og_[A-Za-z0-9]{32}/);
-      expect(res.stderr.trim().split("\n").filter((line) => !line.startsWith("{"))).toEqual([
+      expect(
+        res.stderr
+          .trim()
+          .split("\n")
+          .filter((line) => !line.startsWith("{")),
+      ).toEqual([
         `ogsmith: cannot listen on 127.0.0.1:${taken.port}: the port is already in use. Stop the other process or choose another port (PORT or --port).`,
       ]);
     } finally {
@@ -215,6 +222,14 @@ describe("operator CLI", () => {
     const staticImports = new Bun.Transpiler({ loader: "ts" }).scanImports(readFileSync(join(REPO_ROOT, "src/main.ts"), "utf8").replace(/^#!.*\n/, ""));
     const paths = staticImports.filter((i) => i.kind === "import-statement").map((i) => i.path);
     // protocol.ts holds the render-process argument and message types only (no runtime imports).
-    expect(paths.sort()).toEqual(["./cli/listen.ts", "./cli/output.ts", "./config.ts", "./errors.ts", "./render/sandbox/protocol.ts", "./version.ts", "node:util"]);
+    expect(paths.sort()).toEqual([
+      "./cli/listen.ts",
+      "./cli/output.ts",
+      "./config.ts",
+      "./errors.ts",
+      "./render/sandbox/protocol.ts",
+      "./version.ts",
+      "node:util",
+    ]);
   });
 });

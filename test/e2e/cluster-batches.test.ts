@@ -39,14 +39,25 @@ maybe("a batch on three instances", () => {
   });
 
   const call = (url: string, path: string, headers: Record<string, string>, json?: unknown) =>
-    fetch(url + path, { method: json === undefined ? "GET" : "POST", headers: { "content-type": "application/json", ...headers }, body: json === undefined ? undefined : JSON.stringify(json) });
+    fetch(url + path, {
+      method: json === undefined ? "GET" : "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
   const drawnBy = async (url: string) => {
     const text = await (await call(url, "/metrics", { authorization: `Bearer ${ADMIN}` })).text();
     return Number(/ogsmith_batch_items\{state="drawn"\} (\d+)/.exec(text)?.[1] ?? "0");
   };
 
   test("created on one, drawn by all, counted once: used is the total, every item done once", async () => {
-    const created = await (await call(urls[0]!, "/admin/accounts", { authorization: `Bearer ${ADMIN}` }, { email: "cluster@example.com", plan: "custom", quota: 1000, requests_per_second: 10_000 })).json();
+    const created = await (
+      await call(
+        urls[0]!,
+        "/admin/accounts",
+        { authorization: `Bearer ${ADMIN}` },
+        { email: "cluster@example.com", plan: "custom", quota: 1000, requests_per_second: 10_000 },
+      )
+    ).json();
     const key = { "x-api-key": created.api_key as string };
     expect((await call(urls[1]!, "/api/signing-keys", key, {})).status).toBe(201);
     expect((await call(urls[2]!, "/api/webhooks", key, { url: receiver.url("/cluster"), events: ["batch.completed"], secret: SECRET })).status).toBe(201);
@@ -56,7 +67,10 @@ maybe("a batch on three instances", () => {
     expect(res.status).toBe(202);
     const { id } = await res.json();
 
-    await waitFor(async () => (await (await call(urls[1]!, `/api/batches/${id}`, key)).json()).status === "done", "the batch done", { timeoutMs: 28_000, intervalMs: 50 });
+    await waitFor(async () => (await (await call(urls[1]!, `/api/batches/${id}`, key)).json()).status === "done", "the batch done", {
+      timeoutMs: 28_000,
+      intervalMs: 50,
+    });
     const pages = [await (await call(urls[2]!, `/api/batches/${id}`, key)).json()];
     pages.push(await (await call(urls[0]!, `/api/batches/${id}?cursor=${pages[0].next_cursor ?? ""}`, key)).json());
     const batch = pages[0];

@@ -25,7 +25,11 @@ maybe("account fonts on three instances over one PostgreSQL", () => {
   beforeAll(async () => {
     pg = await startPostgres();
     const databaseUrl = await testDatabaseUrl(pg);
-    const spawned = await Promise.all([0, 1, 2].map(() => spawnServe({ adminToken: ADMIN, env: { OG_DATABASE_URL: databaseUrl, OG_TEST_CLOCK: "0", OG_RENDER_WORKERS: "1" }, children, timeoutMs: 60_000 })));
+    const spawned = await Promise.all(
+      [0, 1, 2].map(() =>
+        spawnServe({ adminToken: ADMIN, env: { OG_DATABASE_URL: databaseUrl, OG_TEST_CLOCK: "0", OG_RENDER_WORKERS: "1" }, children, timeoutMs: 60_000 }),
+      ),
+    );
     urls.push(...spawned.map((s) => s.url));
     const res = await fetch(`${urls[0]}/admin/accounts`, {
       method: "POST",
@@ -69,7 +73,9 @@ maybe("account fonts on three instances over one PostgreSQL", () => {
       fields: [{ name: "title", type: "text", required: true }],
     };
     expect((await api(c, "/api/templates", { json: template })).status).toBe(201);
-    expect((await api(b, "/api/templates", { json: { ...template, id: "plain", html: template.html.replace(";font-family:Cluster Brand", "") } })).status).toBe(201);
+    expect((await api(b, "/api/templates", { json: { ...template, id: "plain", html: template.html.replace(";font-family:Cluster Brand", "") } })).status).toBe(
+      201,
+    );
     const plain = await ink(await api(b, "/api/generate", { json: { template: "plain", title: "Cluster", width: 600, height: 315 } }));
     const filled = await ink(await generate(b));
     expect(filled).toBeGreaterThan(plain * 2);

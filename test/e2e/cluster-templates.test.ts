@@ -32,7 +32,9 @@ maybe("account templates on three instances over one PostgreSQL", () => {
   beforeAll(async () => {
     pg = await startPostgres();
     const databaseUrl = await testDatabaseUrl(pg);
-    const spawned = await Promise.all([0, 1, 2].map(() => spawnServe({ adminToken: ADMIN, env: { OG_DATABASE_URL: databaseUrl, OG_TEST_CLOCK: "0" }, children, timeoutMs: 60_000 })));
+    const spawned = await Promise.all(
+      [0, 1, 2].map(() => spawnServe({ adminToken: ADMIN, env: { OG_DATABASE_URL: databaseUrl, OG_TEST_CLOCK: "0" }, children, timeoutMs: 60_000 })),
+    );
     urls.push(...spawned.map((s) => s.url));
     const res = await fetch(`${urls[0]}/admin/accounts`, {
       method: "POST",
@@ -55,7 +57,8 @@ maybe("account templates on three instances over one PostgreSQL", () => {
       headers: { "x-api-key": key, "content-type": "application/json" },
       body: init.json === undefined ? undefined : JSON.stringify(init.json),
     });
-  const generate = (url: string, extra: Record<string, unknown> = {}) => api(url, "/api/generate", { json: { template: "launch", title: "Cluster", width: 400, height: 210, ...extra } });
+  const generate = (url: string, extra: Record<string, unknown> = {}) =>
+    api(url, "/api/generate", { json: { template: "launch", title: "Cluster", width: 400, height: 210, ...extra } });
   async function corner(res: Response): Promise<number[]> {
     expect(res.status).toBe(200);
     return pixelAt(decodePng(new Uint8Array(await res.arrayBuffer())), 4, 4).slice(0, 3);
@@ -67,7 +70,14 @@ maybe("account templates on three instances over one PostgreSQL", () => {
     expect(await corner(await generate(b))).toEqual([255, 0, 0]);
 
     const signing = await (await api(b, "/api/signing-keys", { method: "POST" })).json();
-    const signed = buildSignedUrl({ baseUrl: b, keyId: signing.id, secret: signing.secret, template: "launch", ext: "png", params: { title: "Cluster", width: "400", height: "210" } });
+    const signed = buildSignedUrl({
+      baseUrl: b,
+      keyId: signing.id,
+      secret: signing.secret,
+      template: "launch",
+      ext: "png",
+      params: { title: "Cluster", width: "400", height: "210" },
+    });
     expect(await corner(await fetch(signed))).toEqual([255, 0, 0]);
 
     const updated = await api(c, "/api/templates/launch", { method: "PUT", json: card("#0000ff") });

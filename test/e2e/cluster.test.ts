@@ -214,7 +214,12 @@ maybe("three instances on one PostgreSQL and one Redis", () => {
     const firstWave = Promise.all(Array.from({ length: 60 }, (_, i) => fire(i)));
     // Kill once some of the wave has been answered, while the victim holds reserved units for
     // renders still in flight.
-    await until(async () => [okRequestIds.length, await held()] as const, ([n, units]) => n >= 15 && units > 0, "answers, and the victim rendering", 60_000);
+    await until(
+      async () => [okRequestIds.length, await held()] as const,
+      ([n, units]) => n >= 15 && units > 0,
+      "answers, and the victim rendering",
+      60_000,
+    );
     victim.proc.kill("SIGKILL");
     await victim.proc.exited;
     await firstWave;
@@ -252,13 +257,25 @@ maybe("three instances on one PostgreSQL and one Redis", () => {
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ error: true, code: "SERVICE_UNAVAILABLE" });
       // /readyz answers from a check at most a second old.
-      await until(() => fetch(instance.url + "/readyz"), (res) => res.status === 503, "/readyz to see Redis gone");
+      await until(
+        () => fetch(instance.url + "/readyz"),
+        (res) => res.status === 503,
+        "/readyz to see Redis gone",
+      );
     }
     await redis.start();
     for (const instance of instances) {
-      await until(() => api(instance.url, key, "/api/user/usage"), (res) => res.status === 200, "the API back after Redis returned");
+      await until(
+        () => api(instance.url, key, "/api/user/usage"),
+        (res) => res.status === 200,
+        "the API back after Redis returned",
+      );
       expect((await (await api(instance.url, key, "/api/user/usage")).json()).used).toBe(0);
-      await until(() => fetch(instance.url + "/readyz"), (res) => res.status === 200, "/readyz to see Redis back");
+      await until(
+        () => fetch(instance.url + "/readyz"),
+        (res) => res.status === 200,
+        "/readyz to see Redis back",
+      );
     }
   }, 60_000);
 
@@ -272,8 +289,16 @@ maybe("three instances on one PostgreSQL and one Redis", () => {
     }
     await pg.start();
     for (const instance of instances) {
-      await until(() => api(instance.url, key, "/api/generate", eventBody({ title: "PostgreSQL is back" })), (res) => res.status === 200, "generation after PostgreSQL returned");
-      await until(() => fetch(instance.url + "/readyz"), (res) => res.status === 200, "/readyz to see PostgreSQL back");
+      await until(
+        () => api(instance.url, key, "/api/generate", eventBody({ title: "PostgreSQL is back" })),
+        (res) => res.status === 200,
+        "generation after PostgreSQL returned",
+      );
+      await until(
+        () => fetch(instance.url + "/readyz"),
+        (res) => res.status === 200,
+        "/readyz to see PostgreSQL back",
+      );
     }
     const used = (await (await api(instances[0]!.url, key, "/api/user/usage")).json()).used;
     expect(used).toBeGreaterThanOrEqual(instances.length);
@@ -302,7 +327,11 @@ maybe("the test clock shared by two instances (A: OG_ROLE=api, B: OG_ROLE=all)",
   const call = (url: string, path: string, init: { key?: string; json?: unknown; admin?: boolean } = {}) =>
     fetch(url + path, {
       method: init.json === undefined ? "GET" : "POST",
-      headers: { "content-type": "application/json", ...(init.key ? { "x-api-key": init.key } : {}), ...(init.admin ? { authorization: `Bearer ${ADMIN}` } : {}) },
+      headers: {
+        "content-type": "application/json",
+        ...(init.key ? { "x-api-key": init.key } : {}),
+        ...(init.admin ? { authorization: `Bearer ${ADMIN}` } : {}),
+      },
       body: init.json === undefined ? undefined : JSON.stringify(init.json),
     });
   const clockOf = async (url: string) => Date.parse((await (await call(url, "/admin/clock", { admin: true })).json()).now);

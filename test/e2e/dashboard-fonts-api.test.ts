@@ -22,7 +22,11 @@ const origin = () => new URL(s.url).origin;
 
 async function signIn(): Promise<{ cookie: string; apiKey: string }> {
   const { apiKey } = await s.createAccount({ plan: "custom", quota: 10_000, requests_per_second: 1_000 });
-  const res = await fetch(s.url + "/dashboard/api/session", { method: "POST", headers: { origin: origin(), "content-type": "application/json" }, body: JSON.stringify({ api_key: apiKey }) });
+  const res = await fetch(s.url + "/dashboard/api/session", {
+    method: "POST",
+    headers: { origin: origin(), "content-type": "application/json" },
+    body: JSON.stringify({ api_key: apiKey }),
+  });
   expect(res.status).toBe(200);
   return { cookie: res.headers.get("set-cookie")!.split(";")[0]!, apiKey };
 }
@@ -71,7 +75,12 @@ describe("dashboard fonts", () => {
 
     const list = (await (await dash("/fonts", cookie)).json()) as { data: { family: string; source: string }[] };
     expect(list).toEqual((await (await s.api("/api/fonts", { key: apiKey })).json()) as typeof list);
-    expect(list.data.map((f) => `${f.source}:${f.family}`)).toEqual(["account:Blocky Dash", "builtin:Inter", "builtin:Source Serif 4", "builtin:JetBrains Mono"]);
+    expect(list.data.map((f) => `${f.source}:${f.family}`)).toEqual([
+      "account:Blocky Dash",
+      "builtin:Inter",
+      "builtin:Source Serif 4",
+      "builtin:JetBrains Mono",
+    ]);
 
     // Filled boxes against frames: the sample is drawn in the face it names.
     const hollow = (await (await upload(cookie, pixelFont("Hollow Dash", { hollow: true }))).json()) as { id: string };

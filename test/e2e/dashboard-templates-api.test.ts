@@ -49,7 +49,9 @@ describe("template studio endpoints", () => {
     const definition = await starter(cookie, "quote");
     expect((await dash("/dashboard/api/account-templates", { cookie, json: definition, origin: "https://evil.example" })).status).toBe(403);
     expect((await dash("/dashboard/api/account-templates", { cookie, json: definition, origin: null })).status).toBe(403);
-    expect((await dash("/dashboard/api/account-templates/preview", { cookie, json: { template: definition }, origin: "https://evil.example" })).status).toBe(403);
+    expect((await dash("/dashboard/api/account-templates/preview", { cookie, json: { template: definition }, origin: "https://evil.example" })).status).toBe(
+      403,
+    );
   });
 
   test("create, new version, versions, read one, delete; another account sees none of it", async () => {
@@ -61,13 +63,19 @@ describe("template studio endpoints", () => {
     expect(await created.json()).toMatchObject({ id: "notes", version: 1, source: "account" });
     const updated = await dash("/dashboard/api/account-templates/notes", { cookie, method: "PUT", json: { ...definition, id: "notes", name: "Notes, again" } });
     expect(await updated.json()).toMatchObject({ id: "notes", version: 2, name: "Notes, again" });
-    expect(((await (await dash("/dashboard/api/account-templates/notes/versions", { cookie })).json()) as any).data.map((v: any) => v.version).sort()).toEqual([1, 2]);
+    expect(((await (await dash("/dashboard/api/account-templates/notes/versions", { cookie })).json()) as any).data.map((v: any) => v.version).sort()).toEqual([
+      1, 2,
+    ]);
     expect(await (await dash("/dashboard/api/account-templates/notes/versions/1", { cookie })).json()).toMatchObject({ version: 1, name: definition.name });
     // The same template through the API key: the dashboard and /api/templates are one store.
     expect(((await (await s.api("/api/templates/notes", { key: apiKey })).json()) as any).version).toBe(2);
 
     const other = await signIn((await s.createAccount({ plan: "pro" })).apiKey);
-    for (const path of ["/dashboard/api/account-templates/notes", "/dashboard/api/account-templates/notes/versions", "/dashboard/api/account-templates/notes/versions/1"]) {
+    for (const path of [
+      "/dashboard/api/account-templates/notes",
+      "/dashboard/api/account-templates/notes/versions",
+      "/dashboard/api/account-templates/notes/versions/1",
+    ]) {
       const res = await dash(path, { cookie: other });
       expect({ path, status: res.status, code: ((await res.json()) as any).code }).toEqual({ path, status: 404, code: "TEMPLATE_NOT_FOUND" });
     }
@@ -84,7 +92,10 @@ describe("template studio endpoints", () => {
     const definition = await starter(cookie, "product-launch");
     const before = ((await (await s.api("/api/user/usage", { key: apiKey })).json()) as any).used;
 
-    const portrait = await dash("/dashboard/api/account-templates/preview", { cookie, json: { template: definition, width: 1000, height: 1500, theme: "light" } });
+    const portrait = await dash("/dashboard/api/account-templates/preview", {
+      cookie,
+      json: { template: definition, width: 1000, height: 1500, theme: "light" },
+    });
     expect(portrait.status).toBe(200);
     expect(portrait.headers.get("cache-control")).toBe("no-store");
     expect(decodePng(new Uint8Array(await portrait.arrayBuffer()))).toMatchObject({ width: 1000, height: 1500 });
@@ -137,7 +148,10 @@ describe("template studio endpoints", () => {
     expect(html.length).toBeGreaterThan(150_000);
     const res = await dash("/dashboard/api/account-templates", { cookie, json: { ...definition, id: "big", html } });
     expect(res.status).toBe(201);
-    const tooLarge = await dash("/dashboard/api/account-templates", { cookie, body: JSON.stringify({ ...definition, id: "huge", html: "x".repeat(1024 * 1024 + 10) }) });
+    const tooLarge = await dash("/dashboard/api/account-templates", {
+      cookie,
+      body: JSON.stringify({ ...definition, id: "huge", html: "x".repeat(1024 * 1024 + 10) }),
+    });
     expect(tooLarge.status).toBe(413);
   });
   test("the code editor is served from this server, gzipped for browsers that take it", async () => {

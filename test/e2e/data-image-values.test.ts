@@ -26,7 +26,11 @@ beforeAll(async () => {
   s = await startTestService({ OG_TEST_CLOCK: "0", OG_RENDER_ENGINE: testEngine() }, { renderer: { pool: { warmUp: false } } });
   key = (await s.createAccount({ plan: "custom", quota: 1_000, requests_per_second: 1_000 })).apiKey;
   origin = new URL(s.url).origin;
-  const session = await fetch(`${s.url}/dashboard/api/session`, { method: "POST", headers: { origin, "content-type": "application/json" }, body: JSON.stringify({ api_key: key }) });
+  const session = await fetch(`${s.url}/dashboard/api/session`, {
+    method: "POST",
+    headers: { origin, "content-type": "application/json" },
+    body: JSON.stringify({ api_key: key }),
+  });
   expect(session.status).toBe(200);
   cookie = session.headers.get("set-cookie")!.split(";")[0]!;
 });
@@ -80,7 +84,13 @@ describe("POST /api/generate", () => {
     expect(decodedBytes(avatar)).toBeGreaterThan(5 * MiB);
     const before = await used();
     const res = await s.api("/api/generate", { key, json: { title: "Too large", speaker_avatar_url: avatar, logo_url: "data:image/png;base64,AAAA" } });
-    await expectProblem(res, 400, "VALIDATION_ERROR", "speaker_avatar_url", `must decode to at most 5 MiB (5242880 bytes) as a data: image (got ${decodedBytes(avatar)} bytes)`);
+    await expectProblem(
+      res,
+      400,
+      "VALIDATION_ERROR",
+      "speaker_avatar_url",
+      `must decode to at most 5 MiB (5242880 bytes) as a data: image (got ${decodedBytes(avatar)} bytes)`,
+    );
     expect(await used()).toBe(before);
   });
 
@@ -146,7 +156,13 @@ describe("signed URLs keep 2,048 characters a value", () => {
 
     const long = avatarOf(4096);
     const refused = await s.api("/api/image-urls", { key, json: { signing_key_id: signingKey.id, title: "Signed", speaker_avatar_url: long } });
-    await expectProblem(refused, 400, "VALIDATION_ERROR", "speaker_avatar_url", /^must be at most 2048 characters in a signed URL \(got \d+\); a larger data: image/);
+    await expectProblem(
+      refused,
+      400,
+      "VALIDATION_ERROR",
+      "speaker_avatar_url",
+      /^must be at most 2048 characters in a signed URL \(got \d+\); a larger data: image/,
+    );
 
     const short = avatarOf(0);
     expect(short.length).toBeLessThan(2048);
@@ -154,7 +170,14 @@ describe("signed URLs keep 2,048 characters a value", () => {
     expect(signed.status).toBe(200);
 
     // The URL itself, signed offline with the same value: refused the same way (not the 8 KiB cap).
-    const url = buildSignedUrl({ baseUrl: s.url, keyId: signingKey.id, secret: signingKey.secret, template: "event", ext: "png", params: { title: "Signed", speaker_avatar_url: long } });
+    const url = buildSignedUrl({
+      baseUrl: s.url,
+      keyId: signingKey.id,
+      secret: signingKey.secret,
+      template: "event",
+      ext: "png",
+      params: { title: "Signed", speaker_avatar_url: long },
+    });
     expect(new URL(url).pathname.length + new URL(url).search.length).toBeLessThan(8 * 1024);
     await expectProblem(await fetch(url), 400, "VALIDATION_ERROR", "speaker_avatar_url", /^must be at most 2048 characters in a signed URL/);
   });

@@ -166,8 +166,18 @@ describe("configuration", () => {
   test("an OG_CACHE_DIR that cannot be a directory stops start-up with a line naming it", async () => {
     const file = join(dir, "a-file");
     await Bun.write(file, "not a directory");
-    const config = loadConfig({ OG_DB_PATH: ":memory:", OG_CACHE_DIR: join(file, "cache"), PORT: "0", HOST: "127.0.0.1", OG_BOOTSTRAP: "false", OG_LOG_LEVEL: "silent", OG_RENDER_WORKERS: "1" });
-    await expect(startService(config, { logger: silentLogger, print: () => {}, renderer: { pool: { warmUp: false } } })).rejects.toThrow(/OG_CACHE_DIR is not a writable directory/);
+    const config = loadConfig({
+      OG_DB_PATH: ":memory:",
+      OG_CACHE_DIR: join(file, "cache"),
+      PORT: "0",
+      HOST: "127.0.0.1",
+      OG_BOOTSTRAP: "false",
+      OG_LOG_LEVEL: "silent",
+      OG_RENDER_WORKERS: "1",
+    });
+    await expect(startService(config, { logger: silentLogger, print: () => {}, renderer: { pool: { warmUp: false } } })).rejects.toThrow(
+      /OG_CACHE_DIR is not a writable directory/,
+    );
   });
 });
 

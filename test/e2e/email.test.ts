@@ -35,9 +35,11 @@ const alerts = (accountId: string): Promise<EmailAlertView[]> => s.service.servi
 
 async function waitForAlerts(accountId: string, what: string, condition: (list: EmailAlertView[]) => boolean) {
   let last: EmailAlertView[] = [];
-  await smtp.waitFor(async () => condition((last = await alerts(accountId))), what).catch((error) => {
-    throw new Error(`${error.message}; alerts: ${JSON.stringify(last)}`);
-  });
+  await smtp
+    .waitFor(async () => condition((last = await alerts(accountId))), what)
+    .catch((error) => {
+      throw new Error(`${error.message}; alerts: ${JSON.stringify(last)}`);
+    });
 }
 
 /** "1 March 2026, 00:00 UTC" for the reset after `now`. */
@@ -65,7 +67,7 @@ describe("usage alerts", () => {
     expect(warning!.text).toContain(`Quota resets:     ${resetText(s.now())}`);
     expect(warning!.text).toContain(`${BASE_URL}/dashboard`);
     expect(warning!.html).toContain(`href="${BASE_URL}/dashboard"`);
-    expect(warning!.html).toContain("<td style=\"padding:4px 0\">16</td>");
+    expect(warning!.html).toContain('<td style="padding:4px 0">16</td>');
 
     await generate(apiKey); // 17
     await generate(apiKey); // 18 = 90 %: a webhook event, not an email

@@ -58,7 +58,9 @@ const fontIds: string[] = [];
 /** Account template ids `main` has (created by the setup and the fuzz), for the template routes' `:id`. */
 const templateIds = ["fuzzcard"];
 /** The starter designs shipped in the binary, for the dashboard's starter routes. */
-const STARTER_IDS = readdirSync(join(import.meta.dir, "../../templates/starters")).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5));
+const STARTER_IDS = readdirSync(join(import.meta.dir, "../../templates/starters"))
+  .filter((f) => f.endsWith(".json"))
+  .map((f) => f.slice(0, -5));
 const knownTemplateId = fc.nat().map((i) => templateIds[i % templateIds.length]!);
 const statusCounts = new Map<string, number>();
 /** Statuses each route answered in the HTTP cases (route pattern → statuses). */
@@ -110,7 +112,10 @@ beforeAll(async () => {
   const otherHook = await s.api("/api/webhooks", { key: keys.other, json: { url: receiver.url("/ok"), events: ["image.generated"], secret: "s".repeat(16) } });
   webhookIds.push(((await otherHook.json()) as { id: string }).id);
   for (const path of ["/ok", "/fail"]) {
-    const hook = await s.api("/api/webhooks", { key: keys.main, json: { url: receiver.url(path), events: ["image.generated", "usage.warning"], secret: "s".repeat(16) } });
+    const hook = await s.api("/api/webhooks", {
+      key: keys.main,
+      json: { url: receiver.url(path), events: ["image.generated", "usage.warning"], secret: "s".repeat(16) },
+    });
     webhookIds.push(((await hook.json()) as { id: string }).id);
   }
   // A signing key of its own account, so the public image route is reached past its signature
@@ -125,7 +130,10 @@ beforeAll(async () => {
   expect(batch.status).toBe(202);
   batchIds.push(((await batch.json()) as { id: string }).id);
   // Its item is counted when drawn, in the background: done before the fuzz tracks main's usage.
-  await waitFor(async () => ((await (await s.api(`/api/batches/${batchIds[0]}`, { key: keys.main })).json()) as { status: string }).status === "done", "the setup's batch to be drawn");
+  await waitFor(
+    async () => ((await (await s.api(`/api/batches/${batchIds[0]}`, { key: keys.main })).json()) as { status: string }).status === "done",
+    "the setup's batch to be drawn",
+  );
   const fontForm = new FormData();
   fontForm.set("file", new Blob([pixelFont("Fuzz Mono") as Uint8Array<ArrayBuffer>]), "fuzz.otf");
   const font = await fetch(`${s.url}/api/fonts`, { method: "POST", headers: { "x-api-key": keys.main! }, body: fontForm });
@@ -139,7 +147,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.stop();
   await receiver?.stop();
-  const table = [...statusCounts].sort().map(([k, n]) => `${k}: ${n}`).join(", ");
+  const table = [...statusCounts]
+    .sort()
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(", ");
   console.log(`fuzz: ${RUNS} HTTP + ${RAW_RUNS} socket cases, seed ${SEED}; ${clientRefused} refused by the client library before sending; answers: ${table}`);
 });
 
@@ -147,7 +158,25 @@ afterAll(async () => {
 // Generators
 
 const RENDER_ROUTES = new Set(["POST /api/generate", "POST /dashboard/api/preview"]);
-const TEMPLATE_FIELDS = ["template", "theme", "width", "height", "format", "title", "subtitle", "logo_url", "date", "time", "location", "speaker_name", "speaker_avatar_url", "author_name", "author_avatar_url", "reading_time", "category"];
+const TEMPLATE_FIELDS = [
+  "template",
+  "theme",
+  "width",
+  "height",
+  "format",
+  "title",
+  "subtitle",
+  "logo_url",
+  "date",
+  "time",
+  "location",
+  "speaker_name",
+  "speaker_avatar_url",
+  "author_name",
+  "author_avatar_url",
+  "reading_time",
+  "category",
+];
 const EVENTS = ["image.generated", "usage.warning", "usage.limit_reached", "usage.reset"];
 
 const printable = fc.string({ unit: fc.constantFrom(..." !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~"), maxLength: 40 });
@@ -206,7 +235,11 @@ function shapedBody(route: string, renderSafe: boolean): fc.Arbitrary<unknown> {
     );
     const random = fc.record(
       {
-        url: fc.oneof(fc.constantFrom(`http://127.0.0.1:${receiver.port}/ok`, `http://127.0.0.1:${receiver.port}/fail`, `http://127.0.0.1:${receiver.port}/slow`), urlValue, anyValue),
+        url: fc.oneof(
+          fc.constantFrom(`http://127.0.0.1:${receiver.port}/ok`, `http://127.0.0.1:${receiver.port}/fail`, `http://127.0.0.1:${receiver.port}/slow`),
+          urlValue,
+          anyValue,
+        ),
         events: fc.oneof(fc.subarray(EVENTS), fc.array(fc.oneof(fc.constantFrom(...EVENTS), anyValue), { maxLength: 5 }), anyValue),
         secret: fc.oneof(fc.string({ minLength: 16, maxLength: 40 }), anyValue),
         enabled: fc.oneof(fc.boolean(), anyValue),
@@ -225,7 +258,16 @@ function shapedBody(route: string, renderSafe: boolean): fc.Arbitrary<unknown> {
         html: fc.oneof({ arbitrary: fc.constantFrom(...TEMPLATE_HTML), weight: 4 }, { arbitrary: anyValue, weight: 1 }),
         fields: fc.oneof(
           { arbitrary: fc.constant(FUZZ_TEMPLATE.fields), weight: 4 },
-          { arbitrary: fc.array(fc.record({ name: fc.oneof(fc.constantFrom("title", "accent", "template"), anyValue), type: fc.oneof(fc.constantFrom("text", "color", "image_url"), anyValue) }), { maxLength: 3 }), weight: 1 },
+          {
+            arbitrary: fc.array(
+              fc.record({
+                name: fc.oneof(fc.constantFrom("title", "accent", "template"), anyValue),
+                type: fc.oneof(fc.constantFrom("text", "color", "image_url"), anyValue),
+              }),
+              { maxLength: 3 },
+            ),
+            weight: 1,
+          },
           { arbitrary: anyValue, weight: 1 },
         ),
         themes: fc.oneof(fc.constant({ dark: { bg: "#000000" }, light: { bg: "#ffffff" } }), anyValue),
@@ -236,12 +278,29 @@ function shapedBody(route: string, renderSafe: boolean): fc.Arbitrary<unknown> {
       { requiredKeys: ["html"] },
     );
     const valid = fc.stringMatching(/^[a-z][a-z0-9]{2,8}$/).map((id) => ({ ...FUZZ_TEMPLATE, id: route.startsWith("PUT") ? undefined : id }));
-    if (route.includes("/preview")) return fc.record({ template: fc.oneof(definition, anyValue), values: fc.oneof(fc.constant({ title: "Fuzz" }), anyValue), theme: fc.oneof(fc.constantFrom("dark", "light"), anyValue) }, { requiredKeys: [] });
+    if (route.includes("/preview"))
+      return fc.record(
+        {
+          template: fc.oneof(definition, anyValue),
+          values: fc.oneof(fc.constant({ title: "Fuzz" }), anyValue),
+          theme: fc.oneof(fc.constantFrom("dark", "light"), anyValue),
+        },
+        { requiredKeys: [] },
+      );
     return fc.oneof({ arbitrary: valid, weight: 1 }, { arbitrary: definition, weight: 3 });
   }
   if (route.startsWith("POST /admin/clock")) {
     // Mostly small steps; now and then past a month boundary.
-    return fc.record({ seconds: fc.oneof({ arbitrary: fc.integer({ min: -5, max: 600 }), weight: 8 }, { arbitrary: fc.constantFrom(40 * 86_400, 1e12, 0.5, "60"), weight: 1 }, { arbitrary: anyValue, weight: 1 }) }, { requiredKeys: [] });
+    return fc.record(
+      {
+        seconds: fc.oneof(
+          { arbitrary: fc.integer({ min: -5, max: 600 }), weight: 8 },
+          { arbitrary: fc.constantFrom(40 * 86_400, 1e12, 0.5, "60"), weight: 1 },
+          { arbitrary: anyValue, weight: 1 },
+        ),
+      },
+      { requiredKeys: [] },
+    );
   }
   if (route.includes("/admin/accounts")) {
     return fc.record(
@@ -271,15 +330,43 @@ function bodyArb(route: string, renderSafe: boolean): fc.Arbitrary<BodyChoice> {
   return fc.oneof(
     { arbitrary: fc.constant({ kind: "none" as const }), weight: 2 },
     { arbitrary: shapedBody(route, renderSafe).map((value) => ({ kind: "json" as const, value })), weight: 8 },
-    { arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => ({ kind: "json" as const, value: renderSafe && RENDER_ROUTES.has(route) ? [value] : value })), weight: 2 },
+    {
+      arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => ({ kind: "json" as const, value: renderSafe && RENDER_ROUTES.has(route) ? [value] : value })),
+      weight: 2,
+    },
     { arbitrary: fc.string({ unit: "binary", maxLength: 200 }).map((text) => ({ kind: "text" as const, text })), weight: 2 },
     { arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => ({ kind: "bytes" as const, bytes })), weight: 1 },
     { arbitrary: fc.constantFrom(64 * 1024 + 1, 300_000, 1_100_000).map((bytes) => ({ kind: "huge" as const, bytes })), weight: 1 },
-    { arbitrary: fc.record({ chunks: fc.constantFrom(1, 3, 80), size: fc.constantFrom(10, 1024) }).map((c) => ({ kind: "chunked" as const, ...c })), weight: 1 },
+    {
+      arbitrary: fc.record({ chunks: fc.constantFrom(1, 3, 80), size: fc.constantFrom(10, 1024) }).map((c) => ({ kind: "chunked" as const, ...c })),
+      weight: 1,
+    },
   );
 }
 
-const KEY_CHOICES = ["main", "main", "main", "main", "main", "main", "exhausted", "exhausted", "exhausted", "canceled", "pastDue", "limited", "none", "none", "empty", "spaces", "malformed", "unknown", "padded", "upper", "long"] as const;
+const KEY_CHOICES = [
+  "main",
+  "main",
+  "main",
+  "main",
+  "main",
+  "main",
+  "exhausted",
+  "exhausted",
+  "exhausted",
+  "canceled",
+  "pastDue",
+  "limited",
+  "none",
+  "none",
+  "empty",
+  "spaces",
+  "malformed",
+  "unknown",
+  "padded",
+  "upper",
+  "long",
+] as const;
 type KeyChoice = (typeof KEY_CHOICES)[number];
 /** Key choices under which a valid body would be rendered (quota left, account active). */
 const RENDERS = new Set<KeyChoice>(["main", "padded", "limited"]);
@@ -327,20 +414,56 @@ function pathFor(pattern: string, id: string): string {
 
 const idArb = (pattern: string) =>
   pattern.startsWith("/admin")
-    ? fc.oneof({ arbitrary: fc.constantFrom(ids.spare!, ids.other!), weight: 4 }, { arbitrary: fc.constantFrom("acc_" + "x".repeat(20)), weight: 1 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
+    ? fc.oneof(
+        { arbitrary: fc.constantFrom(ids.spare!, ids.other!), weight: 4 },
+        { arbitrary: fc.constantFrom("acc_" + "x".repeat(20)), weight: 1 },
+        { arbitrary: printable.map(encodeURIComponent), weight: 1 },
+      )
     : pattern.startsWith("/dashboard/api/starters")
       ? fc.oneof({ arbitrary: fc.constantFrom(...STARTER_IDS), weight: 4 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
-    : pattern.includes("/assets/")
-      ? fc.oneof(fc.constantFrom("dashboard.js", "dashboard.css", "api.js", "nosuch.js"), printable.map(encodeURIComponent))
-      : pattern.includes("/signing-keys/")
-        ? fc.oneof({ arbitrary: fc.constantFrom(...signingKeyIds), weight: 2 }, { arbitrary: knownWebhookId, weight: 1 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
-        : pattern.includes("/batches/") || pattern.includes("/fonts/")
-          ? fc.oneof({ arbitrary: fc.constantFrom(...(pattern.includes("/batches/") ? batchIds : fontIds)), weight: 3 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
-        : pattern.startsWith("/api/templates") || pattern.startsWith("/dashboard/api/account-templates")
-      ? fc.oneof({ arbitrary: knownTemplateId, weight: 4 }, { arbitrary: fc.constantFrom("event", "blog", "nosuch"), weight: 1 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 })
-      : fc.oneof({ arbitrary: knownWebhookId, weight: 3 }, { arbitrary: printable.map(encodeURIComponent), weight: 1 }, { arbitrary: fc.constantFrom("wh_" + "0".repeat(20), "%00", "..", "x".repeat(1000)), weight: 1 });
+      : pattern.includes("/assets/")
+        ? fc.oneof(fc.constantFrom("dashboard.js", "dashboard.css", "api.js", "nosuch.js"), printable.map(encodeURIComponent))
+        : pattern.includes("/signing-keys/")
+          ? fc.oneof(
+              { arbitrary: fc.constantFrom(...signingKeyIds), weight: 2 },
+              { arbitrary: knownWebhookId, weight: 1 },
+              { arbitrary: printable.map(encodeURIComponent), weight: 1 },
+            )
+          : pattern.includes("/batches/") || pattern.includes("/fonts/")
+            ? fc.oneof(
+                { arbitrary: fc.constantFrom(...(pattern.includes("/batches/") ? batchIds : fontIds)), weight: 3 },
+                { arbitrary: printable.map(encodeURIComponent), weight: 1 },
+              )
+            : pattern.startsWith("/api/templates") || pattern.startsWith("/dashboard/api/account-templates")
+              ? fc.oneof(
+                  { arbitrary: knownTemplateId, weight: 4 },
+                  { arbitrary: fc.constantFrom("event", "blog", "nosuch"), weight: 1 },
+                  { arbitrary: printable.map(encodeURIComponent), weight: 1 },
+                )
+              : fc.oneof(
+                  { arbitrary: knownWebhookId, weight: 3 },
+                  { arbitrary: printable.map(encodeURIComponent), weight: 1 },
+                  { arbitrary: fc.constantFrom("wh_" + "0".repeat(20), "%00", "..", "x".repeat(1000)), weight: 1 },
+                );
 
-const pathMutation = fc.constantFrom("exact", "exact", "exact", "exact", "exact", "exact", "exact", "exact", "slash", "query", "double", "upper", "suffix", "encoded", "dotdot", "random");
+const pathMutation = fc.constantFrom(
+  "exact",
+  "exact",
+  "exact",
+  "exact",
+  "exact",
+  "exact",
+  "exact",
+  "exact",
+  "slash",
+  "query",
+  "double",
+  "upper",
+  "suffix",
+  "encoded",
+  "dotdot",
+  "random",
+);
 
 function mutatePath(path: string, how: string, extra: string): string {
   switch (how) {
@@ -370,7 +493,18 @@ const sometimes = <T>(arb: fc.Arbitrary<T>, times: number, outOf: number): fc.Ar
   fc.oneof({ arbitrary: arb, weight: times }, { arbitrary: fc.constant(undefined), weight: outOf - times });
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
-const CONTENT_TYPES = ["application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "application/vnd.api+json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "", ";;;", "application/json; charset=latin1"];
+const CONTENT_TYPES = [
+  "application/json",
+  "application/json; charset=utf-8",
+  "APPLICATION/JSON",
+  "application/vnd.api+json",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "",
+  ";;;",
+  "application/json; charset=latin1",
+];
 
 interface HttpCase {
   route: { method: string; path: string };
@@ -389,7 +523,11 @@ interface HttpCase {
 
 const httpCase: () => fc.Arbitrary<HttpCase> = () =>
   fc
-    .record({ route: fc.constantFrom(...routes), key: fc.constantFrom(...KEY_CHOICES), withCookie: fc.constantFrom("session", "session", "session", "none", "junk") as fc.Arbitrary<HttpCase["withCookie"]> })
+    .record({
+      route: fc.constantFrom(...routes),
+      key: fc.constantFrom(...KEY_CHOICES),
+      withCookie: fc.constantFrom("session", "session", "session", "none", "junk") as fc.Arbitrary<HttpCase["withCookie"]>,
+    })
     .chain(({ route, key, withCookie }) => {
       const routeId = `${route.method} ${route.path}`;
       // The dashboard preview renders with the session's account whatever the key says.
@@ -402,11 +540,18 @@ const httpCase: () => fc.Arbitrary<HttpCase> = () =>
         path: route.path.startsWith("/i/")
           ? fc.oneof(
               { arbitrary: signedImagePath(), weight: 1 },
-              { arbitrary: fc.tuple(idArb(route.path), pathMutation, printable).map(([id, how, extra]) => mutatePath(pathFor(route.path, id), how, extra)), weight: 2 },
+              {
+                arbitrary: fc.tuple(idArb(route.path), pathMutation, printable).map(([id, how, extra]) => mutatePath(pathFor(route.path, id), how, extra)),
+                weight: 2,
+              },
             )
           : fc.tuple(idArb(route.path), pathMutation, printable).map(([id, how, extra]) => mutatePath(pathFor(route.path, id), how, extra)),
         keyJunk: printable,
-        authorization: sometimes(fc.constantFrom(`Bearer ${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN}`, "Bearer wrong-token-0123456789", `bearer ${ADMIN_TOKEN}`, "Basic YTpi", "Bearer"), 1, 2),
+        authorization: sometimes(
+          fc.constantFrom(`Bearer ${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN}`, "Bearer wrong-token-0123456789", `bearer ${ADMIN_TOKEN}`, "Basic YTpi", "Bearer"),
+          1,
+          2,
+        ),
         contentType: sometimes(fc.constantFrom(...CONTENT_TYPES), 1, 4),
         origin: sometimes(fc.constantFrom(s.url, s.url, s.url, s.url, s.url, "http://evil.example", "null", s.url + "/"), 3, 4),
         host: sometimes(fc.constantFrom("localhost", "a b", "[", "", "web", "%zz"), 1, 8),
@@ -441,7 +586,8 @@ function checkAnswer(what: string, method: string, status: number, headers: (nam
   expect(KNOWN_CODES[String(parsed.code)], `${what}: code ${String(parsed.code)} for status ${status}`).toBe(status);
   if (parsed.details !== undefined) {
     expect(Array.isArray(parsed.details), what).toBe(true);
-    for (const d of parsed.details as { field?: unknown; message?: unknown }[]) expect(typeof d.field === "string" && typeof d.message === "string", what).toBe(true);
+    for (const d of parsed.details as { field?: unknown; message?: unknown }[])
+      expect(typeof d.field === "string" && typeof d.message === "string", what).toBe(true);
   }
 }
 
@@ -574,7 +720,8 @@ describe("fuzz: generated requests over every route", () => {
           else if (c.withCookie === "junk") headers.cookie = `ogsmith_session=${c.keyJunk.replace(/[;\s]/g, "")}`;
           if (c.origin) headers.origin = c.origin;
           if (c.host !== undefined) headers.host = c.host;
-          if (c.extra && !["host", "content-length", "transfer-encoding", "connection", "expect", "upgrade"].includes(c.extra[0])) headers[c.extra[0]] = c.extra[1];
+          if (c.extra && !["host", "content-length", "transfer-encoding", "connection", "expect", "upgrade"].includes(c.extra[0]))
+            headers[c.extra[0]] = c.extra[1];
           const method = c.method;
           const body = method === "GET" || method === "HEAD" ? undefined : requestBody(c.body);
           const what = `${method} ${c.path.slice(0, 120)} (route ${c.route.method} ${c.route.path}, key ${c.key}, body ${c.body.kind})`;
@@ -635,7 +782,23 @@ describe("fuzz: generated requests over every route", () => {
 // Raw-socket cases
 
 /** Method tokens Bun's parser accepts; anything else is refused before the app. */
-const PARSER_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT", "TRACE", "PROPFIND", "QUERY", "M-SEARCH", "PURGE", "LINK", "SEARCH"]);
+const PARSER_METHODS = new Set([
+  "GET",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "HEAD",
+  "OPTIONS",
+  "CONNECT",
+  "TRACE",
+  "PROPFIND",
+  "QUERY",
+  "M-SEARCH",
+  "PURGE",
+  "LINK",
+  "SEARCH",
+]);
 
 interface RawCase {
   method: string;
@@ -649,51 +812,109 @@ interface RawCase {
 
 const rawTarget = () =>
   fc.oneof(
-  { arbitrary: fc.tuple(fc.constantFrom(...routes), knownWebhookId).map(([r, id]) => ({ text: pathFor(r.path, id), odd: false })), weight: 18 },
-  { arbitrary: fc.tuple(fc.constantFrom(...routes), pathMutation, printable).map(([r, how, extra]) => ({ text: mutatePath(pathFor(r.path, "wh_x"), how, extra), odd: false })), weight: 6 },
-  {
-    arbitrary: fc.tuple(fc.constantFrom("http://", "https://", "HTTP://"), fc.constantFrom("a", "[", "a b", "%zz", "h:99999", "u@h", "example.com"), fc.constantFrom("/healthz", "/api/user/usage", "", "/x?y")).map(([scheme, host, path]) => ({
-      text: scheme + host + path,
-      // Spaces split the request line: the parser sees a bad version.
-      odd: host.includes(" "),
-    })),
-    weight: 6,
-  },
-  { arbitrary: fc.constantFrom("*", "example.com:443", "ftp://a/b", "healthz", "/a b", "/a\x00b", "/a\x7fb", "/ä", `/${"x".repeat(17 * 1024)}`).map((text) => ({ text, odd: true })), weight: 1 },
-);
+    { arbitrary: fc.tuple(fc.constantFrom(...routes), knownWebhookId).map(([r, id]) => ({ text: pathFor(r.path, id), odd: false })), weight: 18 },
+    {
+      arbitrary: fc
+        .tuple(fc.constantFrom(...routes), pathMutation, printable)
+        .map(([r, how, extra]) => ({ text: mutatePath(pathFor(r.path, "wh_x"), how, extra), odd: false })),
+      weight: 6,
+    },
+    {
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom("http://", "https://", "HTTP://"),
+          fc.constantFrom("a", "[", "a b", "%zz", "h:99999", "u@h", "example.com"),
+          fc.constantFrom("/healthz", "/api/user/usage", "", "/x?y"),
+        )
+        .map(([scheme, host, path]) => ({
+          text: scheme + host + path,
+          // Spaces split the request line: the parser sees a bad version.
+          odd: host.includes(" "),
+        })),
+      weight: 6,
+    },
+    {
+      arbitrary: fc
+        .constantFrom("*", "example.com:443", "ftp://a/b", "healthz", "/a b", "/a\x00b", "/a\x7fb", "/ä", `/${"x".repeat(17 * 1024)}`)
+        .map((text) => ({ text, odd: true })),
+      weight: 1,
+    },
+  );
 
 const rawCase: () => fc.Arbitrary<RawCase> = () =>
   fc.record({
-    method: fc.oneof({ arbitrary: fc.constantFrom("GET", "POST", "PUT", "DELETE"), weight: 18 }, { arbitrary: fc.constantFrom("PATCH", "HEAD", "OPTIONS", "CONNECT", "TRACE", "PROPFIND", "QUERY"), weight: 6 }, { arbitrary: fc.constantFrom("BREW", "get", "FOO", "G\tET", "", "GET GET"), weight: 1 }),
+    method: fc.oneof(
+      { arbitrary: fc.constantFrom("GET", "POST", "PUT", "DELETE"), weight: 18 },
+      { arbitrary: fc.constantFrom("PATCH", "HEAD", "OPTIONS", "CONNECT", "TRACE", "PROPFIND", "QUERY"), weight: 6 },
+      { arbitrary: fc.constantFrom("BREW", "get", "FOO", "G\tET", "", "GET GET"), weight: 1 },
+    ),
     target: rawTarget(),
-    version: fc.oneof({ arbitrary: fc.constant("HTTP/1.1"), weight: 24 }, { arbitrary: fc.constant("HTTP/1.0"), weight: 9 }, { arbitrary: fc.constantFrom("HTTP/2.0", "HTTP/1.2", "HTTP/0.9", "http/1.1", "HTTP/1.1 extra", ""), weight: 1 }),
+    version: fc.oneof(
+      { arbitrary: fc.constant("HTTP/1.1"), weight: 24 },
+      { arbitrary: fc.constant("HTTP/1.0"), weight: 9 },
+      { arbitrary: fc.constantFrom("HTTP/2.0", "HTTP/1.2", "HTTP/0.9", "http/1.1", "HTTP/1.1 extra", ""), weight: 1 },
+    ),
     host: fc.oneof(
       { arbitrary: fc.constant({ lines: ["Host: localhost"], odd: false }), weight: 18 },
       { arbitrary: fc.constant({ lines: [], odd: false }), weight: 6 },
-      { arbitrary: fc.constantFrom("a b", "[", "", "%zz", "a:99999", "u@h", "ä", "web", "[::1]:1").map((h) => ({ lines: [`Host: ${h}`], odd: false })), weight: 6 },
+      {
+        arbitrary: fc.constantFrom("a b", "[", "", "%zz", "a:99999", "u@h", "ä", "web", "[::1]:1").map((h) => ({ lines: [`Host: ${h}`], odd: false })),
+        weight: 6,
+      },
       { arbitrary: fc.constant({ lines: ["Host: a", "Host: b"], odd: false }), weight: 3 },
     ),
     key: fc.constantFrom(...KEY_CHOICES),
     headerLines: fc.array(
       fc.oneof(
         { arbitrary: fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), printable).map(([n, v]) => ({ text: `${n}: ${v}`, odd: false })), weight: 18 },
-        { arbitrary: fc.constantFrom("Content-Type: application/json", "Content-Type: text/plain", "Connection: close", "Accept: */*", "Expect: 100-continue", "Cookie: ogsmith_session=x").map((text) => ({ text, odd: false })), weight: 12 },
+        {
+          arbitrary: fc
+            .constantFrom(
+              "Content-Type: application/json",
+              "Content-Type: text/plain",
+              "Connection: close",
+              "Accept: */*",
+              "Expect: 100-continue",
+              "Cookie: ogsmith_session=x",
+            )
+            .map((text) => ({ text, odd: false })),
+          weight: 12,
+        },
         { arbitrary: fc.constantFrom("X-Utf8: ä€", "X-Empty:", "X-Tab: a\tb").map((text) => ({ text, odd: false })), weight: 3 },
-        { arbitrary: fc.constantFrom("NoColon", "X-Ctl: a\x01b", "X-Nul: a\x00b", " Folded: x", `X-Big: ${"a".repeat(17 * 1024)}`, "Bad Name: x").map((text) => ({ text, odd: true })), weight: 1 },
+        {
+          arbitrary: fc
+            .constantFrom("NoColon", "X-Ctl: a\x01b", "X-Nul: a\x00b", " Folded: x", `X-Big: ${"a".repeat(17 * 1024)}`, "Bad Name: x")
+            .map((text) => ({ text, odd: true })),
+          weight: 1,
+        },
       ),
       { maxLength: 4 },
     ),
     body: fc.oneof(
       { arbitrary: fc.constant({ head: "", payload: undefined, odd: false }), weight: 12 },
       {
-        arbitrary: fc.oneof(fc.constantFrom('{"title":"Fuzz A","fuzz_unknown_field":1}', "{", "[]", "null", '{"url":"http://127.0.0.1:1/","events":["usage.reset"],"secret":"ssssssssssssssss"}'), fc.string({ maxLength: 100 })).map((payload) => ({
-          head: `Content-Length: ${Buffer.byteLength(payload)}\r\n`,
-          payload,
-          odd: false,
-        })),
+        arbitrary: fc
+          .oneof(
+            fc.constantFrom(
+              '{"title":"Fuzz A","fuzz_unknown_field":1}',
+              "{",
+              "[]",
+              "null",
+              '{"url":"http://127.0.0.1:1/","events":["usage.reset"],"secret":"ssssssssssssssss"}',
+            ),
+            fc.string({ maxLength: 100 }),
+          )
+          .map((payload) => ({
+            head: `Content-Length: ${Buffer.byteLength(payload)}\r\n`,
+            payload,
+            odd: false,
+          })),
         weight: 12,
       },
-      { arbitrary: fc.constantFrom(64 * 1024 + 1, 5_000_000, 1e12).map((n) => ({ head: `Content-Length: ${n}\r\n`, payload: undefined, odd: false })), weight: 3 },
+      {
+        arbitrary: fc.constantFrom(64 * 1024 + 1, 5_000_000, 1e12).map((n) => ({ head: `Content-Length: ${n}\r\n`, payload: undefined, odd: false })),
+        weight: 3,
+      },
       { arbitrary: fc.constantFrom(1, 100).map((n) => ({ head: "Transfer-Encoding: chunked\r\n", payload: "", odd: false, chunkedCount: n })), weight: 3 },
       {
         arbitrary: fc
@@ -706,7 +927,8 @@ const rawCase: () => fc.Arbitrary<RawCase> = () =>
             "Content-Length: 99999999999999999999999\r\n",
           )
           .map((head) => ({ head, payload: "", odd: true })),
-        weight: 1 },
+        weight: 1,
+      },
     ),
   });
 
@@ -761,7 +983,10 @@ describe("fuzz: requests written straight onto a socket", () => {
             checkAnswer(what, c.method, res.status, (name) => res.headers[name], res.body);
           } else {
             count(`runtime ${res.status}`);
-            expect(runtimeMayAnswer(c, data), `the runtime answered ${res.status} to a request the app should have seen: ${what}\n${res.raw.slice(0, 300)}`).toBe(true);
+            expect(
+              runtimeMayAnswer(c, data),
+              `the runtime answered ${res.status} to a request the app should have seen: ${what}\n${res.raw.slice(0, 300)}`,
+            ).toBe(true);
             expect([0, 400, 431, 505], `${what}: ${res.raw.slice(0, 300)}`).toContain(res.status);
             if (res.status === 0) expect(res.closed, `${what}: neither answered nor closed`).toBe(true);
             expect(res.body).toBe("");

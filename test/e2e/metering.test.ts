@@ -68,7 +68,9 @@ describe("usage and the monthly period", () => {
 
   test("200 concurrent requests against 10 remaining units render exactly 10 images", async () => {
     const { apiKey } = await s.createAccount({ plan: "custom", quota: 10, requests_per_second: 10_000 });
-    const responses = await Promise.all(Array.from({ length: 200 }, (_, i) => s.api("/api/generate", { key: apiKey, json: eventBody({ title: `Talk ${i}` }) })));
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => s.api("/api/generate", { key: apiKey, json: eventBody({ title: `Talk ${i}` }) })),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((x) => x === 200).length).toBe(10);
     expect(statuses.filter((x) => x === 429).length).toBe(190);
@@ -120,7 +122,12 @@ describe("rate limiting (sliding window per key)", () => {
   });
 
   test("every plan's rate: the n+1st request within one second is refused", async () => {
-    for (const [plan, rate] of [["free", 1], ["pro", 10], ["agency", 25], ["publishing", 50]] as const) {
+    for (const [plan, rate] of [
+      ["free", 1],
+      ["pro", 10],
+      ["agency", 25],
+      ["publishing", 50],
+    ] as const) {
       const { apiKey } = await s.createAccount({ plan });
       const responses = await Promise.all(Array.from({ length: rate + 1 }, () => s.api("/api/user/usage", { key: apiKey })));
       expect(responses.filter((r) => r.status === 200).length).toBe(rate);

@@ -43,7 +43,9 @@ test("the server log names the missing code points", async () => {
     pool: { warmUp: false },
   });
   try {
-    const result = await renderer.render(renderRequest(createTemplateRegistry(), { template: "event", theme: "dark", fields: { title: "ᚠ and 𓀀" }, width: 1200, height: 630, format: "png" }));
+    const result = await renderer.render(
+      renderRequest(createTemplateRegistry(), { template: "event", theme: "dark", fields: { title: "ᚠ and 𓀀" }, width: 1200, height: 630, format: "png" }),
+    );
     expect(result.missingGlyphs).toEqual([0x16a0, 0x13000]);
     const warning = lines.find((line) => line.includes("no font has these characters"));
     expect(warning).toBeDefined();

@@ -37,7 +37,16 @@ test("a client generated with openapi-typescript type-checks and works against t
   writeFileSync(
     join(dir, "tsconfig.json"),
     JSON.stringify({
-      compilerOptions: { target: "ESNext", module: "Preserve", moduleResolution: "bundler", lib: ["ESNext", "DOM"], types: ["bun"], strict: true, noEmit: true, skipLibCheck: true },
+      compilerOptions: {
+        target: "ESNext",
+        module: "Preserve",
+        moduleResolution: "bundler",
+        lib: ["ESNext", "DOM"],
+        types: ["bun"],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+      },
       files: ["program.ts", "schema.d.ts"],
     }),
   );

@@ -15,18 +15,29 @@ beforeAll(async () => {
 afterAll(() => s.stop());
 
 const operations = () =>
-  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path, method, op })),
+  );
 
 test("generate answers image/png (and the other formats' media types), never text/plain", () => {
   const ok = doc.paths["/api/generate"].post.responses["200"];
   expect(Object.keys(ok.content)).toEqual(["image/png", "image/jpeg", "image/webp"]);
   expect(ok.content["image/png"].schema).toMatchObject({ type: "string", format: "binary" });
-  for (const name of ["X-Quota-Limit", "X-Quota-Remaining", "ETag", "X-Request-Id", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]) expect(ok.headers[name]).toBeDefined();
+  for (const name of ["X-Quota-Limit", "X-Quota-Remaining", "ETag", "X-Request-Id", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"])
+    expect(ok.headers[name]).toBeDefined();
   expect(doc.paths["/api/generate"].post.responses["429"].headers["Retry-After"]).toBeDefined();
 });
 
 test("every route that takes a body declares it", () => {
-  const withBody = ["post /admin/accounts", "patch /admin/accounts/{id}", "post /admin/clock/advance", "post /api/webhooks", "put /api/webhooks/{id}", "post /api/webhooks/test", "post /api/generate"];
+  const withBody = [
+    "post /admin/accounts",
+    "patch /admin/accounts/{id}",
+    "post /admin/clock/advance",
+    "post /api/webhooks",
+    "put /api/webhooks/{id}",
+    "post /api/webhooks/test",
+    "post /api/generate",
+  ];
   for (const key of withBody) {
     const [method, path] = key.split(" ");
     const body = doc.paths[path!][method!].requestBody;
@@ -63,7 +74,23 @@ test("integers are integers, nothing is string | number, no non-standard keyword
 });
 
 test("named component schemas for every resource and the error envelope", () => {
-  for (const name of ["Error", "ErrorDetail", "Usage", "Account", "CreatedAccount", "Webhook", "WebhookList", "DeletedWebhook", "WebhookTestResults", "WebhookDeliveries", "TemplateList", "Template", "StringParameter", "IntegerParameter", "ClockTime"]) {
+  for (const name of [
+    "Error",
+    "ErrorDetail",
+    "Usage",
+    "Account",
+    "CreatedAccount",
+    "Webhook",
+    "WebhookList",
+    "DeletedWebhook",
+    "WebhookTestResults",
+    "WebhookDeliveries",
+    "TemplateList",
+    "Template",
+    "StringParameter",
+    "IntegerParameter",
+    "ClockTime",
+  ]) {
     expect({ name, defined: !!doc.components.schemas[name] }).toEqual({ name, defined: true });
   }
   expect(doc.paths["/api/user/usage"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Usage" });
@@ -161,7 +188,16 @@ test("every 429 of every route declares the headers it sends (rate limit and quo
   answers.push(["/api/user/usage", "get", await s.api("/api/user/usage", { key: apiKey })]);
   expect(answers.map(([, , res]) => res.status)).toEqual(Array(answers.length).fill(429));
 
-  const watched = ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after", "x-quota-limit", "x-quota-remaining", "cache-control", "x-request-id"];
+  const watched = [
+    "ratelimit-limit",
+    "ratelimit-remaining",
+    "ratelimit-reset",
+    "retry-after",
+    "x-quota-limit",
+    "x-quota-remaining",
+    "cache-control",
+    "x-request-id",
+  ];
   const seen = new Map<string, Set<string>>();
   for (const [path, method, res] of answers) {
     await res.arrayBuffer();

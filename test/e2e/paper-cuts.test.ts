@@ -32,7 +32,10 @@ test("a localhost or private URL is refused with a message that names OG_ALLOW_P
   expect(imageBody.details[0]!.message).toContain("OG_ALLOW_PRIVATE_NETWORKS=true");
 
   // The metadata address stays blocked even with the flag: no hint that would not work.
-  const metadata = await s.api("/api/webhooks", { key: apiKey, json: { url: "http://169.254.169.254/latest", events: ["usage.reset"], secret: "0123456789abcdef" } });
+  const metadata = await s.api("/api/webhooks", {
+    key: apiKey,
+    json: { url: "http://169.254.169.254/latest", events: ["usage.reset"], secret: "0123456789abcdef" },
+  });
   expect(metadata.status).toBe(400);
   expect(JSON.stringify(await metadata.json())).not.toContain("OG_ALLOW_PRIVATE_NETWORKS");
 });
@@ -105,7 +108,9 @@ test("docs/events.md: the X-OG-Signature snippet verifies a good signature and a
   expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": good } })).toBe(true);
   expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: {} })).toBe(false);
   expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": "sha256=short" } })).toBe(false);
-  expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": good.replace(/.$/, (c) => (c === "0" ? "1" : "0")) } })).toBe(false);
+  expect(verify(createHmac, timingSafeEqual, secret, rawBody, { headers: { "x-og-signature": good.replace(/.$/, (c) => (c === "0" ? "1" : "0")) } })).toBe(
+    false,
+  );
 });
 
 test("Dockerfile: the build stage copies every path `bun install` reads before it runs (the patched dependencies' patches too)", () => {

@@ -96,7 +96,9 @@ describe("a missing or malformed Host is answered, never a 500", () => {
 
   test("a POST body travels with the request when the Host is replaced", async () => {
     const body = '{"title": ';
-    const res = await send(`POST /api/generate HTTP/1.0\r\nHost: a b\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const res = await send(
+      `POST /api/generate HTTP/1.0\r\nHost: a b\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     expectEnvelope(res, 400, "INVALID_JSON");
     const missing = await send(`POST /api/generate HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`);
     expectEnvelope(missing, 401, "MISSING_API_KEY");
@@ -125,10 +127,17 @@ describe("a missing or malformed Host is answered, never a 500", () => {
 });
 
 describe("bodies over the route's limit (64 KiB; 8 MiB on generate) at any size: 413 PAYLOAD_TOO_LARGE envelope, logged, nothing counted", () => {
-  const head = (path: string, extra: string) => `POST ${path} HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\n${extra}\r\n`;
+  const head = (path: string, extra: string) =>
+    `POST ${path} HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\n${extra}\r\n`;
 
   test("declared sizes past the runtime's old 1 MiB limit, up to 1 TB, answered before the body is read", async () => {
-    for (const [path, size] of [["/api/webhooks", 64 * 1024 + 1], ["/api/webhooks", 1024 * 1024 + 1], ["/api/generate", 8 * 1024 * 1024 + 1], ["/api/generate", 10 * 1024 * 1024], ["/api/generate", 1e12]] as const) {
+    for (const [path, size] of [
+      ["/api/webhooks", 64 * 1024 + 1],
+      ["/api/webhooks", 1024 * 1024 + 1],
+      ["/api/generate", 8 * 1024 * 1024 + 1],
+      ["/api/generate", 10 * 1024 * 1024],
+      ["/api/generate", 1e12],
+    ] as const) {
       // Only the head is sent: the answer must not wait for a body that never comes.
       const res = await send(head(path, `Content-Length: ${size}\r\n`), { timeoutMs: 10_000 });
       expectEnvelope(res, 413, "PAYLOAD_TOO_LARGE");
@@ -147,7 +156,12 @@ describe("bodies over the route's limit (64 KiB; 8 MiB on generate) at any size:
   });
 
   test("chunked bodies of 100 KiB, 2 MiB and 16 MiB on generate, webhooks and the dashboard", async () => {
-    for (const [path, chunks] of [["/api/webhooks", 100], ["/api/image-urls", 2048], ["/api/webhooks", 2048], ["/api/generate", 16 * 1024]] as const) {
+    for (const [path, chunks] of [
+      ["/api/webhooks", 100],
+      ["/api/image-urls", 2048],
+      ["/api/webhooks", 2048],
+      ["/api/generate", 16 * 1024],
+    ] as const) {
       const res = await send(head(path, "Transfer-Encoding: chunked\r\n"), { after: chunkedBody(chunks, 1024) });
       expectEnvelope(res, 413, "PAYLOAD_TOO_LARGE");
     }
@@ -180,7 +194,11 @@ describe("what the runtime answers itself, before any application code runs", ()
     ["header line without a colon", "GET /healthz HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n", 400],
     ["control character in a header value", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n", 400],
     ["unparseable Content-Length", "POST /api/generate HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400],
-    ["Content-Length with Transfer-Encoding", "POST /api/generate HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400],
+    [
+      "Content-Length with Transfer-Encoding",
+      "POST /api/generate HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+      400,
+    ],
     ["Transfer-Encoding other than chunked", "POST /api/generate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 400],
     ["asterisk target for OPTIONS", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 400],
     ["HTTP/2 preface on a plain HTTP/1 port", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400],
@@ -192,7 +210,9 @@ describe("what the runtime answers itself, before any application code runs", ()
   ];
   test("a malformed chunk mid-body: the runtime's 400 is what is sent; the app, which had started, answered no 5xx", async () => {
     const before = logLines.length;
-    const res = await send(`POST /api/webhooks HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`);
+    const res = await send(
+      `POST /api/webhooks HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`,
+    );
     expect(res.status, res.raw).toBe(400);
     expect(res.headers["x-request-id"]).toBeUndefined();
     expect(res.headers.connection).toBe("close");

@@ -29,7 +29,9 @@ const used = async () => ((await (await fetch(`${server.url}/api/user/usage`, { 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ogsmith-rasterizer-"));
   server = await spawnServe({ adminToken: ADMIN, env: { ...(await storeEnv(join(dir, "ogsmith.db"))), RUST_BACKTRACE: "0" }, children, timeoutMs: 60_000 });
-  const created = await (await post("/admin/accounts", { email: "far@example.com", plan: "custom", quota: 1_000, requests_per_second: 1_000 }, { authorization: `Bearer ${ADMIN}` })).json();
+  const created = await (
+    await post("/admin/accounts", { email: "far@example.com", plan: "custom", quota: 1_000, requests_per_second: 1_000 }, { authorization: `Bearer ${ADMIN}` })
+  ).json();
   key = created.api_key as string;
 });
 afterAll(() => {

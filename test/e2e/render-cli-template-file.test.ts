@@ -47,7 +47,15 @@ const BLUE: [number, number, number] = [0, 0, 255];
 describe("ogsmith render --template-file", () => {
   test("--json renders the definition on its own canvas; a body without template uses it", async () => {
     const out = join(dir, "one.png");
-    const { code, stdout, stderr } = await runCli(["render", "--template-file", definition, "--json", JSON.stringify({ title: "Offline", brand: "#ff0000", width: 1200, height: 1200 }), "-o", out]);
+    const { code, stdout, stderr } = await runCli([
+      "render",
+      "--template-file",
+      definition,
+      "--json",
+      JSON.stringify({ title: "Offline", brand: "#ff0000", width: 1200, height: 1200 }),
+      "-o",
+      out,
+    ]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     expect(stdout).toContain("1200×1200 PNG");
     const png = await readPng(out);

@@ -20,7 +20,13 @@ const readPng = async (path: string) => decodePng(new Uint8Array(await Bun.file(
 describe("ogsmith render --json", () => {
   test("writes one PNG of the requested size", async () => {
     const out = join(dir, "single", "card.png");
-    const { code, stdout } = await runCli(["render", "--json", JSON.stringify({ template: "blog", title: "Hello 👋", author_name: "Ada", width: 800, height: 418 }), "-o", out]);
+    const { code, stdout } = await runCli([
+      "render",
+      "--json",
+      JSON.stringify({ template: "blog", title: "Hello 👋", author_name: "Ada", width: 800, height: 418 }),
+      "-o",
+      out,
+    ]);
     expect(code).toBe(0);
     expect(stdout).toContain("800×418 PNG");
     const png = await readPng(out);
@@ -109,14 +115,24 @@ describe("ogsmith render --batch", () => {
     expect(readdirSync(outDir).sort()).toEqual(["one.png", "two.png"]);
 
     const dup = join(dir, "dup.json");
-    writeFileSync(dup, JSON.stringify([{ title: "A", filename: "same.png" }, { title: "B", filename: "same" }]));
+    writeFileSync(
+      dup,
+      JSON.stringify([
+        { title: "A", filename: "same.png" },
+        { title: "B", filename: "same" },
+      ]),
+    );
     const dupRun = await runCli(["render", "--batch", dup, "--out-dir", join(dir, "dup")]);
     expect(dupRun.code).toBe(1);
     expect(dupRun.stdout).toContain('item 1: filename: "same.png" is already used by item 0');
   }, 60_000);
 
   test("JSON lines and a JSON array on standard input render the same, on the worker pool", async () => {
-    const bodies = [{ title: "Lines one" }, { template: "blog", title: "Lines two", filename: "nested/two" }, { title: "Lines three", width: 600, height: 315 }];
+    const bodies = [
+      { title: "Lines one" },
+      { template: "blog", title: "Lines two", filename: "nested/two" },
+      { title: "Lines three", width: 600, height: 315 },
+    ];
     const expected = ["lines-one.png", "lines-three.png", "nested", "nested/two.png"];
 
     const linesFile = join(dir, "items.jsonl");

@@ -83,7 +83,8 @@ async function createAccount(server: Server, email: string): Promise<string> {
 const post = (server: Server, key: string, path: string, json: unknown) =>
   fetch(`${server.url}${path}`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(json) });
 
-const used = async (server: Server, key: string) => ((await (await fetch(`${server.url}/api/user/usage`, { headers: { "x-api-key": key } })).json()) as { used: number }).used;
+const used = async (server: Server, key: string) =>
+  ((await (await fetch(`${server.url}/api/user/usage`, { headers: { "x-api-key": key } })).json()) as { used: number }).used;
 
 /** An ordinary card of another account's, drawn while the hostile one runs: it must not wait on it. */
 async function bystanderCard(server: Server, key: string, title: string): Promise<number> {
@@ -177,7 +178,9 @@ describe("render processes that die or stop", () => {
   test("a render process killed (SIGKILL) during 20 concurrent renders: every request answered, usage equals the 200s, a replacement starts", async () => {
     const before = await used(server, key);
     const victim = childrenOf(server.proc.pid)[0]!;
-    const requests = Array.from({ length: 20 }, (_, i) => post(server, key, "/api/generate", { template: "event", title: `Concurrent ${i}`, width: 1600, height: 840 }));
+    const requests = Array.from({ length: 20 }, (_, i) =>
+      post(server, key, "/api/generate", { template: "event", title: `Concurrent ${i}`, width: 1600, height: 840 }),
+    );
     // Once renders are under way (the pool counts one rendered or busy), kill one process.
     await waitFor(async () => ((await metric(server, "ogsmith_render_pool", "busy")) ?? 0) > 0, "renders to be under way");
     process.kill(victim, "SIGKILL");

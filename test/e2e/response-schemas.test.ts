@@ -60,7 +60,12 @@ describe("JSON answers match their documented schemas", () => {
   });
 
   test("admin API", async () => {
-    const created = await expectDocumented("POST", "/admin/accounts", await admin("/admin/accounts", "POST", { email: "schema@example.com", plan: "free" }), 201);
+    const created = await expectDocumented(
+      "POST",
+      "/admin/accounts",
+      await admin("/admin/accounts", "POST", { email: "schema@example.com", plan: "free" }),
+      201,
+    );
     const id = created.account_id as string;
     await expectDocumented("GET", "/admin/accounts/{id}", await admin(`/admin/accounts/${id}`), 200);
     await expectDocumented("PATCH", "/admin/accounts/{id}", await admin(`/admin/accounts/${id}`, "PATCH", { plan: "starter" }), 200);
@@ -81,7 +86,12 @@ describe("JSON answers match their documented schemas", () => {
     );
     await expectDocumented("GET", "/api/webhooks", await call("/api/webhooks"), 200);
     await expectDocumented("GET", "/api/webhooks/{id}", await call(`/api/webhooks/${hook.id}`), 200);
-    await expectDocumented("PUT", "/api/webhooks/{id}", await call(`/api/webhooks/${hook.id}`, "PUT", { url: fx.r.url("/schemas2"), events: ["image.generated", "usage.warning"] }), 200);
+    await expectDocumented(
+      "PUT",
+      "/api/webhooks/{id}",
+      await call(`/api/webhooks/${hook.id}`, "PUT", { url: fx.r.url("/schemas2"), events: ["image.generated", "usage.warning"] }),
+      200,
+    );
     await expectDocumented("POST", "/api/webhooks/test", await call("/api/webhooks/test", "POST", {}), 200);
     await expectDocumented("GET", "/api/webhooks/{id}/deliveries", await call(`/api/webhooks/${hook.id}/deliveries`), 200);
     await expectDocumented("DELETE", "/api/webhooks/{id}", await call(`/api/webhooks/${hook.id}`, "DELETE"), 200);
@@ -94,7 +104,14 @@ describe("JSON answers match their documented schemas", () => {
     const key = await expectDocumented("POST", "/api/signing-keys", await call("/api/signing-keys", "POST"), 201);
     await expectDocumented("GET", "/api/signing-keys", await call("/api/signing-keys"), 200);
     await expectDocumented("POST", "/api/image-urls", await call("/api/image-urls", "POST", { signing_key_id: key.id, title: "Schemas" }), 200);
-    const forged = buildSignedUrl({ baseUrl: fx.s.url, keyId: key.id, secret: `ogsk_${"x".repeat(40)}`, template: "event", ext: "png", params: { title: "Forged" } });
+    const forged = buildSignedUrl({
+      baseUrl: fx.s.url,
+      keyId: key.id,
+      secret: `ogsk_${"x".repeat(40)}`,
+      template: "event",
+      ext: "png",
+      params: { title: "Forged" },
+    });
     const refused = await fetch(forged);
     // Whatever refusal the route chose, its error body must be the documented one for that status.
     expect(refused.status).toBeGreaterThanOrEqual(400);

@@ -24,7 +24,11 @@ const signCli = (body: unknown, ...flags: string[]) => runCli(["sign", "--key-id
 
 describe("ogsmith sign", () => {
   test("prints exactly the URL the library builds: base URL, key id, signature, template.ext, canonical query", async () => {
-    const { code, stdout, stderr } = await signCli({ template: "blog", title: "Hello, world & friends", author_name: "Ada", width: 600 }, "--base-url", "https://og.example.com/");
+    const { code, stdout, stderr } = await signCli(
+      { template: "blog", title: "Hello, world & friends", author_name: "Ada", width: 600 },
+      "--base-url",
+      "https://og.example.com/",
+    );
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const params = { title: "Hello, world & friends", author_name: "Ada", width: "600" };
@@ -35,7 +39,19 @@ describe("ogsmith sign", () => {
   test("--format overrides the body's; --expires-in adds exp; the base URL defaults to OG_BASE_URL", async () => {
     const before = Math.floor(Date.now() / 1000);
     const { code, stdout } = await runCli(
-      ["sign", "--key-id", KEY_ID, "--secret", SECRET, "--json", JSON.stringify({ title: "Launch", format: "png", quality: 70 }), "--format", "webp", "--expires-in", "7d"],
+      [
+        "sign",
+        "--key-id",
+        KEY_ID,
+        "--secret",
+        SECRET,
+        "--json",
+        JSON.stringify({ title: "Launch", format: "png", quality: 70 }),
+        "--format",
+        "webp",
+        "--expires-in",
+        "7d",
+      ],
       { OG_BASE_URL: "https://images.example.org/og" },
     );
     const after = Math.floor(Date.now() / 1000);
@@ -69,13 +85,21 @@ describe("ogsmith sign", () => {
     // The file wins over the environment; a trailing newline (echo, a mounted secret) is no part of it.
     const fromFile = await runCli(["sign", "--key-id", KEY_ID, "--secret-file", file, "--json", body], { OG_SIGNING_SECRET: "ogsk_not-this-one" });
     expect(fromFile).toEqual({ code: 0, stdout: expected, stderr: "" });
-    const proc = Bun.spawn(["bun", `${REPO_ROOT}/src/main.ts`, "sign", "--key-id", KEY_ID, "--secret-file", "-", "--json", body], { stdin: new Blob([SECRET]), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["bun", `${REPO_ROOT}/src/main.ts`, "sign", "--key-id", KEY_ID, "--secret-file", "-", "--json", body], {
+      stdin: new Blob([SECRET]),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: expected, stderr: "" });
   });
 
   test("`bun run ogsmith sign …` does not echo its command line (bunfig.toml: run.silent)", async () => {
-    const proc = Bun.spawn(["bun", "run", "ogsmith", "sign", "--key-id", KEY_ID, "--secret", SECRET, "--json", '{"title":"x"}'], { cwd: REPO_ROOT, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["bun", "run", "ogsmith", "sign", "--key-id", KEY_ID, "--secret", SECRET, "--json", '{"title":"x"}'], {
+      cwd: REPO_ROOT,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     expect(code).toBe(0);
     expect(stdout.trim()).toStartWith("http");
@@ -90,9 +114,21 @@ describe("ogsmith sign", () => {
       [["sign", "--key-id", KEY_ID, "--json", body], {}, "no signing secret: set OG_SIGNING_SECRET, or pass --secret-file PATH (- reads standard input)"],
       [["sign", "--key-id", KEY_ID, "--json", body, "--secret", SECRET, "--secret-file", file], {}, "use --secret-file or --secret, not both"],
       [["sign", "--key-id", KEY_ID, "--json", body, "--secret-file", join(dir, "missing")], {}, `cannot read --secret-file ${join(dir, "missing")}: ENOENT`],
-      [["sign", "--key-id", KEY_ID, "--json", body, "--secret-file", file], {}, "the secret from --secret-file must be a signing key secret: ogsk_ followed by 43 base64url characters"],
-      [["sign", "--key-id", KEY_ID, "--json", body], { OG_SIGNING_SECRET: `${SECRET}x` }, "the secret from OG_SIGNING_SECRET must be a signing key secret: ogsk_ followed by 43 base64url characters"],
-      [["sign", "--key-id", KEY_ID, "--json", body, SECRET], { OG_SIGNING_SECRET: SECRET }, "unexpected argument (one not after a flag): sign takes flags only"],
+      [
+        ["sign", "--key-id", KEY_ID, "--json", body, "--secret-file", file],
+        {},
+        "the secret from --secret-file must be a signing key secret: ogsk_ followed by 43 base64url characters",
+      ],
+      [
+        ["sign", "--key-id", KEY_ID, "--json", body],
+        { OG_SIGNING_SECRET: `${SECRET}x` },
+        "the secret from OG_SIGNING_SECRET must be a signing key secret: ogsk_ followed by 43 base64url characters",
+      ],
+      [
+        ["sign", "--key-id", KEY_ID, "--json", body, SECRET],
+        { OG_SIGNING_SECRET: SECRET },
+        "unexpected argument (one not after a flag): sign takes flags only",
+      ],
     ] as const) {
       const res = await runCli([...args], { OG_SIGNING_SECRET: "", ...env });
       expect({ args, code: res.code, stdout: res.stdout }).toEqual({ args, code: 2, stdout: "" });

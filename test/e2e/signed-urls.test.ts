@@ -71,7 +71,9 @@ async function account(input: Record<string, unknown> = {}): Promise<{ id: strin
  * so the tests that count events through the store subscribe first.
  */
 async function subscribe(apiKey: string): Promise<void> {
-  const res = await api("/api/webhooks", apiKey, { json: { url: receiver.url("/signed"), events: ["image.generated"], secret: "whsec-signed-urls-test-0123456789" } });
+  const res = await api("/api/webhooks", apiKey, {
+    json: { url: receiver.url("/signed"), events: ["image.generated"], secret: "whsec-signed-urls-test-0123456789" },
+  });
   expect(res.status).toBe(201);
 }
 
@@ -85,7 +87,11 @@ const urlFor = (key: { id: string; secret: string }, params: Record<string, stri
   buildSignedUrl({ baseUrl: service.url, keyId: key.id, secret: key.secret, template, ext, params });
 
 const advance = (seconds: number) =>
-  fetch(`${service.url}/admin/clock/advance`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ seconds }) });
+  fetch(`${service.url}/admin/clock/advance`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ seconds }),
+  });
 /** Confirmed images this month, read from the store (an API read would use the rate-limit window). */
 const used = async (accountId: string) => (await service.services.store.usage(accountId, service.services.metering.currentPeriod()))?.used ?? 0;
 const rendered = () => service.renderer.pool.stats.rendered;
@@ -117,7 +123,9 @@ describe("signing keys", () => {
     const list = await (await api("/api/signing-keys", a.key)).text();
     expect(list).toContain(created.id);
     expect(list).not.toContain(created.secret);
-    expect((JSON.parse(list) as { data: { id: string; created_at: string; last_used_at: null }[] }).data).toEqual([{ id: created.id, created_at: expect.any(String), last_used_at: null }]);
+    expect((JSON.parse(list) as { data: { id: string; created_at: string; last_used_at: null }[] }).data).toEqual([
+      { id: created.id, created_at: expect.any(String), last_used_at: null },
+    ]);
 
     // Four more, concurrently with three extra: exactly five exist.
     const results = await Promise.all(Array.from({ length: 7 }, () => api("/api/signing-keys", a.key, { method: "POST" })));
@@ -206,7 +214,11 @@ describe("GET /i/…", () => {
     expect(fresh.status).toBe(200);
     expect(fresh.headers.get("cache-control")).toBe("public, max-age=600, immutable");
     await fresh.arrayBuffer();
-    await fetch(`${service.url}/admin/clock/advance`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ seconds: 601 }) });
+    await fetch(`${service.url}/admin/clock/advance`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ seconds: 601 }),
+    });
     await expectError(await fetch(urlFor(key, { title: "Expiring", exp: String(now + 600) })), 410, "URL_EXPIRED");
   });
 
@@ -216,7 +228,10 @@ describe("GET /i/…", () => {
   });
 
   test("JPEG and WebP URLs answer their content types", async () => {
-    for (const [ext, type] of [["jpg", "image/jpeg"], ["webp", "image/webp"]] as const) {
+    for (const [ext, type] of [
+      ["jpg", "image/jpeg"],
+      ["webp", "image/webp"],
+    ] as const) {
       const res = await fetch(urlFor(key, { title: `Format ${ext}`, quality: "70", width: "400", height: "210" }, "event", ext));
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe(type);
@@ -312,7 +327,9 @@ describe("POST /api/image-urls", () => {
     const a = await account();
     const b = await account();
     const key = await signingKey(a.key);
-    const res = await api("/api/image-urls", a.key, { json: { signing_key_id: key.id, title: "Server signed", format: "webp", width: 300, height: 200, expires_in: 3600 } });
+    const res = await api("/api/image-urls", a.key, {
+      json: { signing_key_id: key.id, title: "Server signed", format: "webp", width: 300, height: 200, expires_in: 3600 },
+    });
     expect(res.status).toBe(200);
     const { url } = (await res.json()) as { url: string };
     expect(url.startsWith(`${service.services.config.baseUrl}/i/${key.id}/`)).toBe(true);

@@ -50,9 +50,21 @@ test("the stored template and the template list carry the size set", async () =>
 });
 
 test("generate draws each named size with the same HTML, orientation classes included", async () => {
-  expect(await image(await s.api("/api/generate", { key, json: { template: "social", title: "Hi", size: "og" } }))).toEqual({ width: 1200, height: 630, colour: "red" });
-  expect(await image(await s.api("/api/generate", { key, json: { template: "social", title: "Hi", size: "square" } }))).toEqual({ width: 1080, height: 1080, colour: "blue" });
-  expect(await image(await s.api("/api/generate", { key, json: { template: "social", title: "Hi", size: "story" } }))).toEqual({ width: 1080, height: 1920, colour: "blue" });
+  expect(await image(await s.api("/api/generate", { key, json: { template: "social", title: "Hi", size: "og" } }))).toEqual({
+    width: 1200,
+    height: 630,
+    colour: "red",
+  });
+  expect(await image(await s.api("/api/generate", { key, json: { template: "social", title: "Hi", size: "square" } }))).toEqual({
+    width: 1080,
+    height: 1080,
+    colour: "blue",
+  });
+  expect(await image(await s.api("/api/generate", { key, json: { template: "social", title: "Hi", size: "story" } }))).toEqual({
+    width: 1080,
+    height: 1920,
+    colour: "blue",
+  });
 });
 
 test("a size the template does not declare, a size with width, and a size on a built-in are 400s naming size", async () => {
@@ -66,7 +78,9 @@ test("a size the template does not declare, a size with width, and a size on a b
 test("a definition's size set is checked: at most 8, names and bounds", async () => {
   const nine = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`s${i}`, { width: 400, height: 400 }]));
   expect(await problems(await s.api("/api/templates", { key, json: { ...SOCIAL, id: "nine", sizes: nine } }))).toContain("sizes");
-  const fields = await problems(await s.api("/api/templates", { key, json: { ...SOCIAL, id: "bad", sizes: { Square: { width: 400, height: 400 }, tiny: { width: 10, height: 400 } } } }));
+  const fields = await problems(
+    await s.api("/api/templates", { key, json: { ...SOCIAL, id: "bad", sizes: { Square: { width: 400, height: 400 }, tiny: { width: 10, height: 400 } } } }),
+  );
   expect(fields).toEqual(["sizes.Square", "sizes.tiny.width"]);
 });
 
@@ -94,7 +108,13 @@ test("image-urls signs one URL per size, in the order asked; size is signed", as
 });
 
 test("image-urls refuses an undeclared size by its place in sizes, and size with sizes", async () => {
-  expect(await problems(await s.api("/api/image-urls", { key, json: { template: "social", title: "Hi", signing_key_id: keyId, sizes: ["og", "poster"] } }))).toEqual(["sizes.1"]);
-  expect(await problems(await s.api("/api/image-urls", { key, json: { template: "social", title: "Hi", signing_key_id: keyId, sizes: ["og"], size: "og" } }))).toEqual(["size"]);
-  expect(await problems(await s.api("/api/image-urls", { key, json: { template: "social", title: "Hi", signing_key_id: keyId, size: "poster" } }))).toEqual(["size"]);
+  expect(
+    await problems(await s.api("/api/image-urls", { key, json: { template: "social", title: "Hi", signing_key_id: keyId, sizes: ["og", "poster"] } })),
+  ).toEqual(["sizes.1"]);
+  expect(
+    await problems(await s.api("/api/image-urls", { key, json: { template: "social", title: "Hi", signing_key_id: keyId, sizes: ["og"], size: "og" } })),
+  ).toEqual(["size"]);
+  expect(await problems(await s.api("/api/image-urls", { key, json: { template: "social", title: "Hi", signing_key_id: keyId, size: "poster" } }))).toEqual([
+    "size",
+  ]);
 });

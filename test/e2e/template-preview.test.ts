@@ -138,7 +138,11 @@ describe("POST /api/templates/preview", () => {
 describe("the dashboard playground", () => {
   test("its previews are capped and marked all over as well, and not counted", async () => {
     const origin = new URL(s.url).origin;
-    const session = await fetch(`${s.url}/dashboard/api/session`, { method: "POST", headers: { origin, "content-type": "application/json" }, body: JSON.stringify({ api_key: key }) });
+    const session = await fetch(`${s.url}/dashboard/api/session`, {
+      method: "POST",
+      headers: { origin, "content-type": "application/json" },
+      body: JSON.stringify({ api_key: key }),
+    });
     expect(session.status).toBe(200);
     const cookie = session.headers.get("set-cookie")!.split(";")[0]!;
     // The real card at the preview's size (the same layout: a square), to compare crops with.

@@ -75,7 +75,10 @@ describe("templates from OG_TEMPLATES_DIR on the running service", () => {
   });
 
   test("POST /api/generate renders it, and validates against its own schema", async () => {
-    const res = await s.api("/api/generate", { key, json: { template: "quote", title: "Simplicity is prerequisite for reliability", attribution: "Dijkstra" } });
+    const res = await s.api("/api/generate", {
+      key,
+      json: { template: "quote", title: "Simplicity is prerequisite for reliability", attribution: "Dijkstra" },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("image/png");
     const png = decodePng(new Uint8Array(await res.arrayBuffer()));
@@ -101,7 +104,10 @@ describe("templates from OG_TEMPLATES_DIR on the running service", () => {
   });
 
   test("the built-in blog template renders over HTTP", async () => {
-    const res = await s.api("/api/generate", { key, json: { template: "blog", title: "Hello", author_name: "Ada", category: "News", reading_time: "4", theme: "light" } });
+    const res = await s.api("/api/generate", {
+      key,
+      json: { template: "blog", title: "Hello", author_name: "Ada", category: "News", reading_time: "4", theme: "light" },
+    });
     expect(res.status).toBe(200);
     expect(decodePng(new Uint8Array(await res.arrayBuffer())).width).toBe(1200);
   });
@@ -120,10 +126,12 @@ describe("templates from OG_TEMPLATES_DIR in a compiled binary", () => {
     const runDir = mkdtempSync(join(tmpdir(), "ogsmith-tpl-run-"));
     try {
       const out = join(runDir, "quote.png");
-      const proc = Bun.spawn(
-        [join(buildDir, "ogsmith"), "render", "--json", JSON.stringify({ template: "quote", title: "From the binary 🚀" }), "-o", out],
-        { cwd: runDir, env: { PATH: "/usr/bin:/bin", HOME: runDir, OG_TEMPLATES_DIR: dir }, stdout: "pipe", stderr: "pipe" },
-      );
+      const proc = Bun.spawn([join(buildDir, "ogsmith"), "render", "--json", JSON.stringify({ template: "quote", title: "From the binary 🚀" }), "-o", out], {
+        cwd: runDir,
+        env: { PATH: "/usr/bin:/bin", HOME: runDir, OG_TEMPLATES_DIR: dir },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
       expect({ code, stderr }).toMatchObject({ code: 0 });
       expect(stdout).toContain("1200×630 PNG");
@@ -135,10 +143,13 @@ describe("templates from OG_TEMPLATES_DIR in a compiled binary", () => {
 
       // The emoji set is embedded too: colour in the title of a light blog card.
       const emojiOut = join(runDir, "emoji.png");
-      const emoji = Bun.spawnSync([join(buildDir, "ogsmith"), "render", "--json", JSON.stringify({ template: "blog", theme: "light", title: "Launch 🚀🎉🍕" }), "-o", emojiOut], {
-        cwd: runDir,
-        env: { PATH: "/usr/bin:/bin", HOME: runDir },
-      });
+      const emoji = Bun.spawnSync(
+        [join(buildDir, "ogsmith"), "render", "--json", JSON.stringify({ template: "blog", theme: "light", title: "Launch 🚀🎉🍕" }), "-o", emojiOut],
+        {
+          cwd: runDir,
+          env: { PATH: "/usr/bin:/bin", HOME: runDir },
+        },
+      );
       expect(emoji.exitCode).toBe(0);
       expect(countSaturated(decodePng(new Uint8Array(await Bun.file(emojiOut).arrayBuffer())), 100, 150, 1000, 330)).toBeGreaterThan(2000);
     } finally {

@@ -41,7 +41,16 @@ describe("POST /api/generate validation; nothing is counted", () => {
     const body = await rejected(
       await s.api("/api/generate", {
         key,
-        json: eventBody({ theme: "blue", width: 100, height: 2401.5, format: "gif", logo_url: "ftp://x/y.png", speaker_avatar_url: "javascript:alert(1)", subtitle: 42, location: "x".repeat(301) }),
+        json: eventBody({
+          theme: "blue",
+          width: 100,
+          height: 2401.5,
+          format: "gif",
+          logo_url: "ftp://x/y.png",
+          speaker_avatar_url: "javascript:alert(1)",
+          subtitle: 42,
+          location: "x".repeat(301),
+        }),
       }),
       400,
       "VALIDATION_ERROR",
@@ -67,8 +76,16 @@ describe("POST /api/generate validation; nothing is counted", () => {
   });
 
   test("wrong content type → 415 UNSUPPORTED_MEDIA_TYPE", async () => {
-    await rejected(await s.api("/api/generate", { key, body: JSON.stringify(eventBody()), headers: { "content-type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
-    await rejected(await s.api("/api/generate", { key, body: "title=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    await rejected(
+      await s.api("/api/generate", { key, body: JSON.stringify(eventBody()), headers: { "content-type": "text/plain" } }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
+    await rejected(
+      await s.api("/api/generate", { key, body: "title=x", headers: { "content-type": "application/x-www-form-urlencoded" } }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
   });
 
   test("body over 8 MiB (generate's limit) → 413 PAYLOAD_TOO_LARGE, declared or streamed", async () => {

@@ -22,7 +22,9 @@ test("1 min, 5 min, 30 min, 2 h, 24 h; the 5th retry failing disables; re-enabli
   fx.r.respond({ status: 500 }, "/down");
   const create = await fx.s.api("/api/webhooks", { key: apiKey, json: { url: fx.r.url("/down"), events: ["image.generated"], secret: SECRET } });
   const wh = await create.json();
-  const other = await (await fx.s.api("/api/webhooks", { key: apiKey, json: { url: fx.r.url("/healthy"), events: ["image.generated"], secret: SECRET } })).json();
+  const other = await (
+    await fx.s.api("/api/webhooks", { key: apiKey, json: { url: fx.r.url("/healthy"), events: ["image.generated"], secret: SECRET } })
+  ).json();
 
   const requestId = await generate(apiKey);
   await fx.r.waitForCount(1, "/down"); // the first attempt, at once
@@ -66,7 +68,11 @@ test("1 min, 5 min, 30 min, 2 h, 24 h; the 5th retry failing disables; re-enabli
   expect(fx.r.at("/down")).toHaveLength(6);
 
   // Re-enable: fresh start — the dropped event stays dropped, new events are delivered at once.
-  const put = await fx.s.api(`/api/webhooks/${wh.id}`, { key: apiKey, method: "PUT", json: { url: fx.r.url("/down"), events: ["image.generated"], enabled: true } });
+  const put = await fx.s.api(`/api/webhooks/${wh.id}`, {
+    key: apiKey,
+    method: "PUT",
+    json: { url: fx.r.url("/down"), events: ["image.generated"], enabled: true },
+  });
   expect(put.status).toBe(200);
   expect(await put.json()).toMatchObject({ status: "enabled", disabled_reason: null });
   const fresh = await generate(apiKey);

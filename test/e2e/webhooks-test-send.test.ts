@@ -74,5 +74,5 @@ test("the dashboard's send-test: 200 with the result when the webhook is deleted
   await deleteWhileHung(apiKey, webhook.id, "/dash", 1);
   const res = await call;
   expect(res.status).toBe(200);
-  expect(((await res.json()) as { webhook_id: string; delivered: boolean })).toMatchObject({ webhook_id: webhook.id, delivered: true });
+  expect((await res.json()) as { webhook_id: string; delivered: boolean }).toMatchObject({ webhook_id: webhook.id, delivered: true });
 });

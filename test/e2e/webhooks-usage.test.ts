@@ -43,7 +43,12 @@ describe("thresholds on the free plan (25 images, 1 request per second)", () => 
     await clockTo(s, `${year}-03-10T12:00:00.000Z`);
     const { apiKey } = await s.createAccount({ plan: "free" });
     await webhook(s, apiKey, "/free");
-    const expected: Record<number, [string, number | null]> = { 20: ["usage.warning", 80], 23: ["usage.warning", 90], 24: ["usage.warning", 95], 25: ["usage.limit_reached", null] };
+    const expected: Record<number, [string, number | null]> = {
+      20: ["usage.warning", 80],
+      23: ["usage.warning", 90],
+      24: ["usage.warning", 95],
+      25: ["usage.limit_reached", null],
+    };
     const seen: [string, number | null][] = [];
 
     for (let n = 1; n <= 25; n++) {

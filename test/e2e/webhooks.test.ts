@@ -51,7 +51,11 @@ describe("signatures", () => {
     }) as any;
     expect(verified.event).toBe("image.generated");
     expect(() =>
-      standard.verify(body + " ", { "webhook-id": headers["webhook-id"]!, "webhook-timestamp": headers["webhook-timestamp"]!, "webhook-signature": headers["webhook-signature"]! }),
+      standard.verify(body + " ", {
+        "webhook-id": headers["webhook-id"]!,
+        "webhook-timestamp": headers["webhook-timestamp"]!,
+        "webhook-signature": headers["webhook-signature"]!,
+      }),
     ).toThrow();
 
     const envelope = JSON.parse(body);
@@ -139,7 +143,11 @@ describe("CRUD", () => {
 
     await fx.s.advance(10);
     const NEW_SECRET = "rotated-secret-abcdefghijklmnop";
-    const put = await fx.s.api(`/api/webhooks/${created.id}`, { key: apiKey, method: "PUT", json: { url: fx.r.url("/crud2"), events: ["image.generated"], secret: NEW_SECRET } });
+    const put = await fx.s.api(`/api/webhooks/${created.id}`, {
+      key: apiKey,
+      method: "PUT",
+      json: { url: fx.r.url("/crud2"), events: ["image.generated"], secret: NEW_SECRET },
+    });
     expect(put.status).toBe(200);
     const updated = await put.json();
     expect(updated).toMatchObject({ id: created.id, url: fx.r.url("/crud2"), events: ["image.generated"], status: "enabled", created_at: created.created_at });
@@ -251,7 +259,12 @@ describe("POST /api/webhooks/test and the delivery log", () => {
 
     const [sent] = fx.r.at("/t-ok");
     const envelope = JSON.parse(sent!.body);
-    expect(envelope).toEqual({ id: expect.stringMatching(/^evt_/), event: "webhook.test", timestamp: new Date(fx.s.now()).toISOString(), data: { webhook_id: ok.id, message: expect.any(String) } });
+    expect(envelope).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      event: "webhook.test",
+      timestamp: new Date(fx.s.now()).toISOString(),
+      data: { webhook_id: ok.id, message: expect.any(String) },
+    });
     expect(sent!.headers["x-og-event"]).toBe("webhook.test");
     expect(await verifyOctokit(SECRET, sent!.body, sent!.headers["x-og-signature"]!)).toBe(true);
 

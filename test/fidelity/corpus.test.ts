@@ -20,7 +20,18 @@ import { templateFamilies } from "../../src/templates/account/fonts.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../src/templates/account/index.ts";
 import { browserTestsCanRun, CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/browser.ts";
 import { decodePng, type DecodedPng } from "../support/png.ts";
-import { browserPage, classesOf, fidelityScore, fontFaceCss, loadCorpus, tailwindCss, usesTailwind, valuesOf, type CorpusDesign, type FidelityScore } from "./harness.ts";
+import {
+  browserPage,
+  classesOf,
+  fidelityScore,
+  fontFaceCss,
+  loadCorpus,
+  tailwindCss,
+  usesTailwind,
+  valuesOf,
+  type CorpusDesign,
+  type FidelityScore,
+} from "./harness.ts";
 
 /**
  * What each engine is held to, in percent of the card's pixels differing from Chromium's
@@ -58,7 +69,14 @@ async function drawWithOgsmith(design: CorpusDesign, engine: RenderEngine, size:
   // The bundled serif and monospace faces, for a card that names them, as a render process gets them (sandbox/font-cache.ts).
   const bundled = templateFamilies(spec).bundled;
   const cardFonts = bundled.length ? { key: JSON.stringify(bundled), fonts: (await Promise.all(bundled.map(extraBundledFaces))).flat(), names: {} } : undefined;
-  const { bytes } = await renderTemplate(template, values, { ...size, theme: design.theme, images, format: "png", engine, ...(cardFonts ? { cardFonts } : {}) });
+  const { bytes } = await renderTemplate(template, values, {
+    ...size,
+    theme: design.theme,
+    images,
+    format: "png",
+    engine,
+    ...(cardFonts ? { cardFonts } : {}),
+  });
   return decodePng(bytes);
 }
 
@@ -93,13 +111,18 @@ if (browserTestsCanRun("fidelity corpus")) {
 
     afterAll(async () => {
       await browser?.close();
-      const rows = Object.entries(scores).map(([name, s]) => `${name.padEnd(28)} ${ENGINES.map((e) => `${e} ${s[e].differing.toFixed(2).padStart(6)}% (mean ${s[e].mean.toFixed(1)})`).join("  ")}`);
+      const rows = Object.entries(scores).map(
+        ([name, s]) => `${name.padEnd(28)} ${ENGINES.map((e) => `${e} ${s[e].differing.toFixed(2).padStart(6)}% (mean ${s[e].mean.toFixed(1)})`).join("  ")}`,
+      );
       console.log(`fidelity scores, % of pixels differing from Chromium:\n${rows.join("\n")}`);
       // The record kept beside the corpus (test/fidelity/scores.json) is this file from a full run.
       const rounded = Object.fromEntries(
         Object.keys(scores)
           .sort()
-          .map((name) => [name, Object.fromEntries(ENGINES.map((e) => [e, { differing: +scores[name]![e].differing.toFixed(3), mean: +scores[name]![e].mean.toFixed(2) }]))]),
+          .map((name) => [
+            name,
+            Object.fromEntries(ENGINES.map((e) => [e, { differing: +scores[name]![e].differing.toFixed(3), mean: +scores[name]![e].mean.toFixed(2) }])),
+          ]),
       );
       if (outDir) writeFileSync(join(outDir, "scores.json"), `${JSON.stringify(rounded, null, 2)}\n`);
     });
@@ -131,7 +154,14 @@ if (browserTestsCanRun("fidelity corpus")) {
           if (diff) diffs.push({ ...size, pixels: diff });
         }
         scores[name] = result;
-        if (outDir) writeFileSync(join(outDir, `${name}.png`), sheet([[reference, drawn.satori, drawn.takumi], [undefined, ...diffs]]));
+        if (outDir)
+          writeFileSync(
+            join(outDir, `${name}.png`),
+            sheet([
+              [reference, drawn.satori, drawn.takumi],
+              [undefined, ...diffs],
+            ]),
+          );
         for (const engine of ENGINES) {
           const allowed = KNOWN_DIFFERENCES[name]?.[engine] ?? THRESHOLDS[engine].each;
           expect({ engine, differing: Math.min(result[engine].differing, allowed) }).toEqual({ engine, differing: result[engine].differing });

@@ -111,7 +111,12 @@ const GENERIC: Record<string, string> = {
 function browserFamilies(list: string): string {
   return list
     .split(",")
-    .map((name) => name.trim().replace(/^(['"]|&quot;)(.*)\1$/, "$2").trim())
+    .map((name) =>
+      name
+        .trim()
+        .replace(/^(['"]|&quot;)(.*)\1$/, "$2")
+        .trim(),
+    )
     .filter(Boolean)
     .map((name) => JSON.stringify(GENERIC[name.toLowerCase()] ?? name).replace(/"/g, "'"))
     .join(", ");

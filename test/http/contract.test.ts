@@ -49,14 +49,20 @@ const admin = (path: string, init: ApiInit = {}) => call(path, { ...init, header
 
 let emails = 0;
 async function account(input: { plan?: string; status?: string; quota?: number; requests_per_second?: number } = {}): Promise<{ id: string; key: string }> {
-  const res = await admin("/admin/accounts", { json: { email: `contract-${++emails}@example.com`, plan: "custom", quota: 100, requests_per_second: 100, ...input } });
+  const res = await admin("/admin/accounts", {
+    json: { email: `contract-${++emails}@example.com`, plan: "custom", quota: 100, requests_per_second: 100, ...input },
+  });
   expect(res.status).toBe(201);
   const body = (await res.json()) as { account_id: string; api_key: string };
   return { id: body.account_id, key: body.api_key };
 }
 
 /** Asserts the one error envelope and returns it. */
-async function envelope(res: Response, status: number, code: string): Promise<{ error: true; message: string; code: string; details?: { field: string; message: string; reason?: string }[] }> {
+async function envelope(
+  res: Response,
+  status: number,
+  code: string,
+): Promise<{ error: true; message: string; code: string; details?: { field: string; message: string; reason?: string }[] }> {
   const body = (await res.json()) as any;
   expect({ status: res.status, code: body.code }).toEqual({ status, code });
   expect(body.error).toBe(true);
@@ -80,7 +86,11 @@ describe("the order of checks", () => {
     const { id, key } = await account();
     const replaced = await admin(`/admin/accounts/${id}/keys`, { method: "POST" });
     expect(replaced.status).toBe(201);
-    const body = await envelope(await call("/api/generate", { key, body: "{not json", headers: { "content-type": "application/json" } }), 401, "INVALID_API_KEY");
+    const body = await envelope(
+      await call("/api/generate", { key, body: "{not json", headers: { "content-type": "application/json" } }),
+      401,
+      "INVALID_API_KEY",
+    );
     expect(body.message).not.toContain(key);
   });
 
@@ -133,7 +143,11 @@ describe("bodies", () => {
   });
 
   test("a body that is not JSON is 415 UNSUPPORTED_MEDIA_TYPE", async () => {
-    await envelope(await call("/api/generate", { key, body: "title=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    await envelope(
+      await call("/api/generate", { key, body: "title=x", headers: { "content-type": "application/x-www-form-urlencoded" } }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
   });
 
   test("a body over the route's limit (64 KiB; 8 MiB on generate) is 413 PAYLOAD_TOO_LARGE", async () => {
@@ -214,7 +228,9 @@ describe("shapes", () => {
     const { key } = await account();
     const res = await call("/api/templates", { key });
     expect(res.status).toBe(200);
-    const { data } = (await res.json()) as { data: { id: string; description: string; fields: { name: string; type: string; required: boolean; max_length: number }[] }[] };
+    const { data } = (await res.json()) as {
+      data: { id: string; description: string; fields: { name: string; type: string; required: boolean; max_length: number }[] }[];
+    };
     expect(data.map((t) => t.id)).toEqual(expect.arrayContaining(["event", "blog"]));
     const event = data.find((t) => t.id === "event")!;
     expect(event.fields.find((f) => f.name === "title")).toMatchObject({ name: "title", type: "text", required: true, max_length: 200 });

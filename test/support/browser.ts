@@ -81,12 +81,15 @@ export async function launchBrowser(): Promise<TestBrowser> {
   const violations: string[] = [];
   await context.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) => {
-      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || "(inline)"} at ${event.sourceFile || "?"}:${event.lineNumber}:${event.columnNumber}`);
+      console.error(
+        `CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || "(inline)"} at ${event.sourceFile || "?"}:${event.lineNumber}:${event.columnNumber}`,
+      );
     });
   });
   context.on("console", (message) => {
     const page = message.page()?.url() ?? "";
-    if (/Content Security Policy|CSP violation/i.test(message.text()) && new URL(page || "about:blank").pathname.startsWith("/dashboard")) violations.push(`${message.text()} (${message.location().url || page})`);
+    if (/Content Security Policy|CSP violation/i.test(message.text()) && new URL(page || "about:blank").pathname.startsWith("/dashboard"))
+      violations.push(`${message.text()} (${message.location().url || page})`);
   });
   // A persistent context opens with one blank page: close it so every test starts clean.
   for (const page of context.pages()) await page.close();

@@ -26,11 +26,27 @@ export function selfSignedCert(...names: string[]): SelfSignedCert {
   const certFile = join(dir, "cert.pem");
   const san = names.map((n) => (isIP(n) ? `IP:${n}` : `DNS:${n}`)).join(",");
   const result = Bun.spawnSync([
-    "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-sha256",
-    "-keyout", keyFile, "-out", certFile, "-days", "2",
-    "-subj", `/CN=${names[0]}`,
-    "-addext", `subjectAltName=${san}`,
-    "-addext", "basicConstraints=critical,CA:TRUE",
+    "openssl",
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-sha256",
+    "-keyout",
+    keyFile,
+    "-out",
+    certFile,
+    "-days",
+    "2",
+    "-subj",
+    `/CN=${names[0]}`,
+    "-addext",
+    `subjectAltName=${san}`,
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
   ]);
   if (result.exitCode !== 0) {
     cleanup();

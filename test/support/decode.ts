@@ -18,7 +18,8 @@ export function decodeJpeg(bytes: Uint8Array): DecodedPng {
 }
 
 export async function decodeWebp(bytes: Uint8Array): Promise<DecodedPng> {
-  if (Buffer.from(bytes.subarray(0, 4)).toString("latin1") !== "RIFF" || Buffer.from(bytes.subarray(8, 12)).toString("latin1") !== "WEBP") throw new Error("not a WebP");
+  if (Buffer.from(bytes.subarray(0, 4)).toString("latin1") !== "RIFF" || Buffer.from(bytes.subarray(8, 12)).toString("latin1") !== "WEBP")
+    throw new Error("not a WebP");
   webpReady ??= (async () => {
     await initWebpDecoder(await WebAssembly.compile(await Bun.file(WEBP_DEC_WASM).arrayBuffer()));
   })();

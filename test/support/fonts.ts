@@ -52,7 +52,11 @@ export function pixelFont(family: string, options: { weight?: number; italic?: b
     italicAngle: options.italic ? -10 : 0,
   });
   // A weight axis (and no variations): enough for the file to say it is a variable font.
-  if (options.variable) (font.tables as Record<string, unknown>).fvar = { axes: [{ tag: "wght", minValue: 100, defaultValue: 400, maxValue: 900, name: { en: "Weight" } }], instances: [] };
+  if (options.variable)
+    (font.tables as Record<string, unknown>).fvar = {
+      axes: [{ tag: "wght", minValue: 100, defaultValue: 400, maxValue: 900, name: { en: "Weight" } }],
+      instances: [],
+    };
   return new Uint8Array(font.toArrayBuffer());
 }
 

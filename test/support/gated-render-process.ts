@@ -59,7 +59,9 @@ if (import.meta.main) {
           const tree = {
             type: "container",
             style: { display: "flex", width: "100%", height: "100%" },
-            children: [{ type: "container", style: { width: 100, height: 100, backgroundColor: "red", transform: "scale(1000000000)", clipPath: "circle(40%)" } }],
+            children: [
+              { type: "container", style: { width: 100, height: 100, backgroundColor: "red", transform: "scale(1000000000)", clipPath: "circle(40%)" } },
+            ],
           };
           await new (loadTakumiNative().Renderer)().render(JSON.stringify(tree), { width: 1200, height: 630, format: "png" });
         } else if (id.startsWith("abort")) {

@@ -68,7 +68,11 @@ export async function execStoreSql(dbPath: string, text: string, params: (string
   }
   let n = 0;
   const { OG_DATABASE_URL } = await storeEnv(dbPath);
-  await (await postgresSupport()).execSql(OG_DATABASE_URL!, text.replace(/\?/g, () => `$${++n}`), params);
+  await (await postgresSupport()).execSql(
+    OG_DATABASE_URL!,
+    text.replace(/\?/g, () => `$${++n}`),
+    params,
+  );
 }
 
 export interface ApiInit {
@@ -100,7 +104,13 @@ export interface TestService {
   /** fetch against the service with an optional API key and JSON body. */
   api(path: string, init?: ApiInit): Promise<Response>;
   admin(path: string, init?: { method?: string; json?: unknown }): Promise<Response>;
-  createAccount(input?: { plan?: string; status?: string; quota?: number; requests_per_second?: number; email?: string }): Promise<{ accountId: string; apiKey: string }>;
+  createAccount(input?: {
+    plan?: string;
+    status?: string;
+    quota?: number;
+    requests_per_second?: number;
+    email?: string;
+  }): Promise<{ accountId: string; apiKey: string }>;
   /** Advances the test clock through the admin API (runs due jobs before answering). */
   advance(seconds: number): Promise<void>;
   now(): number;
@@ -135,7 +145,13 @@ export async function startTestService(env: Record<string, string> = {}, options
     ...env,
     ...store,
   });
-  const service = await startService(config, { logger: options.logger ?? silentLogger, print: () => {}, retryRandom: options.retryRandom ?? (() => 0.5), renderer: options.renderer, lockWaitMs: options.lockWaitMs });
+  const service = await startService(config, {
+    logger: options.logger ?? silentLogger,
+    print: () => {},
+    retryRandom: options.retryRandom ?? (() => 0.5),
+    renderer: options.renderer,
+    lockWaitMs: options.lockWaitMs,
+  });
   const url = service.url;
 
   // With OG_BASE_URL the server answers only that Host: the requests say it, as a proxy in front would.

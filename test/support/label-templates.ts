@@ -15,7 +15,16 @@ function labelled(id: string, label: string): TemplateDefinition {
       return {
         type: "div",
         props: {
-          style: { display: "flex", flexDirection: "column", width: ctx.width, height: ctx.height, padding: 80, backgroundColor: "#FFFFFF", color: "#111111", fontFamily: "Inter" },
+          style: {
+            display: "flex",
+            flexDirection: "column",
+            width: ctx.width,
+            height: ctx.height,
+            padding: 80,
+            backgroundColor: "#FFFFFF",
+            color: "#111111",
+            fontFamily: "Inter",
+          },
           children: [text(label, 96), text(fields.title ?? "", 64)],
         },
       };

@@ -180,4 +180,3 @@ export async function serveTls(cert: Pick<SelfSignedCert, "cert" | "key">, body:
     },
   };
 }
-

@@ -172,7 +172,13 @@ function encodeRaw(rgba: Uint8Array, w: number, h: number, paddingBytes = 0): Ui
   // In pieces of at most 512 KiB: resvg's PNG decoder drops an image with an ancillary chunk over 1 MiB.
   const padding: Buffer[] = [];
   for (let left = paddingBytes; left > 0; left -= 12 + 512 * 1024) padding.push(chunk("paDd", new Uint8Array(Math.max(0, Math.min(left - 12, 512 * 1024)))));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), ...padding, chunk("IDAT", deflateSync(raw)), chunk("IEND", new Uint8Array(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    ...padding,
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", new Uint8Array(0)),
+  ]);
 }
 
 /**

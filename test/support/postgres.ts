@@ -91,9 +91,26 @@ export async function startPostgres(): Promise<PostgresServer> {
 
   const start = async () => {
     const [cmd, args] = asPostgres(join(bin, "postgres"), [
-      "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
-      "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-      "-c", "max_connections=300", "-c", "shared_buffers=32MB", "-c", "log_min_messages=warning",
+      "-D",
+      data,
+      "-p",
+      String(port),
+      "-k",
+      dir,
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "fsync=off",
+      "-c",
+      "synchronous_commit=off",
+      "-c",
+      "full_page_writes=off",
+      "-c",
+      "max_connections=300",
+      "-c",
+      "shared_buffers=32MB",
+      "-c",
+      "log_min_messages=warning",
     ]);
     const proc = spawn(cmd, args, { stdio: ["ignore", "ignore", "pipe"] });
     child = proc;

@@ -7,11 +7,16 @@ import type { DecodedPng } from "./png.ts";
 
 /** 1 where `preview` differs from `real` by more than `threshold` in some channel (the same size). */
 export function markMask(preview: DecodedPng, real: DecodedPng, threshold = 8): Uint8Array {
-  if (preview.width !== real.width || preview.height !== real.height) throw new Error(`sizes differ: ${preview.width}×${preview.height} vs ${real.width}×${real.height}`);
+  if (preview.width !== real.width || preview.height !== real.height)
+    throw new Error(`sizes differ: ${preview.width}×${preview.height} vs ${real.width}×${real.height}`);
   const mask = new Uint8Array(preview.width * preview.height);
   for (let p = 0; p < mask.length; p++) {
     const i = p * 4;
-    const d = Math.max(Math.abs(preview.pixels[i]! - real.pixels[i]!), Math.abs(preview.pixels[i + 1]! - real.pixels[i + 1]!), Math.abs(preview.pixels[i + 2]! - real.pixels[i + 2]!));
+    const d = Math.max(
+      Math.abs(preview.pixels[i]! - real.pixels[i]!),
+      Math.abs(preview.pixels[i + 1]! - real.pixels[i + 1]!),
+      Math.abs(preview.pixels[i + 2]! - real.pixels[i + 2]!),
+    );
     if (d > threshold) mask[p] = 1;
   }
   return mask;

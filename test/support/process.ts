@@ -4,7 +4,11 @@ import type { Subprocess } from "bun";
 export const REPO_ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
 /** Reads a child's stdout until `pattern` matches, or fails after `timeoutMs` (real time). */
-export async function waitForOutput(stream: ReadableStream<Uint8Array>, pattern: RegExp, timeoutMs = 20_000): Promise<{ match: RegExpMatchArray; text: string; rest: () => Promise<string> }> {
+export async function waitForOutput(
+  stream: ReadableStream<Uint8Array>,
+  pattern: RegExp,
+  timeoutMs = 20_000,
+): Promise<{ match: RegExpMatchArray; text: string; rest: () => Promise<string> }> {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   let text = "";

@@ -71,7 +71,13 @@ export function rawRequest(
       clearTimeout(timer);
       socket.destroy();
       const parsed = parse(received, options.noBody);
-      resolve({ status: parsed?.status ?? 0, headers: parsed?.headers ?? {}, body: parsed?.body ?? "", raw: received.toString("latin1").slice(0, 2000), closed });
+      resolve({
+        status: parsed?.status ?? 0,
+        headers: parsed?.headers ?? {},
+        body: parsed?.body ?? "",
+        raw: received.toString("latin1").slice(0, 2000),
+        closed,
+      });
     };
     const timer = setTimeout(() => finish(false), options.timeoutMs ?? 10_000);
     socket.on("data", (chunk: Buffer) => {

@@ -53,9 +53,30 @@ export async function startRedis(): Promise<RedisServer> {
   let child: ChildProcess | null = null;
 
   const start = async () => {
-    const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--pidfile", join(dir, "redis.pid"), "--daemonize", "no", "--loglevel", "warning"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const proc = spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        dir,
+        "--pidfile",
+        join(dir, "redis.pid"),
+        "--daemonize",
+        "no",
+        "--loglevel",
+        "warning",
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     child = proc;
     let out = "";
     const collect = (chunk: Buffer) => {

@@ -135,7 +135,8 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
   await listen();
   const credentials = options.auth ? `${encodeURIComponent(options.auth.user)}:${encodeURIComponent(options.auth.pass)}@` : "";
 
-  const waitFor = (condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number) => waitUntil(condition, `smtp: ${what}`, { timeoutMs, intervalMs: 10 });
+  const waitFor = (condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number) =>
+    waitUntil(condition, `smtp: ${what}`, { timeoutMs, intervalMs: 10 });
   const to = (address: string) => messages.filter((m) => m.to.includes(address.toLowerCase()));
 
   return {

@@ -15,7 +15,9 @@ const FACE_FOLDERS = ["src/app", "src/http", "src/modules", "src/cli", "src/work
 const FACE_FILES = ["src/main.ts", "src/serve.ts"];
 const FACE_PACKAGES = ["elysia", "@elysiajs/"];
 /** The core and the store below it; every other file directly under src/ is the base. */
-const CORE_FOLDERS = ["accounts", "metering", "events", "webhooks", "email", "signing", "sessions", "templates", "render", "media", "store", "net"].map((name) => `src/${name}`);
+const CORE_FOLDERS = ["accounts", "metering", "events", "webhooks", "email", "signing", "sessions", "templates", "render", "media", "store", "net"].map(
+  (name) => `src/${name}`,
+);
 /**
  * Core folders that sit below others: [lower, upper] means no file under `lower` imports one
  * under `upper`, not even for a type. The renderer draws templates, so the template language
@@ -40,7 +42,8 @@ interface SourceFile {
   imports: Import[];
 }
 
-const IMPORT = /(?:^|\n)[ \t]*(?:import|export)\s+(type\s+)?[^;]*?\sfrom\s*["']([^"']+)["']|(?:^|\n)[ \t]*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
+const IMPORT =
+  /(?:^|\n)[ \t]*(?:import|export)\s+(type\s+)?[^;]*?\sfrom\s*["']([^"']+)["']|(?:^|\n)[ \t]*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
 
 function importsOf(path: string, text: string): Import[] {
   return [...text.matchAll(IMPORT)].map((m) => {
@@ -51,7 +54,9 @@ function importsOf(path: string, text: string): Import[] {
 
 const under = (path: string, folder: string) => path.startsWith(folder + "/");
 const isFace = (target: string) =>
-  FACE_FOLDERS.some((folder) => under(target, folder)) || FACE_FILES.includes(target) || FACE_PACKAGES.some((name) => target === name || (name.endsWith("/") && target.startsWith(name)));
+  FACE_FOLDERS.some((folder) => under(target, folder)) ||
+  FACE_FILES.includes(target) ||
+  FACE_PACKAGES.some((name) => target === name || (name.endsWith("/") && target.startsWith(name)));
 const isCoreOrBase = (path: string) => CORE_FOLDERS.some((folder) => under(path, folder)) || (dirname(path) === "src" && !FACE_FILES.includes(path));
 
 /** "file → import" for each import of a face by a core or base file (type-only imports count too). */
@@ -64,7 +69,9 @@ function plumbingImportsOfApp(files: SourceFile[]): string[] {
   const above = ["src/app", "src/modules", "src/cli", "src/worker"];
   return files
     .filter((f) => under(f.path, "src/http"))
-    .flatMap((f) => f.imports.filter((i) => above.some((folder) => under(i.target, folder)) || FACE_FILES.includes(i.target)).map((i) => `${f.path} → ${i.target}`));
+    .flatMap((f) =>
+      f.imports.filter((i) => above.some((folder) => under(i.target, folder)) || FACE_FILES.includes(i.target)).map((i) => `${f.path} → ${i.target}`),
+    );
 }
 
 /** "file → import" for each import, type-only ones included, of a folder by a folder BELOW it. */
@@ -123,7 +130,9 @@ function importCycles(files: SourceFile[], { typeOnlyToo }: { typeOnlyToo: boole
 }
 
 function sources(): SourceFile[] {
-  return [...new Glob("src/**/*.{ts,tsx}").scanSync(REPO_ROOT)].sort().map((path) => ({ path, imports: importsOf(path, readFileSync(join(REPO_ROOT, path), "utf8")) }));
+  return [...new Glob("src/**/*.{ts,tsx}").scanSync(REPO_ROOT)]
+    .sort()
+    .map((path) => ({ path, imports: importsOf(path, readFileSync(join(REPO_ROOT, path), "utf8")) }));
 }
 
 describe("the dependency rule (docs/architecture.md)", () => {
@@ -201,10 +210,14 @@ describe("the checks themselves", () => {
   });
 
   test("catch src/http importing the app or a route", () => {
-    expect(plumbingImportsOfApp([file("src/http/body.ts", `import { createApp } from "../app/app.ts";\nimport { x } from "../modules/usage/index.ts";\nimport { e } from "../errors.ts";`)])).toEqual([
-      "src/http/body.ts → src/app/app.ts",
-      "src/http/body.ts → src/modules/usage/index.ts",
-    ]);
+    expect(
+      plumbingImportsOfApp([
+        file(
+          "src/http/body.ts",
+          `import { createApp } from "../app/app.ts";\nimport { x } from "../modules/usage/index.ts";\nimport { e } from "../errors.ts";`,
+        ),
+      ]),
+    ).toEqual(["src/http/body.ts → src/app/app.ts", "src/http/body.ts → src/modules/usage/index.ts"]);
   });
 
   test("catch a folder importing one above it, by a type-only import too, and only in that direction", () => {
@@ -222,9 +235,15 @@ describe("the checks themselves", () => {
   });
 
   test("catch a cycle through a dynamic import; a type-only one passes at run time but not as a type cycle", () => {
-    const cycle = [file("src/cli/render.ts", `const { batch } = await import("./render-batch.ts");`), file("src/cli/render-batch.ts", `import { slugify } from "./render.ts";`)];
+    const cycle = [
+      file("src/cli/render.ts", `const { batch } = await import("./render-batch.ts");`),
+      file("src/cli/render-batch.ts", `import { slugify } from "./render.ts";`),
+    ];
     expect(runtimeCycles(cycle)).toEqual([["src/cli/render-batch.ts", "src/cli/render.ts"]]);
-    const typeOnly = [file("src/store/index.ts", `const m = await import("./sqlite/index.ts");`), file("src/store/sqlite/index.ts", `import type { StoreOptions } from "../index.ts";`)];
+    const typeOnly = [
+      file("src/store/index.ts", `const m = await import("./sqlite/index.ts");`),
+      file("src/store/sqlite/index.ts", `import type { StoreOptions } from "../index.ts";`),
+    ];
     expect(runtimeCycles(typeOnly)).toEqual([]);
     expect(typeCycles(typeOnly)).toEqual([["src/store/index.ts", "src/store/sqlite/index.ts"]]);
   });

@@ -4,12 +4,25 @@ import { ConfigError, loadConfig } from "../../src/config.ts";
 describe("config", () => {
   test("defaults", () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 3000, host: "0.0.0.0", dbPath: "./data/ogsmith.db", adminToken: undefined, allowPrivateNetworks: false, testClock: false, bootstrap: true, baseUrl: "http://localhost:3000" });
+    expect(c).toMatchObject({
+      port: 3000,
+      host: "0.0.0.0",
+      dbPath: "./data/ogsmith.db",
+      adminToken: undefined,
+      allowPrivateNetworks: false,
+      testClock: false,
+      bootstrap: true,
+      baseUrl: "http://localhost:3000",
+    });
     expect(c.renderWorkers).toBeGreaterThanOrEqual(1);
   });
 
   test("flags override the environment", () => {
-    expect(loadConfig({ PORT: "4000" }, { port: 5000, dbPath: ":memory:" })).toMatchObject({ port: 5000, dbPath: ":memory:", baseUrl: "http://localhost:5000" });
+    expect(loadConfig({ PORT: "4000" }, { port: 5000, dbPath: ":memory:" })).toMatchObject({
+      port: 5000,
+      dbPath: ":memory:",
+      baseUrl: "http://localhost:5000",
+    });
   });
 
   test.each([

@@ -20,7 +20,10 @@ import { waitFor } from "../support/wait.ts";
 const maybe = postgresAvailable() || process.env.CI === "true" ? describe : describe.skip;
 
 test("every migration file under migrations/postgres/ is in the journal and embedded", () => {
-  const files = readdirSync(`${REPO_ROOT}/migrations/postgres`).filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, "")).sort();
+  const files = readdirSync(`${REPO_ROOT}/migrations/postgres`)
+    .filter((f) => f.endsWith(".sql"))
+    .map((f) => f.replace(/\.sql$/, ""))
+    .sort();
   expect(migrationJournal.entries.map((e) => e.tag).sort()).toEqual(files);
   expect(Object.keys(migrationSql).sort()).toEqual(files);
 });
@@ -56,7 +59,20 @@ maybe("PostgreSQL store", () => {
       expect((await sql`select count(*)::int as n from drizzle.__drizzle_migrations`)[0]!.n).toBe(migrationJournal.entries.length);
       const tables = (await sql`select table_name from information_schema.tables where table_schema = 'public'`).map((r) => r.table_name);
       expect(tables).toEqual(
-        expect.arrayContaining(["accounts", "api_keys", "usage_periods", "usage_days", "events", "webhooks", "delivery_attempts", "jobs", "email_alerts", "dashboard_sessions", "store_probe", "cluster_state"]),
+        expect.arrayContaining([
+          "accounts",
+          "api_keys",
+          "usage_periods",
+          "usage_days",
+          "events",
+          "webhooks",
+          "delivery_attempts",
+          "jobs",
+          "email_alerts",
+          "dashboard_sessions",
+          "store_probe",
+          "cluster_state",
+        ]),
       );
     } finally {
       await sql.end();
@@ -67,10 +83,21 @@ maybe("PostgreSQL store", () => {
     const [a, b, c] = [await open(), await open(), await open()];
     const now = Date.now();
     await a.createAccount(
-      { id: "acc_res", email: "r@example.com", plan: "custom", status: "active", customQuota: 10, customRequestsPerSecond: 100, createdAt: now, updatedAt: now },
+      {
+        id: "acc_res",
+        email: "r@example.com",
+        plan: "custom",
+        status: "active",
+        customQuota: 10,
+        customRequestsPerSecond: 100,
+        createdAt: now,
+        updatedAt: now,
+      },
       { id: "key_res", accountId: "acc_res", keyHash: "h_res", keyPrefix: "og_abcd", createdAt: now, revokedAt: null },
     );
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => [a, b, c][i % 3]!.reserveUnit({ accountId: "acc_res", period: "2026-11", quota: 10 })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => [a, b, c][i % 3]!.reserveUnit({ accountId: "acc_res", period: "2026-11", quota: 10 })),
+    );
     expect(results.filter(Boolean).length).toBe(10);
     expect((await a.usage("acc_res", "2026-11"))!.reserved).toBe(10);
   });
@@ -97,10 +124,29 @@ maybe("PostgreSQL store", () => {
     const now = Date.now();
     const accountId = `acc_${tag}`;
     await store.createAccount(
-      { id: accountId, email: `${tag}@example.com`, plan: "starter", status: "active", customQuota: null, customRequestsPerSecond: null, createdAt: now, updatedAt: now },
+      {
+        id: accountId,
+        email: `${tag}@example.com`,
+        plan: "starter",
+        status: "active",
+        customQuota: null,
+        customRequestsPerSecond: null,
+        createdAt: now,
+        updatedAt: now,
+      },
       { id: `key_${tag}`, accountId, keyHash: `h_${tag}`, keyPrefix: "og_abcd", createdAt: now, revokedAt: null },
     );
-    const hook = { id: `wh_${tag}`, accountId, url: "https://example.com/h", events: ["image.generated"], secret: "s", status: "enabled" as const, disabledReason: null, createdAt: now, updatedAt: now };
+    const hook = {
+      id: `wh_${tag}`,
+      accountId,
+      url: "https://example.com/h",
+      events: ["image.generated"],
+      secret: "s",
+      status: "enabled" as const,
+      disabledReason: null,
+      createdAt: now,
+      updatedAt: now,
+    };
     expect(await store.createWebhook(hook, 20)).toMatchObject({ id: hook.id });
     const jobId = await store.enqueueJob({ kind: "webhook_delivery", lane: hook.id, accountId, webhookId: hook.id, runAt, now });
     return { accountId, hook, jobId, now };
@@ -119,7 +165,10 @@ maybe("PostgreSQL store", () => {
       await settler.begin(async (tx) => {
         await tx`select id from jobs where id = ${delivery.jobId} for update`;
         acting = act();
-        await waitFor(async () => (await watcher`select count(*)::int as n from pg_locks where not granted`)[0]!.n > 0, "the store's transaction to wait for a lock");
+        await waitFor(
+          async () => (await watcher`select count(*)::int as n from pg_locks where not granted`)[0]!.n > 0,
+          "the store's transaction to wait for a lock",
+        );
         await tx`insert into delivery_attempts (id, webhook_id, account_id, job_id, event_id, event_type, attempt, status_code, error, delivered, duration_ms, next_attempt_at, created_at)
           values (${`dlv_${delivery.hook.id}`}, ${delivery.hook.id}, ${delivery.accountId}, ${delivery.jobId}, 'evt_x', 'image.generated', 1, 500, null, false, 3, null, ${delivery.now})`;
       });

@@ -78,9 +78,7 @@ maybe("Redis sliding log", () => {
     const l = limiter(clock);
     expect((await l.admit("k", 1)).allowed).toBe(true);
     // The log outlives real seconds when the clock is the test clock (its expiry is not 1 s).
-    const ttl = await (l as unknown as { redis: { pttl(k: string): Promise<number> } }).redis.pttl(
-      (l as unknown as { prefix: string }).prefix + "k",
-    );
+    const ttl = await (l as unknown as { redis: { pttl(k: string): Promise<number> } }).redis.pttl((l as unknown as { prefix: string }).prefix + "k");
     expect(ttl).toBeGreaterThan(60_000);
     expect((await l.admit("k", 1)).allowed).toBe(false);
   });

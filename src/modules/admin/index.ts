@@ -26,7 +26,11 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
       {
         body: CreateAccountBody,
         response: { 201: CreatedAccount, ...errorResponses(...ADMIN_ERRORS) },
-        detail: { summary: "Create an account (the key is shown once)", description: "`quota` and `requests_per_second` are required for the custom plan and refused for the others.", tags: ["Admin"] },
+        detail: {
+          summary: "Create an account (the key is shown once)",
+          description: "`quota` and `requests_per_second` are required for the custom plan and refused for the others.",
+          tags: ["Admin"],
+        },
       },
     )
     .patch(
@@ -58,7 +62,11 @@ export function adminModule(services: Pick<Services, "accounts" | "testClock" | 
       },
       {
         response: { 201: ReplacedKey, ...errorResponses(...ADMIN_ERRORS) },
-        detail: { summary: "Replace the account's key (the old one stops at once)", description: "The new key is in this answer only; dashboard sessions opened with the old key end.", tags: ["Admin"] },
+        detail: {
+          summary: "Replace the account's key (the old one stops at once)",
+          description: "The new key is in this answer only; dashboard sessions opened with the old key end.",
+          tags: ["Admin"],
+        },
       },
     );
 

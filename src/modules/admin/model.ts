@@ -5,8 +5,18 @@ import { Count, OneOf, ResourceId, Timestamp } from "../../http/error-schema.ts"
 
 const Plan = OneOf(PLAN_IDS, { error: `must be one of ${PLAN_IDS.join(", ")}` });
 const Status = OneOf(ACCOUNT_STATUSES, { error: `must be one of ${ACCOUNT_STATUSES.join(", ")}` });
-const Quota = t.Integer({ minimum: 1, maximum: MAX_QUOTA, description: "Images per month (custom plan only).", error: `must be a whole number from 1 to ${MAX_QUOTA}` });
-const Rps = t.Integer({ minimum: 1, maximum: MAX_RPS, description: "Requests per second (custom plan only).", error: `must be a whole number from 1 to ${MAX_RPS}` });
+const Quota = t.Integer({
+  minimum: 1,
+  maximum: MAX_QUOTA,
+  description: "Images per month (custom plan only).",
+  error: `must be a whole number from 1 to ${MAX_QUOTA}`,
+});
+const Rps = t.Integer({
+  minimum: 1,
+  maximum: MAX_RPS,
+  description: "Requests per second (custom plan only).",
+  error: `must be a whole number from 1 to ${MAX_RPS}`,
+});
 const Email = t.String({ format: "email", maxLength: MAX_EMAIL_LENGTH, error: "must be an email address" });
 const ApiKey = t.String({ maxLength: 35, pattern: "^og_[A-Za-z0-9]{32}$", description: "The account's API key. Shown once; only its hash is stored." });
 
@@ -40,7 +50,9 @@ export const AccountRecord = t.Object(
     status: Status,
     quota: Count(MAX_QUOTA, "Images per month."),
     requests_per_second: Count(MAX_RPS),
-    key_prefix: t.Union([t.String({ maxLength: 7, pattern: "^og_[A-Za-z0-9]{4}$" }), t.Null()], { description: "`og_` and the key's first 4 characters; null without a key." }),
+    key_prefix: t.Union([t.String({ maxLength: 7, pattern: "^og_[A-Za-z0-9]{4}$" }), t.Null()], {
+      description: "`og_` and the key's first 4 characters; null without a key.",
+    }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },
@@ -53,7 +65,12 @@ export const ClockTime = t.Object({ now: Timestamp("The service clock.") }, { ti
 
 export const AdvanceBody = t.Object(
   {
-    seconds: t.Number({ minimum: 0, maximum: 10 * 366 * 86400, description: "Seconds to move the clock forward.", error: "must be a number of seconds from 0 to ten years" }),
+    seconds: t.Number({
+      minimum: 0,
+      maximum: 10 * 366 * 86400,
+      description: "Seconds to move the clock forward.",
+      error: "must be a number of seconds from 0 to ten years",
+    }),
   },
   { additionalProperties: false, title: "ClockAdvanceRequest" },
 );

@@ -36,8 +36,20 @@ export function batchesModule({ services, renderer, templates }: BatchesDeps) {
       },
       {
         response: {
-          202: t.Object({ id: Batch.properties.id, status: t.Literal("queued"), total: Batch.properties.total, created_at: Batch.properties.created_at }, { title: "CreatedBatch" }),
-          ...errorResponses(...API_AUTH_ERRORS, "INVALID_JSON", "VALIDATION_ERROR", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "QUOTA_EXCEEDED", "SERVER_BUSY", "SERVICE_UNAVAILABLE"),
+          202: t.Object(
+            { id: Batch.properties.id, status: t.Literal("queued"), total: Batch.properties.total, created_at: Batch.properties.created_at },
+            { title: "CreatedBatch" },
+          ),
+          ...errorResponses(
+            ...API_AUTH_ERRORS,
+            "INVALID_JSON",
+            "VALIDATION_ERROR",
+            "PAYLOAD_TOO_LARGE",
+            "UNSUPPORTED_MEDIA_TYPE",
+            "QUOTA_EXCEEDED",
+            "SERVER_BUSY",
+            "SERVICE_UNAVAILABLE",
+          ),
         },
         detail: {
           summary: "Create a batch",
@@ -56,14 +68,19 @@ export function batchesModule({ services, renderer, templates }: BatchesDeps) {
       params: idParam,
       query: t.Object({ cursor: t.Optional(t.String({ maxLength: 16, description: "`next_cursor` of the page before." })) }),
       response: { 200: BatchWithItems, ...errorResponses(...API_AUTH_ERRORS, "VALIDATION_ERROR", "NOT_FOUND", "SERVER_BUSY", "SERVICE_UNAVAILABLE") },
-      detail: { summary: "Get a batch", description: "Progress and the items, 100 a page in index order (`?cursor=<next_cursor>`). Another account's batch is 404.", tags },
+      detail: {
+        summary: "Get a batch",
+        description: "Progress and the items, 100 a page in index order (`?cursor=<next_cursor>`). Another account's batch is 404.",
+        tags,
+      },
     })
     .delete("/:id", async ({ request, params }) => batches.cancel(authOf(request).account.id, params.id), {
       params: idParam,
       response: { 200: Batch, ...errorResponses(...API_AUTH_ERRORS, "NOT_FOUND", "SERVER_BUSY", "SERVICE_UNAVAILABLE") },
       detail: {
         summary: "Cancel a batch",
-        description: "Items not yet drawn fail as canceled and their units go back to the month's quota; items already drawn stay (with their URLs). A finished batch is answered as it is.",
+        description:
+          "Items not yet drawn fail as canceled and their units go back to the month's quota; items already drawn stay (with their URLs). A finished batch is answered as it is.",
         tags,
       },
     })
@@ -72,7 +89,11 @@ export function batchesModule({ services, renderer, templates }: BatchesDeps) {
       async ({ request, params }) => {
         const { account } = authOf(request);
         const batch = await batches.find(account.id, params.id);
-        const images = drawnImages({ renderer, templates, accountTemplates: services.accountTemplates, logger: services.logger }, account.id, batches.allItems(batch.id));
+        const images = drawnImages(
+          { renderer, templates, accountTemplates: services.accountTemplates, logger: services.logger },
+          account.id,
+          batches.allItems(batch.id),
+        );
         return new Response(zipStream(images), {
           headers: { "content-type": "application/zip", "content-disposition": `attachment; filename="${batch.id}.zip"` },
         });
@@ -80,7 +101,12 @@ export function batchesModule({ services, renderer, templates }: BatchesDeps) {
       {
         params: idParam,
         response: {
-          200: mediaBody(Object.assign(t.File({ description: "A ZIP of the drawn images (stored, not compressed again), named by index: `0000.png`, `0001.jpg`, …" }), { maxLength: 4 * 1024 * 1024 * 1024 }), ["application/zip"]),
+          200: mediaBody(
+            Object.assign(t.File({ description: "A ZIP of the drawn images (stored, not compressed again), named by index: `0000.png`, `0001.jpg`, …" }), {
+              maxLength: 4 * 1024 * 1024 * 1024,
+            }),
+            ["application/zip"],
+          ),
           ...errorResponses(...API_AUTH_ERRORS, "NOT_FOUND", "SERVER_BUSY", "SERVICE_UNAVAILABLE"),
         },
         detail: { summary: "Download a batch's images", description: "Streams a ZIP of the images drawn so far, in index order. Nothing is counted.", tags },

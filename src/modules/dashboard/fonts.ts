@@ -97,7 +97,12 @@ export function dashboardFontRoutes({ services, renderer }: DashboardFontDeps) {
         // One account's, so no-store like every other answer under /dashboard/api/ (docs/api.md);
         // a repeat is answered from the renderer's image cache, not drawn again.
         return new Response(imageBody(result.bytes), {
-          headers: { "content-type": result.contentType, "cache-control": "no-store", "x-content-type-options": "nosniff", "x-render-cache": result.cached ? "hit" : "miss" },
+          headers: {
+            "content-type": result.contentType,
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+            "x-render-cache": result.cached ? "hit" : "miss",
+          },
         });
       },
       hide,

@@ -54,7 +54,8 @@ export function dashboardGate(deps: { config: Pick<Config, "publicOrigin">; sess
     if (unsafe) {
       const origin = request.headers.get("origin");
       if (!origin) throw new ApiError("FORBIDDEN", "State-changing dashboard requests must carry an Origin header.");
-      if (!ownOrigins(request, deps.config).has(origin)) throw new ApiError("FORBIDDEN", `Cross-origin request refused: ${origin.slice(0, 200)} is not this server.`);
+      if (!ownOrigins(request, deps.config).has(origin))
+        throw new ApiError("FORBIDDEN", `Cross-origin request refused: ${origin.slice(0, 200)} is not this server.`);
     }
     if (!pathname.startsWith("/dashboard/api/")) return;
     if (pathname === SIGN_IN_PATH && request.method === "POST") return;

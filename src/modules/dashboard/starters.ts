@@ -46,4 +46,4 @@ export const STARTER_PICTURES: ReadonlyMap<string, string> = new Map([
   ["release-notes", releaseNotesPicture],
   ["docs-page", docsPagePicture],
   ["open-source", openSourcePicture],
-])
+]);

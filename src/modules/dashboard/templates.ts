@@ -21,7 +21,6 @@ export interface DashboardTemplateDeps {
   renderer: Renderer;
 }
 
-
 const hide = { detail: { hide: true } } as const;
 
 export function dashboardTemplateRoutes({ services, templates, renderer }: DashboardTemplateDeps) {
@@ -35,7 +34,9 @@ export function dashboardTemplateRoutes({ services, templates, renderer }: Dashb
       ({ params }) => {
         const path = STARTER_PICTURES.get(params.id);
         if (!path) throw new ApiError("NOT_FOUND", `No starter ${params.id.slice(0, 60)}.`);
-        return new Response(Bun.file(path), { headers: { "content-type": "image/png", "cache-control": "private, max-age=86400", "x-content-type-options": "nosniff" } });
+        return new Response(Bun.file(path), {
+          headers: { "content-type": "image/png", "cache-control": "private, max-age=86400", "x-content-type-options": "nosniff" },
+        });
       },
       hide,
     )
@@ -88,4 +89,3 @@ export function dashboardTemplateRoutes({ services, templates, renderer }: Dashb
       hide,
     );
 }
-

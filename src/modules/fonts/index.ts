@@ -17,14 +17,15 @@ export function fontsModule(services: Pick<Services, "accountFonts">) {
   const tags = ["Fonts"];
   const account = (request: Request) => authOf(request).account.id;
   return new Elysia({ name: "module.fonts", prefix: "/api/fonts" })
-    .get(
-      "",
-      async ({ request }) => accountFonts.catalog(account(request)),
-      {
-        response: { 200: FontList, ...errorResponses(...API_AUTH_ERRORS) },
-        detail: { summary: "List fonts", description: "The account's own fonts (`source: account`) and the families bundled with the server (`source: builtin`), all of which templates may name in `font-family`.", tags },
+    .get("", async ({ request }) => accountFonts.catalog(account(request)), {
+      response: { 200: FontList, ...errorResponses(...API_AUTH_ERRORS) },
+      detail: {
+        summary: "List fonts",
+        description:
+          "The account's own fonts (`source: account`) and the families bundled with the server (`source: builtin`), all of which templates may name in `font-family`.",
+        tags,
       },
-    )
+    })
     .post(
       "",
       async ({ request, body, set }) => {
@@ -50,7 +51,12 @@ export function fontsModule(services: Pick<Services, "accountFonts">) {
       },
       {
         response: { 200: DeletedFont, ...errorResponses(...API_AUTH_ERRORS, "NOT_FOUND") },
-        detail: { summary: "Delete a font", description: "Templates that name its family answer 400 VALIDATION_ERROR naming it from then on (unless another of the account's fonts has the family). Another account's font is 404 NOT_FOUND, like a missing one.", tags },
+        detail: {
+          summary: "Delete a font",
+          description:
+            "Templates that name its family answer 400 VALIDATION_ERROR naming it from then on (unless another of the account's fonts has the family). Another account's font is 404 NOT_FOUND, like a missing one.",
+          tags,
+        },
       },
     );
 }

@@ -7,14 +7,22 @@ import { t } from "elysia";
 import { Count, mediaBody, OneOf, ResourceId, Timestamp } from "../../http/error-schema.ts";
 import { FONT_LIMITS } from "../../render/account-fonts.ts";
 
-const Family = t.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9][A-Za-z0-9 _-]{0,63}$", description: "The family templates name in `font-family` (letters, digits, spaces, `_` and `-`)." });
+const Family = t.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: "^[A-Za-z0-9][A-Za-z0-9 _-]{0,63}$",
+  description: "The family templates name in `font-family` (letters, digits, spaces, `_` and `-`).",
+});
 const Weight = t.Integer({ minimum: 100, maximum: 900, multipleOf: 100 });
 const Style = OneOf(["normal", "italic"] as const);
 
 export const FontUpload = mediaBody(
   t.Object(
     {
-      file: t.File({ maxLength: FONT_LIMITS.fileBytes, description: `The font file: TTF, OTF, WOFF or WOFF2, at most ${FONT_LIMITS.fileBytes / (1024 * 1024)} MiB. Not a variable font.` }),
+      file: t.File({
+        maxLength: FONT_LIMITS.fileBytes,
+        description: `The font file: TTF, OTF, WOFF or WOFF2, at most ${FONT_LIMITS.fileBytes / (1024 * 1024)} MiB. Not a variable font.`,
+      }),
       family: t.Optional({ ...Family, description: "Default: the family in the font's name table." }),
       weight: t.Optional(t.String({ pattern: "^[1-9]00$", maxLength: 3, description: "100–900 in hundreds. Default: the font's OS/2 weight class." })),
       style: t.Optional(OneOf(["normal", "italic"] as const, { description: "Default: italic when the font says it is." })),
@@ -45,7 +53,9 @@ const BuiltinFont = t.Object(
   {
     family: t.String({ maxLength: 64 }),
     source: t.Literal("builtin"),
-    generic: OneOf(["sans-serif", "serif", "monospace"] as const, { description: "The generic name (and Tailwind class: font-sans, font-serif, font-mono) that draws it." }),
+    generic: OneOf(["sans-serif", "serif", "monospace"] as const, {
+      description: "The generic name (and Tailwind class: font-sans, font-serif, font-mono) that draws it.",
+    }),
     weights: t.Array(Weight, { maxItems: 9 }),
     styles: t.Array(Style, { maxItems: 2 }),
   },

@@ -20,7 +20,12 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
     "/api/generate",
     async ({ request, body }) => {
       const { account } = authOf(request);
-      const renderRequest = await parseAccountRenderRequest(body, { accountId: account.id, templates, accountTemplates: services.accountTemplates, callerIsAccount: true });
+      const renderRequest = await parseAccountRenderRequest(body, {
+        accountId: account.id,
+        templates,
+        accountTemplates: services.accountTemplates,
+        callerIsAccount: true,
+      });
       const requestId = requestState(request).id;
       const factsOf = (result: RenderResult) => ({
         requestId,
@@ -76,7 +81,8 @@ export function generateModule({ services, renderer, templates }: GenerateDeps) 
       },
       detail: {
         summary: "Generate an image",
-        description: "Renders the template with the given fields and returns the image (PNG, JPEG or WebP). Each success counts one image toward the monthly quota.",
+        description:
+          "Renders the template with the given fields and returns the image (PNG, JPEG or WebP). Each success counts one image toward the monthly quota.",
         tags: ["Images"],
         requestBody: documentedBody(generateBodySchema(templates)),
       },

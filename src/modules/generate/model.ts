@@ -30,14 +30,27 @@ export const COMMON_PARAMETERS: RequestParameter[] = [
   { name: "format", type: "string", default: "png", enum: [...FORMATS], description: "Output format." },
   // Offered once a lossy format is (FORMATS is the one list of formats the renderer produces).
   ...(FORMATS.some((format) => format !== "png")
-    ? [{ name: "quality", type: "integer" as const, default: QUALITY.default, minimum: QUALITY.minimum, maximum: QUALITY.maximum, description: "JPEG/WebP quality; ignored for png." }]
+    ? [
+        {
+          name: "quality",
+          type: "integer" as const,
+          default: QUALITY.default,
+          minimum: QUALITY.minimum,
+          maximum: QUALITY.maximum,
+          description: "JPEG/WebP quality; ignored for png.",
+        },
+      ]
     : []),
 ];
 
 function parameterSchema(p: RequestParameter) {
   const options = { default: p.default, description: p.description };
   if (p.type === "integer") return t.Integer({ minimum: p.minimum, maximum: p.maximum, ...options });
-  if (p.enum) return t.Union(p.enum.map((value) => t.Literal(value)), options);
+  if (p.enum)
+    return t.Union(
+      p.enum.map((value) => t.Literal(value)),
+      options,
+    );
   return t.String({ maxLength: 64, pattern: "^[A-Za-z0-9_-]+$", ...options });
 }
 
@@ -50,7 +63,11 @@ export function generateBodySchema(templates: TemplateLookup) {
   const properties: Record<string, TSchema> = {};
   for (const p of COMMON_PARAMETERS) properties[p.name] = t.Optional(parameterSchema(p));
   properties.size = t.Optional(
-    t.String({ maxLength: 20, pattern: "^[a-z][a-z0-9_-]{0,19}$", description: "Account templates with a size set: the named size to draw (instead of width and height)." }),
+    t.String({
+      maxLength: 20,
+      pattern: "^[a-z][a-z0-9_-]{0,19}$",
+      description: "Account templates with a size set: the named size to draw (instead of width and height).",
+    }),
   );
   properties.template_version = t.Optional(
     t.Integer({ minimum: 1, maximum: 2_147_483_647, description: "Account templates: the version to draw (default the latest). `v` in a signed URL's query." }),
@@ -96,4 +113,7 @@ export function generateBodySchema(templates: TemplateLookup) {
 }
 
 /** The 200 answer of /api/generate: the image bytes, in the requested format. */
-export const ImageResponse = mediaBody(Object.assign(t.File({ description: "The image, in the requested format (image/png by default)." }), { maxLength: 64 * 1024 * 1024 }), IMAGE_MEDIA_TYPES);
+export const ImageResponse = mediaBody(
+  Object.assign(t.File({ description: "The image, in the requested format (image/png by default)." }), { maxLength: 64 * 1024 * 1024 }),
+  IMAGE_MEDIA_TYPES,
+);

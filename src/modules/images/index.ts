@@ -49,7 +49,9 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
     renderer.prepare
       ? renderer.prepare(request)
       : // A renderer without content addresses (never the service's): render now, address by bytes.
-        renderer.render(request).then((result) => ({ contentAddress: result.contentAddress ?? Bun.hash(result.bytes).toString(16), render: async () => result }));
+        renderer
+          .render(request)
+          .then((result) => ({ contentAddress: result.contentAddress ?? Bun.hash(result.bytes).toString(16), render: async () => result }));
 
   /** (account, month, address) triples known to be counted: a hit then needs no store read. Only ever true facts. */
   const counted = new Set<string>();
@@ -60,7 +62,13 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
   /** One counting attempt per (account, month, address) at a time; identical requests wait for it. */
   const counting = new Map<string, Promise<RenderResult>>();
 
-  async function countOnce(account: AccountRecord, prepared: PreparedRender, template: string, requestId: string, headers: Record<string, unknown>): Promise<RenderResult> {
+  async function countOnce(
+    account: AccountRecord,
+    prepared: PreparedRender,
+    template: string,
+    requestId: string,
+    headers: Record<string, unknown>,
+  ): Promise<RenderResult> {
     const key = `${account.id}|${metering.currentPeriod()}|${prepared.contentAddress}`;
     if (counted.has(key)) return prepared.render();
     const shared = counting.get(key);
@@ -125,7 +133,13 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
       if (expiry.state === "expired") throw expired();
       if (expiry.state === "invalid") throw validationError([{ field: "exp", message: "must be one Unix time in whole seconds" }]);
       const body = bodyFromSignedUrl(path.template, path.ext, params);
-      const renderRequest = await parseAccountRenderRequest(body, { accountId: owner.account.id, templates, accountTemplates, callerIsAccount: false, values: "url" });
+      const renderRequest = await parseAccountRenderRequest(body, {
+        accountId: owner.account.id,
+        templates,
+        accountTemplates,
+        callerIsAccount: false,
+        values: "url",
+      });
       const prepared = await prepare(renderRequest);
       entry = {
         keyId: owner.key.id,
@@ -170,7 +184,11 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
   // The 200 is the image in its real media types; its headers and the 304 are named in
   // src/http/openapi.ts (responseHeaders), like every other route's.
   const signedResponses = {
-    200: mediaBody(Object.assign(t.File({ description: "The image, in the format the URL's extension names." }), { maxLength: 64 * 1024 * 1024 }), ["image/png", "image/jpeg", "image/webp"]),
+    200: mediaBody(Object.assign(t.File({ description: "The image, in the format the URL's extension names." }), { maxLength: 64 * 1024 * 1024 }), [
+      "image/png",
+      "image/jpeg",
+      "image/webp",
+    ]),
     304: mediaBody(t.String({ maxLength: 0, description: "Not modified: If-None-Match matched the ETag." }), []),
     ...errorResponses(
       "INVALID_SIGNATURE",
@@ -210,7 +228,11 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
         }),
       ),
     },
-    { additionalProperties: generateBody.additionalProperties, maxProperties: 64, examples: [{ ...(generateBody.examples as object[])[0], signing_key_id: "sk_0a1b2c3d4e5f6g7h8i9j" }] },
+    {
+      additionalProperties: generateBody.additionalProperties,
+      maxProperties: 64,
+      examples: [{ ...(generateBody.examples as object[])[0], signing_key_id: "sk_0a1b2c3d4e5f6g7h8i9j" }],
+    },
   );
 
   return new Elysia({ name: "module.images" })
@@ -226,7 +248,10 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
         response: {
           200: t.Union(
             [
-              t.Object({ url: t.String({ maxLength: MAX_URL_BYTES, description: "Absolute, on OG_BASE_URL; put it in <meta property=\"og:image\">." }) }, { title: "ImageUrl" }),
+              t.Object(
+                { url: t.String({ maxLength: MAX_URL_BYTES, description: 'Absolute, on OG_BASE_URL; put it in <meta property="og:image">.' }) },
+                { title: "ImageUrl" },
+              ),
               t.Object(
                 {
                   urls: t.Array(
@@ -247,7 +272,15 @@ export function imagesModule({ services, renderer, templates }: ImagesDeps) {
             ],
             { description: "`{url}`, or `{urls}` when the body names `sizes`." },
           ),
-          ...errorResponses(...API_AUTH_ERRORS, "INVALID_JSON", "VALIDATION_ERROR", "UNKNOWN_TEMPLATE", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_FOUND"),
+          ...errorResponses(
+            ...API_AUTH_ERRORS,
+            "INVALID_JSON",
+            "VALIDATION_ERROR",
+            "UNKNOWN_TEMPLATE",
+            "PAYLOAD_TOO_LARGE",
+            "UNSUPPORTED_MEDIA_TYPE",
+            "NOT_FOUND",
+          ),
         },
         detail: {
           summary: "Sign an image URL",

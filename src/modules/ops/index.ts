@@ -40,7 +40,15 @@ export function opsModule(services: Pick<Services, "store" | "logger" | "limiter
     const ready = store && redis !== false;
     const status = ready ? ("ready" as const) : store ? ("redis unavailable" as const) : ("store unavailable" as const);
     // Without Redis the status alone says it all; with it, name each dependency.
-    const body = redis === undefined ? { status } : { status, store: store ? ("ok" as const) : ("unavailable" as const), store_kind: services.store.kind, redis: redis ? ("ok" as const) : ("unavailable" as const) };
+    const body =
+      redis === undefined
+        ? { status }
+        : {
+            status,
+            store: store ? ("ok" as const) : ("unavailable" as const),
+            store_kind: services.store.kind,
+            redis: redis ? ("ok" as const) : ("unavailable" as const),
+          };
     return { ready, body };
   };
   // Anyone may ask /readyz: at most one check starts per second (real time, like the other
@@ -70,7 +78,12 @@ export function opsModule(services: Pick<Services, "store" | "logger" | "limiter
       },
       {
         response: { 200: Readiness, 503: Readiness },
-        detail: { summary: "Readiness", description: "200 while the store takes writes (a real write is probed), 503 otherwise. Checked at most once a second; answers in between share the last check.", tags: ["Operations"] },
+        detail: {
+          summary: "Readiness",
+          description:
+            "200 while the store takes writes (a real write is probed), 503 otherwise. Checked at most once a second; answers in between share the last check.",
+          tags: ["Operations"],
+        },
       },
     )
     .get("/metrics", async () => new Response(await metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }), {
@@ -78,7 +91,8 @@ export function opsModule(services: Pick<Services, "store" | "logger" | "limiter
       response: { 200: MetricsText, ...errorResponses("UNAUTHORIZED") },
       detail: {
         summary: "Prometheus metrics",
-        description: "Request counts and durations, the render pool, pending jobs and process metrics. Needs `Authorization: Bearer` with OG_METRICS_TOKEN or OG_ADMIN_TOKEN unless OG_METRICS_PUBLIC is true.",
+        description:
+          "Request counts and durations, the render pool, pending jobs and process metrics. Needs `Authorization: Bearer` with OG_METRICS_TOKEN or OG_ADMIN_TOKEN unless OG_METRICS_PUBLIC is true.",
         tags: ["Operations"],
       },
     });

@@ -17,7 +17,11 @@ const SigningKey = t.Object(
 const CreatedSigningKey = t.Object(
   {
     id: ResourceId("sk"),
-    secret: t.String({ maxLength: 48, pattern: "^ogsk_[A-Za-z0-9_-]{43}$", description: "`ogsk_` + 43 base64url characters. Shown this once; store it where your pages are built." }),
+    secret: t.String({
+      maxLength: 48,
+      pattern: "^ogsk_[A-Za-z0-9_-]{43}$",
+      description: "`ogsk_` + 43 base64url characters. Shown this once; store it where your pages are built.",
+    }),
     created_at: Timestamp(),
   },
   { title: "CreatedSigningKey" },
@@ -36,11 +40,18 @@ export function signingKeysModule(services: Pick<Services, "signingKeys">) {
       },
       {
         response: { 201: CreatedSigningKey, ...errorResponses(...API_AUTH_ERRORS, "CONFLICT") },
-        detail: { summary: "Create a signing key", description: "At most 5 per account (the 6th is 409 CONFLICT). The secret is returned only in this answer.", tags },
+        detail: {
+          summary: "Create a signing key",
+          description: "At most 5 per account (the 6th is 409 CONFLICT). The secret is returned only in this answer.",
+          tags,
+        },
       },
     )
     .get("", async ({ request }) => ({ data: await signingKeys.list(authOf(request).account.id) }), {
-      response: { 200: t.Object({ data: t.Array(SigningKey, { maxItems: MAX_SIGNING_KEYS_PER_ACCOUNT }) }, { title: "SigningKeyList" }), ...errorResponses(...API_AUTH_ERRORS) },
+      response: {
+        200: t.Object({ data: t.Array(SigningKey, { maxItems: MAX_SIGNING_KEYS_PER_ACCOUNT }) }, { title: "SigningKeyList" }),
+        ...errorResponses(...API_AUTH_ERRORS),
+      },
       detail: { summary: "List signing keys", description: "Never includes the secrets.", tags },
     })
     .delete(
@@ -50,8 +61,15 @@ export function signingKeysModule(services: Pick<Services, "signingKeys">) {
         return { id: params.id, deleted: true as const };
       },
       {
-        response: { 200: t.Object({ id: ResourceId("sk"), deleted: t.Literal(true) }, { title: "DeletedSigningKey" }), ...errorResponses(...API_AUTH_ERRORS, "NOT_FOUND") },
-        detail: { summary: "Delete a signing key", description: "Every URL signed with it stops at once (401 INVALID_SIGNATURE), cached images included. Another account's key is 404.", tags },
+        response: {
+          200: t.Object({ id: ResourceId("sk"), deleted: t.Literal(true) }, { title: "DeletedSigningKey" }),
+          ...errorResponses(...API_AUTH_ERRORS, "NOT_FOUND"),
+        },
+        detail: {
+          summary: "Delete a signing key",
+          description: "Every URL signed with it stops at once (401 INVALID_SIGNATURE), cached images included. Another account's key is 404.",
+          tags,
+        },
       },
     );
 }

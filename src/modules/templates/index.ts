@@ -97,7 +97,10 @@ export function templatesModule({ services, templates }: TemplatesDeps) {
         return created;
       },
       {
-        response: { 201: AccountTemplate, ...errorResponses(...API_AUTH_ERRORS, "INVALID_JSON", "VALIDATION_ERROR", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE") },
+        response: {
+          201: AccountTemplate,
+          ...errorResponses(...API_AUTH_ERRORS, "INVALID_JSON", "VALIDATION_ERROR", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"),
+        },
         detail: {
           summary: "Create an account template",
           description: `Stores the definition as version 1. A definition error is a 400 VALIDATION_ERROR whose \`details\` name each problem (with \`line\` and \`column\` in \`html\`); nothing is stored. 409 CONFLICT for an id the account already has, the id of a built-in or operator template, or a ${MAX_TEMPLATES_PER_ACCOUNT + 1}st template. Bodies up to 1 MiB.`,
@@ -110,14 +113,23 @@ export function templatesModule({ services, templates }: TemplatesDeps) {
       response: { 200: AccountTemplate, ...errorResponses(...API_AUTH_ERRORS, "TEMPLATE_NOT_FOUND") },
       detail: {
         summary: "Read an account template",
-        description: "The latest version: a definition file `ogsmith render --template-file` takes as it is. Another account's template is 404 TEMPLATE_NOT_FOUND, like a missing one.",
+        description:
+          "The latest version: a definition file `ogsmith render --template-file` takes as it is. Another account's template is 404 TEMPLATE_NOT_FOUND, like a missing one.",
         tags,
       },
     })
     .put("/:id", async ({ request, params, body }) => accountTemplates.update(account(request), params.id, body, templates), {
       response: {
         200: AccountTemplate,
-        ...errorResponses(...API_AUTH_ERRORS, "INVALID_JSON", "VALIDATION_ERROR", "FORBIDDEN", "TEMPLATE_NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"),
+        ...errorResponses(
+          ...API_AUTH_ERRORS,
+          "INVALID_JSON",
+          "VALIDATION_ERROR",
+          "FORBIDDEN",
+          "TEMPLATE_NOT_FOUND",
+          "PAYLOAD_TOO_LARGE",
+          "UNSUPPORTED_MEDIA_TYPE",
+        ),
       },
       detail: {
         summary: "Update an account template (a new version)",
@@ -133,8 +145,12 @@ export function templatesModule({ services, templates }: TemplatesDeps) {
         return { id: params.id, deleted: true as const };
       },
       {
-          response: { 200: DeletedTemplate, ...errorResponses(...API_AUTH_ERRORS, "TEMPLATE_NOT_FOUND") },
-        detail: { summary: "Delete an account template", description: "Every version goes; rendering it answers 400 UNKNOWN_TEMPLATE from then on, signed URLs included.", tags },
+        response: { 200: DeletedTemplate, ...errorResponses(...API_AUTH_ERRORS, "TEMPLATE_NOT_FOUND") },
+        detail: {
+          summary: "Delete an account template",
+          description: "Every version goes; rendering it answers 400 UNKNOWN_TEMPLATE from then on, signed URLs included.",
+          tags,
+        },
       },
     )
     .get("/:id/versions", async ({ request, params }) => ({ data: await accountTemplates.versions(account(request), params.id) }), {
@@ -149,7 +165,11 @@ export function templatesModule({ services, templates }: TemplatesDeps) {
       },
       {
         response: { 200: AccountTemplate, ...errorResponses(...API_AUTH_ERRORS, "TEMPLATE_NOT_FOUND") },
-        detail: { summary: "Read one version of an account template", description: "A version no longer kept (or never written) is 404 TEMPLATE_NOT_FOUND.", tags },
+        detail: {
+          summary: "Read one version of an account template",
+          description: "A version no longer kept (or never written) is 404 TEMPLATE_NOT_FOUND.",
+          tags,
+        },
       },
     );
 }

@@ -15,13 +15,25 @@ import { MAX_TEMPLATES_PER_ACCOUNT, MAX_VERSIONS_PER_TEMPLATE } from "../../temp
 export const MAX_TEMPLATE_HTML_BYTES = 256 * 1024;
 
 const GlobalId = t.String({ maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" });
-export const AccountTemplateId = t.String({ maxLength: 40, pattern: "^[a-z][a-z0-9_-]{0,39}$", description: "A lowercase letter, then up to 39 of a-z, 0-9, `_` and `-`; unique in the account." });
+export const AccountTemplateId = t.String({
+  maxLength: 40,
+  pattern: "^[a-z][a-z0-9_-]{0,39}$",
+  description: "A lowercase letter, then up to 39 of a-z, 0-9, `_` and `-`; unique in the account.",
+});
 const FieldName = t.String({ maxLength: 64, pattern: "^[a-z][a-z0-9_]{0,63}$" });
-const FieldType = OneOf(["text", "image_url", "color"] as const, { description: "text; image_url (http(s) URL or data:image/…;base64 URI, fetched by the server); color (a CSS colour)" });
+const FieldType = OneOf(["text", "image_url", "color"] as const, {
+  description: "text; image_url (http(s) URL or data:image/…;base64 URI, fetched by the server); color (a CSS colour)",
+});
 const ThemeVariables = t.Record(t.String({ maxLength: 64, pattern: "^[a-zA-Z][a-zA-Z0-9_-]{0,63}$" }), t.String({ maxLength: 200 }), {
   description: "Variable name (without the leading `--`) → CSS value; `var(--name)` in inline styles takes it.",
 });
-const Canvas = (description: string) => t.Integer({ minimum: MIN_SIZE, maximum: MAX_SIZE, default: description === "width" ? 1200 : 630, description: `Design canvas ${description} in pixels; requests of other sizes scale it.` });
+const Canvas = (description: string) =>
+  t.Integer({
+    minimum: MIN_SIZE,
+    maximum: MAX_SIZE,
+    default: description === "width" ? 1200 : 630,
+    description: `Design canvas ${description} in pixels; requests of other sizes scale it.`,
+  });
 
 const FIELD_MAX_LENGTH = `Characters (code points): text at most 2000, color 64; for an image_url field, of an http(s) URL (at most ${MAX_URL_LENGTH}), as a data: image is bounded by what it decodes to (${MAX_IMAGE_BYTES / (1024 * 1024)} MiB).`;
 
@@ -36,12 +48,20 @@ const AccountTemplateField = t.Object(
   { title: "AccountTemplateField" },
 );
 
-const Themes = t.Object({ dark: t.Optional(ThemeVariables), light: t.Optional(ThemeVariables) }, { description: "Theme variables per theme; one set given, both themes use it." });
+const Themes = t.Object(
+  { dark: t.Optional(ThemeVariables), light: t.Optional(ThemeVariables) },
+  { description: "Theme variables per theme; one set given, both themes use it." },
+);
 /** A size set: named sizes the same HTML is drawn at (`size: "<name>"` in a request). */
-export const SizeSet = t.Record(t.String({ maxLength: 20, pattern: "^[a-z][a-z0-9_-]{0,19}$" }), t.Object({ width: t.Integer({ minimum: MIN_SIZE, maximum: MAX_SIZE }), height: t.Integer({ minimum: MIN_SIZE, maximum: MAX_SIZE }) }, { title: "NamedSize" }), {
-  maxProperties: 8,
-  description: "At most 8 named sizes (name → {width, height}) drawn by the same HTML (orientation classes apply); `size: \"<name>\"` in generate, a signed URL or a batch item picks one.",
-});
+export const SizeSet = t.Record(
+  t.String({ maxLength: 20, pattern: "^[a-z][a-z0-9_-]{0,19}$" }),
+  t.Object({ width: t.Integer({ minimum: MIN_SIZE, maximum: MAX_SIZE }), height: t.Integer({ minimum: MIN_SIZE, maximum: MAX_SIZE }) }, { title: "NamedSize" }),
+  {
+    maxProperties: 8,
+    description:
+      'At most 8 named sizes (name → {width, height}) drawn by the same HTML (orientation classes apply); `size: "<name>"` in generate, a signed URL or a batch item picks one.',
+  },
+);
 const Sample = t.Record(FieldName, t.String({ maxLength: 4096 }), { description: "Field values used by previews and the dashboard." });
 
 /** The create/update body (PUT may leave `id` out: the path names it). */
@@ -50,7 +70,10 @@ export const TemplateDefinitionBody = t.Object(
     id: AccountTemplateId,
     name: t.Optional(Text(100)),
     description: t.Optional(Text(500)),
-    html: t.String({ maxLength: MAX_TEMPLATE_HTML_BYTES, description: "HTML with inline CSS (and Tailwind classes) and `{{placeholders}}`, at most 256 KiB, 2,000 elements, 48 levels; see docs/templates.md." }),
+    html: t.String({
+      maxLength: MAX_TEMPLATE_HTML_BYTES,
+      description: "HTML with inline CSS (and Tailwind classes) and `{{placeholders}}`, at most 256 KiB, 2,000 elements, 48 levels; see docs/templates.md.",
+    }),
     fields: t.Optional(
       t.Array(
         t.Object({
@@ -133,9 +156,15 @@ const TemplateField = t.Object(
       description: "The longest value, in characters (code points); for an image_url field, that of a data: image (what bounds it is max_image_bytes).",
     }),
     max_url_length: t.Optional(
-      t.Integer({ minimum: 1, maximum: MAX_URL_LENGTH, description: "image_url fields: the longest http(s) URL, and the longest value (a data: image included) in a signed URL's query." }),
+      t.Integer({
+        minimum: 1,
+        maximum: MAX_URL_LENGTH,
+        description: "image_url fields: the longest http(s) URL, and the longest value (a data: image included) in a signed URL's query.",
+      }),
     ),
-    max_image_bytes: t.Optional(t.Integer({ minimum: 1, maximum: MAX_IMAGE_BYTES, description: "image_url fields: the most a data: image may decode to, in bytes." })),
+    max_image_bytes: t.Optional(
+      t.Integer({ minimum: 1, maximum: MAX_IMAGE_BYTES, description: "image_url fields: the most a data: image may decode to, in bytes." }),
+    ),
     description: t.Optional(Text(1024)),
   },
   { title: "TemplateField" },
@@ -144,7 +173,9 @@ const TemplateField = t.Object(
 export const TemplateSummary = t.Object(
   {
     id: GlobalId,
-    source: OneOf(["builtin", "operator", "account"] as const, { description: "builtin (shipped), operator (OG_TEMPLATES_DIR), account (this account's own, through this API)" }),
+    source: OneOf(["builtin", "operator", "account"] as const, {
+      description: "builtin (shipped), operator (OG_TEMPLATES_DIR), account (this account's own, through this API)",
+    }),
     version: t.Optional(t.Integer({ minimum: 1, maximum: 2_147_483_647, description: "Account templates: the latest version." })),
     name: t.Optional(Text(100, "Account templates: the name given.")),
     description: Text(1024),

@@ -18,7 +18,11 @@ import { ImageResponse } from "../generate/model.ts";
 import { TemplateDefinitionBody } from "./model.ts";
 
 const Size = (name: string) =>
-  t.Integer({ minimum: MIN_SIZE, maximum: MAX_SIZE, description: `Requested ${name} in pixels; a preview larger than ${PREVIEW_MAX_SIDE} px on its longer side is drawn scaled down to it.` });
+  t.Integer({
+    minimum: MIN_SIZE,
+    maximum: MAX_SIZE,
+    description: `Requested ${name} in pixels; a preview larger than ${PREVIEW_MAX_SIDE} px on its longer side is drawn scaled down to it.`,
+  });
 
 export const TemplatePreviewBody = t.Object(
   {

@@ -18,8 +18,16 @@ export const UsageRecord = t.Object(
 );
 
 export function usageModule(services: Pick<Services, "metering">) {
-  return new Elysia({ name: "module.usage" }).get("/api/user/usage", async ({ request }) => (await services.metering.usage(authOf(request).account)) as Static<typeof UsageRecord>, {
-    response: { 200: UsageRecord, ...errorResponses(...API_AUTH_ERRORS) },
-    detail: { summary: "Usage this month", description: "Images generated this calendar month (UTC), the plan's quota, what remains and when it resets.", tags: ["Usage"] },
-  });
+  return new Elysia({ name: "module.usage" }).get(
+    "/api/user/usage",
+    async ({ request }) => (await services.metering.usage(authOf(request).account)) as Static<typeof UsageRecord>,
+    {
+      response: { 200: UsageRecord, ...errorResponses(...API_AUTH_ERRORS) },
+      detail: {
+        summary: "Usage this month",
+        description: "Images generated this calendar month (UTC), the plan's quota, what remains and when it resets.",
+        tags: ["Usage"],
+      },
+    },
+  );
 }

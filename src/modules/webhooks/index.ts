@@ -38,21 +38,17 @@ export function webhooksModule(services: Pick<Services, "webhooks">) {
       response: { 200: WebhookList, ...errorResponses(...API_AUTH_ERRORS) },
       detail: { summary: "List webhooks", description: "Every webhook of the account (at most 20); secrets are never returned.", tags },
     })
-    .post(
-      "/test",
-      async ({ request, body }) => ({ results: await webhooks.sendTest(authOf(request).account.id, body?.webhook_id) }),
-      {
-        body: TestWebhookBody,
-        response: { 200: TestResults, ...errorResponses(...API_AUTH_ERRORS, ...BODY_ERRORS, "WEBHOOK_NOT_FOUND") },
-        detail: {
-          summary: "Send a test event",
-          description: "One synchronous `webhook.test` attempt to every enabled webhook (or the one named). Not retried, not counted toward disabling.",
-          tags,
-          // The body is optional: without it every enabled webhook gets the test event.
-          requestBody: { required: false, content: {} },
-        },
+    .post("/test", async ({ request, body }) => ({ results: await webhooks.sendTest(authOf(request).account.id, body?.webhook_id) }), {
+      body: TestWebhookBody,
+      response: { 200: TestResults, ...errorResponses(...API_AUTH_ERRORS, ...BODY_ERRORS, "WEBHOOK_NOT_FOUND") },
+      detail: {
+        summary: "Send a test event",
+        description: "One synchronous `webhook.test` attempt to every enabled webhook (or the one named). Not retried, not counted toward disabling.",
+        tags,
+        // The body is optional: without it every enabled webhook gets the test event.
+        requestBody: { required: false, content: {} },
       },
-    )
+    })
     .get("/:id", ({ request, params }) => asRecord(webhooks.get(authOf(request).account.id, params.id)), {
       response: { 200: WebhookRecord, ...errorResponses(...API_AUTH_ERRORS, "WEBHOOK_NOT_FOUND") },
       detail: { summary: "Show a webhook", description: "Another account's webhook is 404 WEBHOOK_NOT_FOUND.", tags },

@@ -58,14 +58,28 @@ export interface UsagePort {
    * while used + reserved < quota (creating the month's row when missing), then as `confirmUnit`
    * without a reservation to move. Undefined, with nothing written, when no unit is left.
    */
-  countUnit(input: { accountId: string; period: string; quota: number; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters | undefined>;
+  countUnit(input: {
+    accountId: string;
+    period: string;
+    quota: number;
+    day: string;
+    now: number;
+    decide: (after: UsageCounters) => UsageDecision;
+  }): Promise<UsageCounters | undefined>;
   /**
    * Public image URLs: like `confirmUnit`, but first inserts (account, period, contentAddress)
    * into the counted-images set in the same transaction. When that row exists already (another
    * request or instance counted this image this month), nothing is counted: the reservation is
    * given back in the same transaction and the result is undefined.
    */
-  confirmImageUnit(input: { accountId: string; period: string; day: string; now: number; contentAddress: string; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters | undefined>;
+  confirmImageUnit(input: {
+    accountId: string;
+    period: string;
+    day: string;
+    now: number;
+    contentAddress: string;
+    decide: (after: UsageCounters) => UsageDecision;
+  }): Promise<UsageCounters | undefined>;
   /** Whether this content address was counted for the account in `period`. */
   isImageCounted(input: { accountId: string; period: string; contentAddress: string }): Promise<boolean>;
   /** The month's counters, or undefined when nothing happened in it. */
@@ -97,5 +111,11 @@ export interface UsagePort {
    * `decide(previous month's used)` in the same transaction. Exactly once per account and month,
    * across restarts and across instances. True when this call emitted it.
    */
-  emitMonthlyReset(input: { accountId: string; period: string; previousPeriod: string; now: number; decide: (previousUsed: number) => EventDraft }): Promise<boolean>;
+  emitMonthlyReset(input: {
+    accountId: string;
+    period: string;
+    previousPeriod: string;
+    now: number;
+    decide: (previousUsed: number) => EventDraft;
+  }): Promise<boolean>;
 }

@@ -48,7 +48,8 @@ export class PostgresAccounts implements AccountsPort {
 
   activeKeyPrefix(accountId: string): Promise<string | null> {
     return this.c.run(async (sql) => {
-      const [row] = await sql`select key_prefix from api_keys where account_id = ${accountId} and revoked_at is null order by created_at desc, seq desc limit 1`;
+      const [row] =
+        await sql`select key_prefix from api_keys where account_id = ${accountId} and revoked_at is null order by created_at desc, seq desc limit 1`;
       return (row?.key_prefix as string | undefined) ?? null;
     });
   }
@@ -75,7 +76,10 @@ export class PostgresAccounts implements AccountsPort {
   }
 
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
-    return this.c.run(async (sql) => (await sql`select ${sql.unsafe(KEY_COLUMNS)} from api_keys where account_id = ${accountId} order by created_at, seq`) as unknown as ApiKeyRecord[]);
+    return this.c.run(
+      async (sql) =>
+        (await sql`select ${sql.unsafe(KEY_COLUMNS)} from api_keys where account_id = ${accountId} order by created_at, seq`) as unknown as ApiKeyRecord[],
+    );
   }
 }
 

@@ -22,7 +22,9 @@ export class PostgresBatches implements BatchesPort {
   }
 
   getBatch(accountId: string, id: string): Promise<BatchRecord | undefined> {
-    return this.c.run(async (sql) => (await sql`select ${sql.unsafe(BATCH_COLUMNS)} from batches where id = ${id} and account_id = ${accountId}`)[0] as BatchRecord | undefined);
+    return this.c.run(
+      async (sql) => (await sql`select ${sql.unsafe(BATCH_COLUMNS)} from batches where id = ${id} and account_id = ${accountId}`)[0] as BatchRecord | undefined,
+    );
   }
 
   listBatches(accountId: string, since: number, limit: number): Promise<BatchRecord[]> {
@@ -35,7 +37,8 @@ export class PostgresBatches implements BatchesPort {
 
   batchItems(batchId: string, fromIndex: number, limit: number): Promise<BatchItemRecord[]> {
     return this.c.run(
-      async (sql) => (await sql`select ${sql.unsafe(ITEM_COLUMNS)} from batch_items where batch_id = ${batchId} and idx >= ${fromIndex} order by idx limit ${limit}`) as unknown as BatchItemRecord[],
+      async (sql) =>
+        (await sql`select ${sql.unsafe(ITEM_COLUMNS)} from batch_items where batch_id = ${batchId} and idx >= ${fromIndex} order by idx limit ${limit}`) as unknown as BatchItemRecord[],
     );
   }
 

@@ -16,6 +16,10 @@ export class PostgresEmailAlerts implements EmailAlertsPort {
   }
 
   recentEmailAlerts(accountId: string, limit: number): Promise<EmailAlertRecord[]> {
-    return this.c.run(async (sql) => (await sql`select ${sql.unsafe(ALERT_COLUMNS)} from email_alerts where account_id = ${accountId} order by created_at desc, seq desc limit ${limit}`).map(toEmailAlert));
+    return this.c.run(async (sql) =>
+      (await sql`select ${sql.unsafe(ALERT_COLUMNS)} from email_alerts where account_id = ${accountId} order by created_at desc, seq desc limit ${limit}`).map(
+        toEmailAlert,
+      ),
+    );
   }
 }

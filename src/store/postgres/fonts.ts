@@ -17,7 +17,10 @@ export class PostgresFontStore implements FontStore {
       await tx`select id from accounts where id = ${font.accountId} for update`;
       const [old] = (await tx`select ${tx.unsafe(RECORD)} from account_fonts
         where account_id = ${font.accountId} and family_key = ${key} and weight = ${font.weight} and style = ${font.style}`) as unknown as FontRecord[];
-      const [held] = (await tx`select count(*)::int as n, coalesce(sum(bytes), 0)::bigint as total from account_fonts where account_id = ${font.accountId}`) as unknown as [{ n: number; total: number }];
+      const [held] =
+        (await tx`select count(*)::int as n, coalesce(sum(bytes), 0)::bigint as total from account_fonts where account_id = ${font.accountId}`) as unknown as [
+          { n: number; total: number },
+        ];
       const count = held.n - (old ? 1 : 0) + 1;
       const total = Number(held.total) - (old?.bytes ?? 0) + font.bytes;
       if (count > limits.maxFonts) return "too_many" as const;
@@ -32,7 +35,8 @@ export class PostgresFontStore implements FontStore {
 
   list(accountId: string): Promise<FontRecord[]> {
     return this.c.run(
-      async (sql) => (await sql`select ${sql.unsafe(RECORD)} from account_fonts where account_id = ${accountId} order by family_key collate "C", weight, style collate "C"`) as unknown as FontRecord[],
+      async (sql) =>
+        (await sql`select ${sql.unsafe(RECORD)} from account_fonts where account_id = ${accountId} order by family_key collate "C", weight, style collate "C"`) as unknown as FontRecord[],
     );
   }
 

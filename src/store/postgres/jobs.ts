@@ -34,7 +34,10 @@ export class PostgresJobs implements JobsPort {
   }
 
   getEvent(id: string): Promise<EventRecord | undefined> {
-    return this.c.run(async (sql) => (await sql`select id, account_id as "accountId", type, data, created_at as "createdAt" from events where id = ${id}`)[0] as EventRecord | undefined);
+    return this.c.run(
+      async (sql) =>
+        (await sql`select id, account_id as "accountId", type, data, created_at as "createdAt" from events where id = ${id}`)[0] as EventRecord | undefined,
+    );
   }
 
   enqueueJob(job: NewJob): Promise<string> {
@@ -83,7 +86,9 @@ export class PostgresJobs implements JobsPort {
   }
 
   pruneFinishedJobs(finishedBefore: number): Promise<number> {
-    return this.c.run(async (sql) => (await sql`delete from jobs where status in ('succeeded', 'failed', 'canceled') and finished_at < ${finishedBefore}`).count);
+    return this.c.run(
+      async (sql) => (await sql`delete from jobs where status in ('succeeded', 'failed', 'canceled') and finished_at < ${finishedBefore}`).count,
+    );
   }
 
   getJob(id: string): Promise<JobRecord | undefined> {
@@ -94,6 +99,8 @@ export class PostgresJobs implements JobsPort {
   }
 
   listJobs(filter: { status: JobStatus }): Promise<JobRecord[]> {
-    return this.c.run(async (sql) => (await sql`select ${sql.unsafe(JOB_COLUMNS)} from jobs where status = ${filter.status} order by created_at, seq`).map(toJob));
+    return this.c.run(async (sql) =>
+      (await sql`select ${sql.unsafe(JOB_COLUMNS)} from jobs where status = ${filter.status} order by created_at, seq`).map(toJob),
+    );
   }
 }

@@ -324,7 +324,10 @@ export const accountFonts = pgTable(
     data: bytea("data").notNull(),
     createdAt: ms("created_at").notNull(),
   },
-  (table) => [uniqueIndex("account_fonts_face").on(table.accountId, table.familyKey, table.weight, table.style), index("account_fonts_digest").on(table.digest)],
+  (table) => [
+    uniqueIndex("account_fonts_face").on(table.accountId, table.familyKey, table.weight, table.style),
+    index("account_fonts_digest").on(table.digest),
+  ],
 );
 
 /** Batches: see the SQLite schema (src/store/sqlite/schema/batches.ts). */

@@ -34,7 +34,11 @@ export class PostgresSessions implements SessionsPort {
         from dashboard_sessions s join accounts a on a.id = s.account_id join api_keys k on k.id = s.key_id and k.revoked_at is null
         where s.token_hash = ${tokenHash}`;
       if (!row) return undefined;
-      return { session: unprefixed<SessionRecord>(row, SESSION, ""), account: unprefixed<AccountRecord>(row, ACCOUNT, "a_"), keyPrefix: row.keyPrefix as string };
+      return {
+        session: unprefixed<SessionRecord>(row, SESSION, ""),
+        account: unprefixed<AccountRecord>(row, ACCOUNT, "a_"),
+        keyPrefix: row.keyPrefix as string,
+      };
     });
   }
 
@@ -45,6 +49,9 @@ export class PostgresSessions implements SessionsPort {
   }
 
   listSessions(accountId: string): Promise<SessionRecord[]> {
-    return this.c.run(async (sql) => (await sql`select ${sql.unsafe(SESSION_COLUMNS)} from dashboard_sessions where account_id = ${accountId} order by created_at, id`) as unknown as SessionRecord[]);
+    return this.c.run(
+      async (sql) =>
+        (await sql`select ${sql.unsafe(SESSION_COLUMNS)} from dashboard_sessions where account_id = ${accountId} order by created_at, id`) as unknown as SessionRecord[],
+    );
   }
 }

@@ -22,7 +22,10 @@ export class PostgresSigningKeys implements SigningKeysPort {
   }
 
   listSigningKeys(accountId: string): Promise<SigningKeyRecord[]> {
-    return this.c.run(async (sql) => (await sql`select ${sql.unsafe(KEY_COLUMNS)} from signing_keys where account_id = ${accountId} order by created_at, seq`) as unknown as SigningKeyRecord[]);
+    return this.c.run(
+      async (sql) =>
+        (await sql`select ${sql.unsafe(KEY_COLUMNS)} from signing_keys where account_id = ${accountId} order by created_at, seq`) as unknown as SigningKeyRecord[],
+    );
   }
 
   deleteSigningKey(accountId: string, id: string): Promise<boolean> {

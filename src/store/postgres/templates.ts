@@ -18,9 +18,10 @@ export class PostgresTemplateStore implements TemplateStore {
     return this.c.write(async (tx) => {
       // The account row lock serializes creations per account, so the limit holds across instances.
       await tx`select id from accounts where id = ${accountId} for update`;
-      const [{ n, taken }] = (await tx`select count(*)::int as n, count(*) filter (where id = ${id})::int as taken from account_templates where account_id = ${accountId}`) as unknown as [
-        { n: number; taken: number },
-      ];
+      const [{ n, taken }] =
+        (await tx`select count(*)::int as n, count(*) filter (where id = ${id})::int as taken from account_templates where account_id = ${accountId}`) as unknown as [
+          { n: number; taken: number },
+        ];
       if (taken > 0) return "exists" as const;
       if (n >= maxPerAccount) return "limit_reached" as const;
       await tx`insert into account_templates (account_id, id, latest_version, created_at, updated_at) values (${accountId}, ${id}, 1, ${now}, ${now})`;
@@ -58,7 +59,10 @@ export class PostgresTemplateStore implements TemplateStore {
         left join account_template_versions v on v.account_id = t.account_id and v.template_id = t.id and v.version = coalesce(${version ?? null}::int, t.latest_version)
         where t.account_id = ${accountId} and t.id = ${id}`;
       if (!row) return undefined;
-      return { latest: row.latest as number, found: row.version === null ? undefined : { version: row.version as number, digest: row.digest as string, createdAt: row.createdAt as number } };
+      return {
+        latest: row.latest as number,
+        found: row.version === null ? undefined : { version: row.version as number, digest: row.digest as string, createdAt: row.createdAt as number },
+      };
     });
   }
 

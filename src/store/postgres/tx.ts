@@ -22,7 +22,12 @@ import type { PostgresConnection, Tx } from "./connection.ts";
 const JOB_COLUMNS = columns(JOB);
 const BATCH_COLUMNS = columns(BATCH);
 const USAGE_COLUMNS = columns(USAGE);
-const MARK_COLUMNS: Record<UsageMark, string> = { warned80At: USAGE.warned80At, warned90At: USAGE.warned90At, warned95At: USAGE.warned95At, limitReachedAt: USAGE.limitReachedAt };
+const MARK_COLUMNS: Record<UsageMark, string> = {
+  warned80At: USAGE.warned80At,
+  warned90At: USAGE.warned90At,
+  warned95At: USAGE.warned95At,
+  limitReachedAt: USAGE.limitReachedAt,
+};
 
 type SettlementWrite<K extends "updateJob" | "disableWebhook" | "updateEmailAlert"> = Parameters<SettleTx[K]>[0];
 
@@ -35,7 +40,8 @@ export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx 
   /* ───────────── events, jobs and alerts ───────────── */
 
   async enabledSubscriptions(accountId: string): Promise<Subscription[]> {
-    return (await this.tx`select id, events, created_at as "createdAt", seq from webhooks where account_id = ${accountId} and status = 'enabled'`) as unknown as Subscription[];
+    return (await this
+      .tx`select id, events, created_at as "createdAt", seq from webhooks where account_id = ${accountId} and status = 'enabled'`) as unknown as Subscription[];
   }
 
   async ownerEmail(accountId: string): Promise<string | null> {
@@ -92,7 +98,8 @@ export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx 
   }
 
   async cancelPendingJobs(webhookId: string, now: number): Promise<void> {
-    await this.tx`update jobs set status = 'canceled', finished_at = ${now}, updated_at = ${now}, last_error = 'dropped' where webhook_id = ${webhookId} and status = 'pending'`;
+    await this
+      .tx`update jobs set status = 'canceled', finished_at = ${now}, updated_at = ${now}, last_error = 'dropped' where webhook_id = ${webhookId} and status = 'pending'`;
   }
 
   async updateEmailAlert(e: SettlementWrite<"updateEmailAlert">): Promise<void> {
@@ -163,7 +170,8 @@ export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx 
   async reserveBatchUnits(accountId: string, period: string, quota: number, units: number): Promise<{ reserved: true } | { reserved: false; left: number }> {
     await this.tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
     // The row lock orders this after every reservation and confirmation of the month in flight.
-    const [row] = await this.tx`select used + reserved + batch_reserved as taken from usage_periods where account_id = ${accountId} and period = ${period} for update`;
+    const [row] = await this
+      .tx`select used + reserved + batch_reserved as taken from usage_periods where account_id = ${accountId} and period = ${period} for update`;
     const taken = Number(row!.taken);
     if (taken + units > quota) return { reserved: false, left: Math.max(0, quota - taken) };
     await this.tx`update usage_periods set batch_reserved = batch_reserved + ${units} where account_id = ${accountId} and period = ${period}`;
@@ -189,11 +197,13 @@ export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx 
   }
 
   async setItem(batchId: string, index: number, status: BatchItemStatus, url: string | null, error: string | null): Promise<void> {
-    await this.tx`update batch_items set status = ${status}, url = ${url}, error = ${error}, claimed_until = null, claimed_by = null where batch_id = ${batchId} and idx = ${index}`;
+    await this
+      .tx`update batch_items set status = ${status}, url = ${url}, error = ${error}, claimed_until = null, claimed_by = null where batch_id = ${batchId} and idx = ${index}`;
   }
 
   async failQueuedItems(batchId: string, error: string): Promise<number> {
-    const result = await this.tx`update batch_items set status = 'failed', error = ${error}, claimed_until = null, claimed_by = null where batch_id = ${batchId} and status = 'queued'`;
+    const result = await this
+      .tx`update batch_items set status = 'failed', error = ${error}, claimed_until = null, claimed_by = null where batch_id = ${batchId} and status = 'queued'`;
     return result.count;
   }
 
@@ -208,11 +218,13 @@ export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx 
   }
 
   async markImageCounted(accountId: string, period: string, contentAddress: string, now: number): Promise<void> {
-    await this.tx`insert into counted_images (account_id, period, content_address, created_at) values (${accountId}, ${period}, ${contentAddress}, ${now}) on conflict do nothing`;
+    await this
+      .tx`insert into counted_images (account_id, period, content_address, created_at) values (${accountId}, ${period}, ${contentAddress}, ${now}) on conflict do nothing`;
   }
 
   async updateBatch(batchId: string, change: { status: BatchStatus; done: number; failed: number; finishedAt: number | null }): Promise<BatchRecord> {
-    const [row] = await this.tx`update batches set status = ${change.status}, done = ${change.done}, failed = ${change.failed}, finished_at = ${change.finishedAt}
+    const [row] = await this
+      .tx`update batches set status = ${change.status}, done = ${change.done}, failed = ${change.failed}, finished_at = ${change.finishedAt}
       where id = ${batchId} returning ${this.tx.unsafe(BATCH_COLUMNS)}`;
     return row as BatchRecord;
   }

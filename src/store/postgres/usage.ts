@@ -93,7 +93,10 @@ export class PostgresUsage implements UsagePort {
 
   isImageCounted(input: { accountId: string; period: string; contentAddress: string }): Promise<boolean> {
     return this.c.run(
-      async (sql) => (await sql`select 1 from counted_images where account_id = ${input.accountId} and period = ${input.period} and content_address = ${input.contentAddress}`).length > 0,
+      async (sql) =>
+        (
+          await sql`select 1 from counted_images where account_id = ${input.accountId} and period = ${input.period} and content_address = ${input.contentAddress}`
+        ).length > 0,
     );
   }
 
@@ -122,11 +125,22 @@ export class PostgresUsage implements UsagePort {
   }
 
   usage(accountId: string, period: string): Promise<UsageCounters | undefined> {
-    return this.c.run(async (sql) => (await sql`select ${sql.unsafe(USAGE_COLUMNS)} from usage_periods where account_id = ${accountId} and period = ${period}`)[0] as UsageCounters | undefined);
+    return this.c.run(
+      async (sql) =>
+        (await sql`select ${sql.unsafe(USAGE_COLUMNS)} from usage_periods where account_id = ${accountId} and period = ${period}`)[0] as
+          | UsageCounters
+          | undefined,
+    );
   }
 
   dailyUsage(accountId: string, period: string): Promise<{ day: string; count: number }[]> {
-    return this.c.run(async (sql) => (await sql`select day, count from usage_days where account_id = ${accountId} and day like ${`${period}-%`} order by day`) as unknown as { day: string; count: number }[]);
+    return this.c.run(
+      async (sql) =>
+        (await sql`select day, count from usage_days where account_id = ${accountId} and day like ${`${period}-%`} order by day`) as unknown as {
+          day: string;
+          count: number;
+        }[],
+    );
   }
 
   /**

@@ -83,7 +83,9 @@ export class PostgresWebhooks implements WebhooksPort {
 
   listDeliveryAttempts(webhookId: string, limit: number): Promise<DeliveryAttemptRecord[]> {
     return this.c.run(async (sql) =>
-      (await sql`select ${sql.unsafe(ATTEMPT_COLUMNS)} from delivery_attempts where webhook_id = ${webhookId} order by created_at desc, seq desc limit ${limit}`).map(toDeliveryAttempt),
+      (
+        await sql`select ${sql.unsafe(ATTEMPT_COLUMNS)} from delivery_attempts where webhook_id = ${webhookId} order by created_at desc, seq desc limit ${limit}`
+      ).map(toDeliveryAttempt),
     );
   }
 }

@@ -22,13 +22,24 @@ export class SqliteAccounts implements AccountsPort {
     return this.c.write(() => {
       this.c
         .sql("INSERT INTO accounts (id, email, plan, status, custom_quota, custom_requests_per_second, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(account.id, account.email, account.plan, account.status, account.customQuota, account.customRequestsPerSecond, account.createdAt, account.updatedAt);
+        .run(
+          account.id,
+          account.email,
+          account.plan,
+          account.status,
+          account.customQuota,
+          account.customRequestsPerSecond,
+          account.createdAt,
+          account.updatedAt,
+        );
       this.#insertKey(key);
     });
   }
 
   #insertKey(k: ApiKeyRecord): void {
-    this.c.sql("INSERT INTO api_keys (id, account_id, key_hash, key_prefix, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)").run(k.id, k.accountId, k.keyHash, k.keyPrefix, k.createdAt, k.revokedAt);
+    this.c
+      .sql("INSERT INTO api_keys (id, account_id, key_hash, key_prefix, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(k.id, k.accountId, k.keyHash, k.keyPrefix, k.createdAt, k.revokedAt);
   }
 
   getAccount(id: string): Promise<AccountRecord | undefined> {
@@ -37,7 +48,10 @@ export class SqliteAccounts implements AccountsPort {
 
   listAccounts(): Promise<{ account: AccountRecord; keyPrefix: string | null }[]> {
     return this.c.read(() =>
-      (this.c.sql(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, rowid`).all() as AccountRecord[]).map((account) => ({ account, keyPrefix: this.#keyPrefixOf(account.id) })),
+      (this.c.sql(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, rowid`).all() as AccountRecord[]).map((account) => ({
+        account,
+        keyPrefix: this.#keyPrefixOf(account.id),
+      })),
     );
   }
 
@@ -45,7 +59,9 @@ export class SqliteAccounts implements AccountsPort {
     return this.c.write(
       () =>
         (this.c
-          .sql(`UPDATE accounts SET email = ?, plan = ?, status = ?, custom_quota = ?, custom_requests_per_second = ?, updated_at = ? WHERE id = ? RETURNING ${ACCOUNT_COLUMNS}`)
+          .sql(
+            `UPDATE accounts SET email = ?, plan = ?, status = ?, custom_quota = ?, custom_requests_per_second = ?, updated_at = ? WHERE id = ? RETURNING ${ACCOUNT_COLUMNS}`,
+          )
           .get(c.email, c.plan, c.status, c.customQuota, c.customRequestsPerSecond, c.updatedAt, id) as AccountRecord | null) ?? undefined,
     );
   }
@@ -55,7 +71,9 @@ export class SqliteAccounts implements AccountsPort {
   }
 
   #keyPrefixOf(accountId: string): string | null {
-    const key = this.c.sql("SELECT key_prefix AS keyPrefix FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, rowid DESC LIMIT 1").get(accountId) as {
+    const key = this.c
+      .sql("SELECT key_prefix AS keyPrefix FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, rowid DESC LIMIT 1")
+      .get(accountId) as {
       keyPrefix: string;
     } | null;
     return key?.keyPrefix ?? null;
@@ -94,6 +112,8 @@ export class SqliteAccounts implements AccountsPort {
   }
 
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
-    return this.c.read(() => this.c.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid`).all(accountId) as ApiKeyRecord[]);
+    return this.c.read(
+      () => this.c.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid`).all(accountId) as ApiKeyRecord[],
+    );
   }
 }

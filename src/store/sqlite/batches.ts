@@ -24,17 +24,27 @@ export class SqliteBatches implements BatchesPort {
   }
 
   getBatch(accountId: string, id: string): Promise<BatchRecord | undefined> {
-    return this.c.read(() => (this.c.sql(`SELECT ${BATCH_COLUMNS} FROM batches WHERE id = ? AND account_id = ?`).get(id, accountId) as BatchRecord | null) ?? undefined);
+    return this.c.read(
+      () => (this.c.sql(`SELECT ${BATCH_COLUMNS} FROM batches WHERE id = ? AND account_id = ?`).get(id, accountId) as BatchRecord | null) ?? undefined,
+    );
   }
 
   listBatches(accountId: string, since: number, limit: number): Promise<BatchRecord[]> {
     return this.c.read(
-      () => this.c.sql(`SELECT ${BATCH_COLUMNS} FROM batches WHERE account_id = ? AND created_at >= ? ORDER BY created_at DESC, rowid DESC LIMIT ?`).all(accountId, since, limit) as BatchRecord[],
+      () =>
+        this.c
+          .sql(`SELECT ${BATCH_COLUMNS} FROM batches WHERE account_id = ? AND created_at >= ? ORDER BY created_at DESC, rowid DESC LIMIT ?`)
+          .all(accountId, since, limit) as BatchRecord[],
     );
   }
 
   batchItems(batchId: string, fromIndex: number, limit: number): Promise<BatchItemRecord[]> {
-    return this.c.read(() => this.c.sql(`SELECT ${ITEM_COLUMNS} FROM batch_items WHERE batch_id = ? AND idx >= ? ORDER BY idx LIMIT ?`).all(batchId, fromIndex, limit) as BatchItemRecord[]);
+    return this.c.read(
+      () =>
+        this.c
+          .sql(`SELECT ${ITEM_COLUMNS} FROM batch_items WHERE batch_id = ? AND idx >= ? ORDER BY idx LIMIT ?`)
+          .all(batchId, fromIndex, limit) as BatchItemRecord[],
+    );
   }
 
   async claimBatchItems(input: { limit: number; realNow: number; leaseMs: number }): Promise<ClaimedBatchItem[]> {
@@ -64,7 +74,9 @@ export class SqliteBatches implements BatchesPort {
 
   unclaimBatchItem(batchId: string, index: number): Promise<void> {
     return this.c.write(() => {
-      this.c.sql("UPDATE batch_items SET claimed_until = NULL, attempts = max(attempts - 1, 0) WHERE batch_id = ? AND idx = ? AND status = 'queued'").run(batchId, index);
+      this.c
+        .sql("UPDATE batch_items SET claimed_until = NULL, attempts = max(attempts - 1, 0) WHERE batch_id = ? AND idx = ? AND status = 'queued'")
+        .run(batchId, index);
     }, LEAVES_KEYS);
   }
 
@@ -81,10 +93,16 @@ export class SqliteBatches implements BatchesPort {
   }
 
   releaseBatchLeases(): Promise<number> {
-    return this.c.write(() => this.c.sql("UPDATE batch_items SET claimed_until = NULL WHERE status = 'queued' AND claimed_until IS NOT NULL").run().changes, LEAVES_KEYS);
+    return this.c.write(
+      () => this.c.sql("UPDATE batch_items SET claimed_until = NULL WHERE status = 'queued' AND claimed_until IS NOT NULL").run().changes,
+      LEAVES_KEYS,
+    );
   }
 
   pruneBatches(createdBefore: number): Promise<number> {
-    return this.c.write(() => this.c.sql("DELETE FROM batches WHERE created_at < ? AND status IN ('done', 'canceled')").run(createdBefore).changes, LEAVES_KEYS);
+    return this.c.write(
+      () => this.c.sql("DELETE FROM batches WHERE created_at < ? AND status IN ('done', 'canceled')").run(createdBefore).changes,
+      LEAVES_KEYS,
+    );
   }
 }

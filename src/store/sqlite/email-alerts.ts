@@ -18,6 +18,10 @@ export class SqliteEmailAlerts implements EmailAlertsPort {
   }
 
   recentEmailAlerts(accountId: string, limit: number): Promise<EmailAlertRecord[]> {
-    return this.c.read(() => (this.c.sql(`SELECT ${ALERT_COLUMNS} FROM email_alerts WHERE account_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`).all(accountId, limit) as Row[]).map(toEmailAlert));
+    return this.c.read(() =>
+      (
+        this.c.sql(`SELECT ${ALERT_COLUMNS} FROM email_alerts WHERE account_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`).all(accountId, limit) as Row[]
+      ).map(toEmailAlert),
+    );
   }
 }

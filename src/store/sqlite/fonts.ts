@@ -16,8 +16,13 @@ export class SqliteFontStore implements FontStore {
   put(font: NewFont, limits: FontLimits): Promise<{ font: FontRecord; replaced?: FontRecord } | "too_many" | "too_large"> {
     return this.c.write(() => {
       const key = font.family.toLowerCase();
-      const old = this.c.sql(`SELECT ${RECORD} FROM account_fonts WHERE account_id = ? AND family_key = ? AND weight = ? AND style = ?`).get(font.accountId, key, font.weight, font.style) as Row | null;
-      const held = this.c.sql("SELECT count(*) AS n, coalesce(sum(bytes), 0) AS total FROM account_fonts WHERE account_id = ?").get(font.accountId) as { n: number; total: number };
+      const old = this.c
+        .sql(`SELECT ${RECORD} FROM account_fonts WHERE account_id = ? AND family_key = ? AND weight = ? AND style = ?`)
+        .get(font.accountId, key, font.weight, font.style) as Row | null;
+      const held = this.c.sql("SELECT count(*) AS n, coalesce(sum(bytes), 0) AS total FROM account_fonts WHERE account_id = ?").get(font.accountId) as {
+        n: number;
+        total: number;
+      };
       const count = held.n - (old ? 1 : 0) + 1;
       const total = held.total - (old?.bytes ?? 0) + font.bytes;
       if (count > limits.maxFonts) return "too_many" as const;
@@ -27,7 +32,21 @@ export class SqliteFontStore implements FontStore {
         .sql(
           "INSERT INTO account_fonts (id, account_id, family, family_key, weight, style, format, bytes, glyphs, variable, digest, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
-        .run(font.id, font.accountId, font.family, key, font.weight, font.style, font.format, font.bytes, font.glyphs, font.variable ? 1 : 0, font.digest, font.data, font.now);
+        .run(
+          font.id,
+          font.accountId,
+          font.family,
+          key,
+          font.weight,
+          font.style,
+          font.format,
+          font.bytes,
+          font.glyphs,
+          font.variable ? 1 : 0,
+          font.digest,
+          font.data,
+          font.now,
+        );
       const { data: _data, now, ...rest } = font;
       return { font: { ...rest, createdAt: now }, ...(old ? { replaced: record(old) } : {}) };
     }, LEAVES_KEYS);

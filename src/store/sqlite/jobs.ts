@@ -26,7 +26,11 @@ export class SqliteJobs implements JobsPort {
   }
 
   getEvent(id: string): Promise<EventRecord | undefined> {
-    return this.c.read(() => (this.c.sql("SELECT id, account_id AS accountId, type, data, created_at AS createdAt FROM events WHERE id = ?").get(id) as EventRecord | null) ?? undefined);
+    return this.c.read(
+      () =>
+        (this.c.sql("SELECT id, account_id AS accountId, type, data, created_at AS createdAt FROM events WHERE id = ?").get(id) as EventRecord | null) ??
+        undefined,
+    );
   }
 
   enqueueJob(job: NewJob): Promise<string> {
@@ -51,7 +55,10 @@ export class SqliteJobs implements JobsPort {
   }
 
   releaseLeases(): Promise<number> {
-    return this.c.write(() => this.c.sql("UPDATE jobs SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL").run().changes, LEAVES_KEYS);
+    return this.c.write(
+      () => this.c.sql("UPDATE jobs SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL").run().changes,
+      LEAVES_KEYS,
+    );
   }
 
   pendingJobsByKind(): Promise<Record<string, number>> {
@@ -62,7 +69,10 @@ export class SqliteJobs implements JobsPort {
   }
 
   pruneFinishedJobs(finishedBefore: number): Promise<number> {
-    return this.c.write(() => this.c.sql("DELETE FROM jobs WHERE status IN ('succeeded', 'failed', 'canceled') AND finished_at < ?").run(finishedBefore).changes, LEAVES_KEYS);
+    return this.c.write(
+      () => this.c.sql("DELETE FROM jobs WHERE status IN ('succeeded', 'failed', 'canceled') AND finished_at < ?").run(finishedBefore).changes,
+      LEAVES_KEYS,
+    );
   }
 
   getJob(id: string): Promise<JobRecord | undefined> {
@@ -73,6 +83,8 @@ export class SqliteJobs implements JobsPort {
   }
 
   listJobs(filter: { status: JobStatus }): Promise<JobRecord[]> {
-    return this.c.read(() => (this.c.sql(`SELECT ${JOB_COLUMNS} FROM jobs WHERE status = ? ORDER BY created_at, rowid`).all(filter.status) as Record<string, unknown>[]).map(toJob));
+    return this.c.read(() =>
+      (this.c.sql(`SELECT ${JOB_COLUMNS} FROM jobs WHERE status = ? ORDER BY created_at, rowid`).all(filter.status) as Record<string, unknown>[]).map(toJob),
+    );
   }
 }

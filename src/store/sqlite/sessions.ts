@@ -30,9 +30,12 @@ export class SqliteSessions implements SessionsPort {
   }
 
   touchSession(tokenHash: string, expiresAt: number): Promise<void> {
-    return this.c.write(() => {
-      this.c.sql("UPDATE dashboard_sessions SET expires_at = ? WHERE token_hash = ?").run(expiresAt, tokenHash);
-    }, { single: true, leavesKeys: true });
+    return this.c.write(
+      () => {
+        this.c.sql("UPDATE dashboard_sessions SET expires_at = ? WHERE token_hash = ?").run(expiresAt, tokenHash);
+      },
+      { single: true, leavesKeys: true },
+    );
   }
 
   findSession(tokenHash: string): Promise<{ session: SessionRecord; account: AccountRecord; keyPrefix: string } | undefined> {
@@ -51,6 +54,8 @@ export class SqliteSessions implements SessionsPort {
   }
 
   listSessions(accountId: string): Promise<SessionRecord[]> {
-    return this.c.read(() => this.c.sql(`SELECT ${SESSION_COLUMNS} FROM dashboard_sessions WHERE account_id = ? ORDER BY created_at, rowid`).all(accountId) as SessionRecord[]);
+    return this.c.read(
+      () => this.c.sql(`SELECT ${SESSION_COLUMNS} FROM dashboard_sessions WHERE account_id = ? ORDER BY created_at, rowid`).all(accountId) as SessionRecord[],
+    );
   }
 }

@@ -26,7 +26,9 @@ export class SqliteSigningKeys implements SigningKeysPort {
   }
 
   listSigningKeys(accountId: string): Promise<SigningKeyRecord[]> {
-    return this.c.read(() => this.c.sql(`SELECT ${KEY_COLUMNS} FROM signing_keys WHERE account_id = ? ORDER BY created_at, rowid`).all(accountId) as SigningKeyRecord[]);
+    return this.c.read(
+      () => this.c.sql(`SELECT ${KEY_COLUMNS} FROM signing_keys WHERE account_id = ? ORDER BY created_at, rowid`).all(accountId) as SigningKeyRecord[],
+    );
   }
 
   deleteSigningKey(accountId: string, id: string): Promise<boolean> {

@@ -27,11 +27,15 @@ export class SqliteTemplateStore implements TemplateStore {
     return this.c.write(() => {
       const { accountId, id, now } = template;
       const row = this.c
-        .sql("UPDATE account_templates SET latest_version = latest_version + 1, updated_at = ? WHERE account_id = ? AND id = ? RETURNING latest_version AS version, created_at AS createdAt")
+        .sql(
+          "UPDATE account_templates SET latest_version = latest_version + 1, updated_at = ? WHERE account_id = ? AND id = ? RETURNING latest_version AS version, created_at AS createdAt",
+        )
         .get(now, accountId, id) as { version: number; createdAt: number } | null;
       if (!row) return undefined;
       this.#insertVersion(template, row.version);
-      this.c.sql("DELETE FROM account_template_versions WHERE account_id = ? AND template_id = ? AND version <= ?").run(accountId, id, row.version - keepVersions);
+      this.c
+        .sql("DELETE FROM account_template_versions WHERE account_id = ? AND template_id = ? AND version <= ?")
+        .run(accountId, id, row.version - keepVersions);
       return { accountId, id, version: row.version, definition: template.definition, digest: template.digest, createdAt: row.createdAt, updatedAt: now };
     }, LEAVES_KEYS);
   }
@@ -39,8 +43,9 @@ export class SqliteTemplateStore implements TemplateStore {
   get(accountId: string, id: string, version?: number): Promise<StoredTemplate | undefined> {
     return this.c.read(
       () =>
-        (this.c.sql(`SELECT ${STORED} ${JOIN_VERSION} WHERE t.account_id = ?1 AND t.id = ?2 AND v.version = coalesce(?3, t.latest_version)`).get(accountId, id, version ?? null) as StoredTemplate | null) ??
-        undefined,
+        (this.c
+          .sql(`SELECT ${STORED} ${JOIN_VERSION} WHERE t.account_id = ?1 AND t.id = ?2 AND v.version = coalesce(?3, t.latest_version)`)
+          .get(accountId, id, version ?? null) as StoredTemplate | null) ?? undefined,
     );
   }
 

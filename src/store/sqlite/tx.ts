@@ -24,7 +24,12 @@ import type { SqliteConnection } from "./connection.ts";
 const JOB_COLUMNS = columns(JOB);
 const BATCH_COLUMNS = columns(BATCH);
 const USAGE_COLUMNS = columns(USAGE);
-const MARK_COLUMNS: Record<UsageMark, string> = { warned80At: USAGE.warned80At, warned90At: USAGE.warned90At, warned95At: USAGE.warned95At, limitReachedAt: USAGE.limitReachedAt };
+const MARK_COLUMNS: Record<UsageMark, string> = {
+  warned80At: USAGE.warned80At,
+  warned90At: USAGE.warned90At,
+  warned95At: USAGE.warned95At,
+  limitReachedAt: USAGE.limitReachedAt,
+};
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 type SettlementWrite<K extends "updateJob" | "disableWebhook" | "updateEmailAlert"> = Parameters<SettleTx[K]>[0];
@@ -35,7 +40,9 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
   /* ───────────── events, jobs and alerts ───────────── */
 
   enabledSubscriptions(accountId: string): Subscription[] {
-    return this.c.sql("SELECT id, events, created_at AS createdAt, rowid AS seq FROM webhooks WHERE account_id = ? AND status = 'enabled'").all(accountId) as Subscription[];
+    return this.c
+      .sql("SELECT id, events, created_at AS createdAt, rowid AS seq FROM webhooks WHERE account_id = ? AND status = 'enabled'")
+      .all(accountId) as Subscription[];
   }
 
   ownerEmail(accountId: string): string | null {
@@ -43,7 +50,9 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
   }
 
   insertEvent(event: EventRecord): void {
-    this.c.sql("INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)").run(event.id, event.accountId, event.type, event.data, event.createdAt);
+    this.c
+      .sql("INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)")
+      .run(event.id, event.accountId, event.type, event.data, event.createdAt);
   }
 
   insertJob(job: NewJob): string {
@@ -53,7 +62,18 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
         `INSERT INTO jobs (id, kind, lane, account_id, webhook_id, event_id, payload, status, run_at, attempts, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, 0, ?, ?)`,
       )
-      .run(id, job.kind, job.lane, job.accountId ?? null, job.webhookId ?? null, job.eventId ?? null, job.payload === undefined ? null : JSON.stringify(job.payload), job.runAt, job.now, job.now);
+      .run(
+        id,
+        job.kind,
+        job.lane,
+        job.accountId ?? null,
+        job.webhookId ?? null,
+        job.eventId ?? null,
+        job.payload === undefined ? null : JSON.stringify(job.payload),
+        job.runAt,
+        job.now,
+        job.now,
+      );
     return id;
   }
 
@@ -87,7 +107,9 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
   }
 
   updateJob(j: SettlementWrite<"updateJob">): void {
-    this.c.sql("UPDATE jobs SET status = ?, run_at = ?, claimed_until = NULL, last_error = ?, updated_at = ?, finished_at = ? WHERE id = ?").run(j.status, j.runAt, j.lastError, j.updatedAt, j.finishedAt, j.id);
+    this.c
+      .sql("UPDATE jobs SET status = ?, run_at = ?, claimed_until = NULL, last_error = ?, updated_at = ?, finished_at = ? WHERE id = ?")
+      .run(j.status, j.runAt, j.lastError, j.updatedAt, j.finishedAt, j.id);
   }
 
   disableWebhook(d: SettlementWrite<"disableWebhook">): void {
@@ -95,7 +117,9 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
   }
 
   cancelPendingJobs(webhookId: string, now: number): void {
-    this.c.sql("UPDATE jobs SET status = 'canceled', finished_at = ?, updated_at = ?, last_error = 'dropped' WHERE webhook_id = ? AND status = 'pending'").run(now, now, webhookId);
+    this.c
+      .sql("UPDATE jobs SET status = 'canceled', finished_at = ?, updated_at = ?, last_error = 'dropped' WHERE webhook_id = ? AND status = 'pending'")
+      .run(now, now, webhookId);
   }
 
   updateEmailAlert(e: SettlementWrite<"updateEmailAlert">): void {
@@ -111,14 +135,30 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
           `INSERT INTO delivery_attempts (id, webhook_id, account_id, job_id, event_id, event_type, attempt, status_code, error, delivered, duration_ms, next_attempt_at, created_at)
            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)`,
         )
-        .run(a.id, a.webhookId, a.accountId, a.jobId, a.eventId, a.eventType, a.attempt, a.statusCode, a.error, a.delivered ? 1 : 0, a.durationMs, a.nextAttemptAt, a.createdAt, a.webhookId)
-        .changes > 0
+        .run(
+          a.id,
+          a.webhookId,
+          a.accountId,
+          a.jobId,
+          a.eventId,
+          a.eventType,
+          a.attempt,
+          a.statusCode,
+          a.error,
+          a.delivered ? 1 : 0,
+          a.durationMs,
+          a.nextAttemptAt,
+          a.createdAt,
+          a.webhookId,
+        ).changes > 0
     );
   }
 
   trimAttempts(webhookId: string, keep: number): void {
     this.c
-      .sql("DELETE FROM delivery_attempts WHERE webhook_id = ? AND rowid NOT IN (SELECT rowid FROM delivery_attempts WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?)")
+      .sql(
+        "DELETE FROM delivery_attempts WHERE webhook_id = ? AND rowid NOT IN (SELECT rowid FROM delivery_attempts WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?)",
+      )
       .run(webhookId, webhookId, keep);
   }
 
@@ -142,17 +182,24 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
   /* ───────────── counting and the monthly reset ───────────── */
 
   countDay(accountId: string, day: string): void {
-    this.c.sql("INSERT INTO usage_days (account_id, day, count) VALUES (?, ?, 1) ON CONFLICT (account_id, day) DO UPDATE SET count = count + 1").run(accountId, day);
+    this.c
+      .sql("INSERT INTO usage_days (account_id, day, count) VALUES (?, ?, 1) ON CONFLICT (account_id, day) DO UPDATE SET count = count + 1")
+      .run(accountId, day);
   }
 
   setMarks(accountId: string, period: string, set: readonly UsageMark[], now: number): void {
     // A handful of texts at most (the marks set together), each compiled once.
-    this.c.sql(`UPDATE usage_periods SET ${set.map((mark) => `${MARK_COLUMNS[mark]} = ?1`).join(", ")} WHERE account_id = ?2 AND period = ?3`).run(now, accountId, period);
+    this.c
+      .sql(`UPDATE usage_periods SET ${set.map((mark) => `${MARK_COLUMNS[mark]} = ?1`).join(", ")} WHERE account_id = ?2 AND period = ?3`)
+      .run(now, accountId, period);
   }
 
   claimReset(accountId: string, period: string, now: number): boolean {
     this.c.sql("INSERT INTO usage_periods (account_id, period) VALUES (?, ?) ON CONFLICT DO NOTHING").run(accountId, period);
-    return this.c.sql("UPDATE usage_periods SET reset_emitted_at = ? WHERE account_id = ? AND period = ? AND reset_emitted_at IS NULL").run(now, accountId, period).changes > 0;
+    return (
+      this.c.sql("UPDATE usage_periods SET reset_emitted_at = ? WHERE account_id = ? AND period = ? AND reset_emitted_at IS NULL").run(now, accountId, period)
+        .changes > 0
+    );
   }
 
   usedIn(accountId: string, period: string): number {
@@ -163,7 +210,9 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
 
   reserveBatchUnits(accountId: string, period: string, quota: number, units: number): { reserved: true } | { reserved: false; left: number } {
     this.c.sql("INSERT INTO usage_periods (account_id, period) VALUES (?, ?) ON CONFLICT DO NOTHING").run(accountId, period);
-    const row = this.c.sql("SELECT used + reserved + batch_reserved AS taken FROM usage_periods WHERE account_id = ? AND period = ?").get(accountId, period) as { taken: number };
+    const row = this.c
+      .sql("SELECT used + reserved + batch_reserved AS taken FROM usage_periods WHERE account_id = ? AND period = ?")
+      .get(accountId, period) as { taken: number };
     if (row.taken + units > quota) return { reserved: false, left: Math.max(0, quota - row.taken) };
     this.c.sql("UPDATE usage_periods SET batch_reserved = batch_reserved + ? WHERE account_id = ? AND period = ?").run(units, accountId, period);
     return { reserved: true };
@@ -171,7 +220,9 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
 
   insertBatch(b: BatchRecord, items: readonly string[]): void {
     this.c
-      .sql("INSERT INTO batches (id, account_id, signing_key_id, request_id, period, status, total, done, failed, created_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .sql(
+        "INSERT INTO batches (id, account_id, signing_key_id, request_id, period, status, total, done, failed, created_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      )
       .run(b.id, b.accountId, b.signingKeyId, b.requestId, b.period, b.status, b.total, b.done, b.failed, b.createdAt, b.finishedAt);
     const insert = this.c.sql("INSERT INTO batch_items (batch_id, idx, status, body) VALUES (?, ?, 'queued', ?)");
     for (const [index, body] of items.entries()) insert.run(b.id, index, body);
@@ -183,20 +234,27 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
   }
 
   itemStatus(batchId: string, index: number): BatchItemStatus | null {
-    return (this.c.sql("SELECT status FROM batch_items WHERE batch_id = ? AND idx = ?").get(batchId, index) as { status: BatchItemStatus } | null)?.status ?? null;
+    return (
+      (this.c.sql("SELECT status FROM batch_items WHERE batch_id = ? AND idx = ?").get(batchId, index) as { status: BatchItemStatus } | null)?.status ?? null
+    );
   }
 
   setItem(batchId: string, index: number, status: BatchItemStatus, url: string | null, error: string | null): void {
-    this.c.sql("UPDATE batch_items SET status = ?, url = ?, error = ?, claimed_until = NULL WHERE batch_id = ? AND idx = ?").run(status, url, error, batchId, index);
+    this.c
+      .sql("UPDATE batch_items SET status = ?, url = ?, error = ?, claimed_until = NULL WHERE batch_id = ? AND idx = ?")
+      .run(status, url, error, batchId, index);
   }
 
   failQueuedItems(batchId: string, error: string): number {
-    return this.c.sql("UPDATE batch_items SET status = 'failed', error = ?, claimed_until = NULL WHERE batch_id = ? AND status = 'queued'").run(error, batchId).changes;
+    return this.c.sql("UPDATE batch_items SET status = 'failed', error = ?, claimed_until = NULL WHERE batch_id = ? AND status = 'queued'").run(error, batchId)
+      .changes;
   }
 
   countBatchUnit(accountId: string, period: string): UsageCounters {
     return this.c
-      .sql(`UPDATE usage_periods SET used = used + 1, batch_reserved = max(batch_reserved - 1, 0) WHERE account_id = ? AND period = ? RETURNING ${USAGE_COLUMNS}`)
+      .sql(
+        `UPDATE usage_periods SET used = used + 1, batch_reserved = max(batch_reserved - 1, 0) WHERE account_id = ? AND period = ? RETURNING ${USAGE_COLUMNS}`,
+      )
       .get(accountId, period) as UsageCounters;
   }
 
@@ -205,7 +263,9 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
   }
 
   markImageCounted(accountId: string, period: string, contentAddress: string, now: number): void {
-    this.c.sql("INSERT INTO counted_images (account_id, period, content_address, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(accountId, period, contentAddress, now);
+    this.c
+      .sql("INSERT INTO counted_images (account_id, period, content_address, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
+      .run(accountId, period, contentAddress, now);
   }
 
   updateBatch(batchId: string, change: { status: BatchStatus; done: number; failed: number; finishedAt: number | null }): BatchRecord {

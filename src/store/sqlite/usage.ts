@@ -52,7 +52,9 @@ export class SqliteUsage implements UsagePort {
   confirmImageUnit(input: CountedUnit & { contentAddress: string }): Promise<UsageCounters | undefined> {
     const { accountId, period, contentAddress, now } = input;
     return this.c.write(() => {
-      const inserted = this.c.sql("INSERT INTO counted_images (account_id, period, content_address, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(accountId, period, contentAddress, now).changes;
+      const inserted = this.c
+        .sql("INSERT INTO counted_images (account_id, period, content_address, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
+        .run(accountId, period, contentAddress, now).changes;
       if (inserted === 0) {
         // Counted already: the reservation goes back in this same transaction.
         this.c.sql(RELEASE).run(accountId, period);
@@ -63,7 +65,12 @@ export class SqliteUsage implements UsagePort {
   }
 
   isImageCounted(input: { accountId: string; period: string; contentAddress: string }): Promise<boolean> {
-    return this.c.read(() => this.c.sql("SELECT 1 AS x FROM counted_images WHERE account_id = ? AND period = ? AND content_address = ?").get(input.accountId, input.period, input.contentAddress) !== null);
+    return this.c.read(
+      () =>
+        this.c
+          .sql("SELECT 1 AS x FROM counted_images WHERE account_id = ? AND period = ? AND content_address = ?")
+          .get(input.accountId, input.period, input.contentAddress) !== null,
+    );
   }
 
   countUnit(input: CountedUnit & { quota: number }): Promise<UsageCounters | undefined> {
@@ -93,11 +100,21 @@ export class SqliteUsage implements UsagePort {
   }
 
   usage(accountId: string, period: string): Promise<UsageCounters | undefined> {
-    return this.c.read(() => (this.c.sql(`SELECT ${USAGE_COLUMNS} FROM usage_periods WHERE account_id = ? AND period = ?`).get(accountId, period) as UsageCounters | null) ?? undefined);
+    return this.c.read(
+      () =>
+        (this.c.sql(`SELECT ${USAGE_COLUMNS} FROM usage_periods WHERE account_id = ? AND period = ?`).get(accountId, period) as UsageCounters | null) ??
+        undefined,
+    );
   }
 
   dailyUsage(accountId: string, period: string): Promise<{ day: string; count: number }[]> {
-    return this.c.read(() => this.c.sql("SELECT day, count FROM usage_days WHERE account_id = ? AND day LIKE ? ORDER BY day").all(accountId, `${period}-%`) as { day: string; count: number }[]);
+    return this.c.read(
+      () =>
+        this.c.sql("SELECT day, count FROM usage_days WHERE account_id = ? AND day LIKE ? ORDER BY day").all(accountId, `${period}-%`) as {
+          day: string;
+          count: number;
+        }[],
+    );
   }
 
   clearStaleReservations(): Promise<void> {
@@ -110,7 +127,13 @@ export class SqliteUsage implements UsagePort {
     // One process reserves on this file, and a transaction here runs in one synchronous turn:
     // the counters and the caller's tally are read at the same instant.
     const excess = () =>
-      (this.c.sql("SELECT account_id AS accountId, period, reserved FROM usage_periods WHERE reserved > 0").all() as { accountId: string; period: string; reserved: number }[])
+      (
+        this.c.sql("SELECT account_id AS accountId, period, reserved FROM usage_periods WHERE reserved > 0").all() as {
+          accountId: string;
+          period: string;
+          reserved: number;
+        }[]
+      )
         .map((row) => ({ ...row, excess: row.reserved - heldBy(row.accountId, row.period) }))
         .filter((row) => row.excess > 0);
     // A read first: the write (and its commit) only when something is to be given back.

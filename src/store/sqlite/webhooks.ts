@@ -24,7 +24,9 @@ export class SqliteWebhooks implements WebhooksPort {
       const { n } = this.c.sql("SELECT count(*) AS n FROM webhooks WHERE account_id = ?").get(w.accountId) as { n: number };
       if (n >= maxPerAccount) return "limit_reached" as const;
       const row = this.c
-        .sql(`INSERT INTO webhooks (id, account_id, url, events, secret, status, disabled_reason, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${WEBHOOK_COLUMNS}`)
+        .sql(
+          `INSERT INTO webhooks (id, account_id, url, events, secret, status, disabled_reason, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${WEBHOOK_COLUMNS}`,
+        )
         .get(w.id, w.accountId, w.url, JSON.stringify(w.events), w.secret, w.status, w.disabledReason, w.createdAt, w.updatedAt) as Row;
       return toWebhook(row);
     }, LEAVES_KEYS);
@@ -70,7 +72,9 @@ export class SqliteWebhooks implements WebhooksPort {
 
   listWebhooks(accountId: string, options: { enabledOnly?: boolean } = {}): Promise<WebhookRecord[]> {
     const status = options.enabledOnly ? " AND status = 'enabled'" : "";
-    return this.c.read(() => (this.c.sql(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = ?${status} ORDER BY created_at, rowid`).all(accountId) as Row[]).map(toWebhook));
+    return this.c.read(() =>
+      (this.c.sql(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = ?${status} ORDER BY created_at, rowid`).all(accountId) as Row[]).map(toWebhook),
+    );
   }
 
   recordDeliveryAttempt(attempt: DeliveryAttemptRecord): Promise<boolean> {
@@ -79,7 +83,11 @@ export class SqliteWebhooks implements WebhooksPort {
 
   listDeliveryAttempts(webhookId: string, limit: number): Promise<DeliveryAttemptRecord[]> {
     return this.c.read(() =>
-      (this.c.sql(`SELECT ${ATTEMPT_COLUMNS} FROM delivery_attempts WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`).all(webhookId, limit) as Row[]).map(toDeliveryAttempt),
+      (
+        this.c
+          .sql(`SELECT ${ATTEMPT_COLUMNS} FROM delivery_attempts WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`)
+          .all(webhookId, limit) as Row[]
+      ).map(toDeliveryAttempt),
     );
   }
 }

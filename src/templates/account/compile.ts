@@ -34,7 +34,12 @@ interface RenderState {
 /** Elements that are inline content in HTML's flow (when the template gives them no display). */
 const INLINE_TAGS = new Set(["span", "b", "strong", "i", "em", "u", "s", "small"]);
 
-export function renderTree(root: TemplateNode[], values: Record<string, string | undefined>, ctx: RenderContext, variables: Record<string, string>): SatoriNode {
+export function renderTree(
+  root: TemplateNode[],
+  values: Record<string, string | undefined>,
+  ctx: RenderContext,
+  variables: Record<string, string>,
+): SatoriNode {
   const state: RenderState = { values, ctx, variables, images: 0, pixels: 0, characters: 0, inline: new WeakSet() };
   const nodes = renderChildren(root, state, ROOT_DIRECTION, undefined);
   const only = nodes.length === 1 && typeof nodes[0] === "object" ? (nodes[0] as SatoriNode) : undefined;
@@ -44,9 +49,16 @@ export function renderTree(root: TemplateNode[], values: Record<string, string |
     ]);
   }
   if (state.pixels > RENDER_BOUNDS.decodedPixels) {
-    throw new ApiError("VALIDATION_ERROR", `The card's images decode to ${(state.pixels / 1e6).toFixed(1)} megapixels; at most ${RENDER_BOUNDS.decodedPixels / 1e6} per render.`, [
-      { field: "template", message: `images decode to ${(state.pixels / 1e6).toFixed(1)} megapixels with these values; at most ${RENDER_BOUNDS.decodedPixels / 1e6}` },
-    ]);
+    throw new ApiError(
+      "VALIDATION_ERROR",
+      `The card's images decode to ${(state.pixels / 1e6).toFixed(1)} megapixels; at most ${RENDER_BOUNDS.decodedPixels / 1e6} per render.`,
+      [
+        {
+          field: "template",
+          message: `images decode to ${(state.pixels / 1e6).toFixed(1)} megapixels with these values; at most ${RENDER_BOUNDS.decodedPixels / 1e6}`,
+        },
+      ],
+    );
   }
   if (state.characters > RENDER_BOUNDS.textCharacters) {
     throw new ApiError("VALIDATION_ERROR", `The card has ${state.characters} characters of text; at most ${RENDER_BOUNDS.textCharacters} per render.`, [
@@ -110,7 +122,13 @@ function renderElement(node: ElementNode, state: RenderState, direction: Directi
   if (node.fit) {
     // A fitted element holds only text (the parser checks), so its own text is all of it.
     const { text } = ownText(node.children, state.values);
-    const size = fitFontSize(text, { maxWidth: node.fit.width, maxLines: node.fit.lines, maxSize: node.fit.maxFontSize, minSize: node.fit.minFontSize, lineHeight: node.fit.lineHeight });
+    const size = fitFontSize(text, {
+      maxWidth: node.fit.width,
+      maxLines: node.fit.lines,
+      maxSize: node.fit.maxFontSize,
+      minSize: node.fit.minFontSize,
+      lineHeight: node.fit.lineHeight,
+    });
     Object.assign(style, clampStyle(node.fit.lines, size, node.fit.lineHeight));
   }
   const inherited = node.svg ? direction : applyDirection(style, node.children, state.values, node.attributes.dir as Dir | undefined, direction);
@@ -137,7 +155,18 @@ function renderElement(node: ElementNode, state: RenderState, direction: Directi
 }
 
 /** Flex container properties: a box that sets one is laid out as the row it asks for. */
-const FLEX_CONTAINER = new Set(["gap", "rowGap", "columnGap", "alignItems", "alignContent", "justifyContent", "justifyItems", "flexDirection", "flexWrap", "flexFlow"]);
+const FLEX_CONTAINER = new Set([
+  "gap",
+  "rowGap",
+  "columnGap",
+  "alignItems",
+  "alignContent",
+  "justifyContent",
+  "justifyItems",
+  "flexDirection",
+  "flexWrap",
+  "flexFlow",
+]);
 
 /** Text and inline elements only (sections looked into): an inline element beside text, or several, or a `<br>` in text. */
 function isParagraph(node: ElementNode): boolean {

@@ -43,7 +43,22 @@ export interface ClipPath {
 }
 
 /** A declaration's value, typed by its property's grammar. */
-export type CssValue = Keyword | NumberValue | Lengths | Color | Shadows | Images | Background | Filter | Transform | ClipPath | FontWeight | LineHeight | FontFamily | Stroke | Checked;
+export type CssValue =
+  | Keyword
+  | NumberValue
+  | Lengths
+  | Color
+  | Shadows
+  | Images
+  | Background
+  | Filter
+  | Transform
+  | ClipPath
+  | FontWeight
+  | LineHeight
+  | FontFamily
+  | Stroke
+  | Checked;
 
 const keywords =
   (...allowed: string[]): Grammar<Keyword> =>
@@ -106,24 +121,58 @@ const radius = lengths(L, { allowNegative: false, count: 8 });
 const borderWidth = lengths(CSS_BOUNDS.borderWidthPx, { allowNegative: false, allowRelative: false });
 const borderWidth1 = lengths(CSS_BOUNDS.borderWidthPx, { allowNegative: false, allowRelative: false, count: 1 });
 const borderStyle = keywords(...BORDER_STYLES);
-const align = keywords("flex-start", "flex-end", "center", "stretch", "baseline", "space-between", "space-around", "space-evenly", "start", "end", "normal", "auto");
+const align = keywords(
+  "flex-start",
+  "flex-end",
+  "center",
+  "stretch",
+  "baseline",
+  "space-between",
+  "space-around",
+  "space-evenly",
+  "start",
+  "end",
+  "normal",
+  "auto",
+);
 
 /** camelCase property (as satori takes it) → its grammar. Anything not here is refused. */
 export const PROPERTIES: Record<string, Grammar<CssValue>> = {
   display: keywords("flex", "none", "block", "contents"),
   position: keywords("relative", "absolute", "static"),
-  top: size1, right: size1, bottom: size1, left: size1,
-  width: size1NonNeg, height: size1NonNeg, minWidth: size1NonNeg, minHeight: size1NonNeg, maxWidth: size1NonNeg, maxHeight: size1NonNeg,
+  top: size1,
+  right: size1,
+  bottom: size1,
+  left: size1,
+  width: size1NonNeg,
+  height: size1NonNeg,
+  minWidth: size1NonNeg,
+  minHeight: size1NonNeg,
+  maxWidth: size1NonNeg,
+  maxHeight: size1NonNeg,
   margin: lengths(L, { allowAuto: true }),
-  marginTop: size1, marginRight: size1, marginBottom: size1, marginLeft: size1,
+  marginTop: size1,
+  marginRight: size1,
+  marginBottom: size1,
+  marginLeft: size1,
   padding: lengths(L, { allowNegative: false }),
-  paddingTop: size1NonNeg, paddingRight: size1NonNeg, paddingBottom: size1NonNeg, paddingLeft: size1NonNeg,
+  paddingTop: size1NonNeg,
+  paddingRight: size1NonNeg,
+  paddingBottom: size1NonNeg,
+  paddingLeft: size1NonNeg,
   flex,
   flexDirection: keywords("row", "column", "row-reverse", "column-reverse"),
   flexWrap: keywords("wrap", "nowrap", "wrap-reverse"),
-  flexGrow: numberBound(0, 1000), flexShrink: numberBound(0, 1000), flexBasis: size1NonNeg,
-  alignItems: align, alignContent: align, alignSelf: align, justifyContent: align,
-  gap: lengths(L, { allowNegative: false, count: 2 }), rowGap: size1NonNeg, columnGap: size1NonNeg,
+  flexGrow: numberBound(0, 1000),
+  flexShrink: numberBound(0, 1000),
+  flexBasis: size1NonNeg,
+  alignItems: align,
+  alignContent: align,
+  alignSelf: align,
+  justifyContent: align,
+  gap: lengths(L, { allowNegative: false, count: 2 }),
+  rowGap: size1NonNeg,
+  columnGap: size1NonNeg,
   overflow: keywords("visible", "hidden"),
   boxSizing: keywords("border-box", "content-box"),
   color,
@@ -135,20 +184,43 @@ export const PROPERTIES: Record<string, Grammar<CssValue>> = {
   backgroundPosition: position,
   backgroundRepeat: repeats("repeat", "no-repeat", "repeat-x", "repeat-y", "space", "round"),
   backgroundClip: keywords("border-box", "padding-box", "content-box", "text"),
-  border: borderShorthand, borderTop: borderShorthand, borderRight: borderShorthand, borderBottom: borderShorthand, borderLeft: borderShorthand,
-  borderWidth, borderTopWidth: borderWidth1, borderRightWidth: borderWidth1, borderBottomWidth: borderWidth1, borderLeftWidth: borderWidth1,
-  borderStyle, borderTopStyle: borderStyle, borderRightStyle: borderStyle, borderBottomStyle: borderStyle, borderLeftStyle: borderStyle,
-  borderColor: color, borderTopColor: color, borderRightColor: color, borderBottomColor: color, borderLeftColor: color,
-  borderRadius: radius, borderTopLeftRadius: radius, borderTopRightRadius: radius, borderBottomLeftRadius: radius, borderBottomRightRadius: radius,
+  border: borderShorthand,
+  borderTop: borderShorthand,
+  borderRight: borderShorthand,
+  borderBottom: borderShorthand,
+  borderLeft: borderShorthand,
+  borderWidth,
+  borderTopWidth: borderWidth1,
+  borderRightWidth: borderWidth1,
+  borderBottomWidth: borderWidth1,
+  borderLeftWidth: borderWidth1,
+  borderStyle,
+  borderTopStyle: borderStyle,
+  borderRightStyle: borderStyle,
+  borderBottomStyle: borderStyle,
+  borderLeftStyle: borderStyle,
+  borderColor: color,
+  borderTopColor: color,
+  borderRightColor: color,
+  borderBottomColor: color,
+  borderLeftColor: color,
+  borderRadius: radius,
+  borderTopLeftRadius: radius,
+  borderTopRightRadius: radius,
+  borderBottomLeftRadius: radius,
+  borderBottomRightRadius: radius,
   boxShadow: shadows(true),
   textShadow: shadows(false),
   filter,
   transform,
   transformOrigin: position,
   clipPath,
-  maskImage: images, WebkitMaskImage: images,
-  maskSize: backgroundSize, WebkitMaskSize: backgroundSize,
-  maskPosition: position, WebkitMaskPosition: position,
+  maskImage: images,
+  WebkitMaskImage: images,
+  maskSize: backgroundSize,
+  WebkitMaskSize: backgroundSize,
+  maskPosition: position,
+  WebkitMaskPosition: position,
   maskRepeat: repeats("repeat", "no-repeat", "repeat-x", "repeat-y"),
   objectFit: keywords("contain", "cover", "fill", "none", "scale-down"),
   objectPosition: position,
@@ -179,7 +251,18 @@ export const PROPERTIES: Record<string, Grammar<CssValue>> = {
 };
 
 /** Properties a whole-value `{{color}}` placeholder may stand in. */
-export const COLOR_PROPERTIES = new Set(["color", "backgroundColor", "background", "borderColor", "borderTopColor", "borderRightColor", "borderBottomColor", "borderLeftColor", "textDecorationColor", "WebkitTextStrokeColor"]);
+export const COLOR_PROPERTIES = new Set([
+  "color",
+  "backgroundColor",
+  "background",
+  "borderColor",
+  "borderTopColor",
+  "borderRightColor",
+  "borderBottomColor",
+  "borderLeftColor",
+  "textDecorationColor",
+  "WebkitTextStrokeColor",
+]);
 
 export function camelCaseProperty(name: string): string {
   const lower = name.trim().toLowerCase();
@@ -204,10 +287,14 @@ export type ReadDeclaration = { problem: string } | { value: CssValue; urls: str
 export function parseDeclaration(property: string, value: string, checkDataUri: (uri: string) => string | undefined): ReadDeclaration {
   const grammar = PROPERTIES[property];
   if (!grammar) return { problem: `CSS property "${kebabCaseProperty(property)}" is not supported` };
-  if (value.length > CSS_BOUNDS.valueLength) return { problem: `the value of "${kebabCaseProperty(property)}" is longer than ${CSS_BOUNDS.valueLength} characters` };
+  if (value.length > CSS_BOUNDS.valueLength)
+    return { problem: `the value of "${kebabCaseProperty(property)}" is longer than ${CSS_BOUNDS.valueLength} characters` };
   // data: URIs legitimately hold ; and other punctuation: look outside url() only.
   const outsideUrls = value.replace(/url\(\s*(["']?)[^)]*?\1\s*\)/gi, "url()");
-  if (/[<>{};\\]|\/\*|@import|expression\s*\(|javascript:/i.test(outsideUrls)) return { problem: `the value of "${kebabCaseProperty(property)}" contains characters or words CSS values here may not (< > { } ; \\ comments, @import, expression(), javascript:)` };
+  if (/[<>{};\\]|\/\*|@import|expression\s*\(|javascript:/i.test(outsideUrls))
+    return {
+      problem: `the value of "${kebabCaseProperty(property)}" contains characters or words CSS values here may not (< > { } ; \\ comments, @import, expression(), javascript:)`,
+    };
   const nodes = valueParser(value).nodes;
   let problem: string | undefined;
   const urls: string[] = [];
@@ -215,8 +302,12 @@ export function parseDeclaration(property: string, value: string, checkDataUri: 
     if (problem || node.type !== "function") return;
     const name = node.value.toLowerCase();
     if (name === "url") {
-      const target = node.nodes.map((n) => (n.type === "string" ? n.value : valueParser.stringify(n))).join("").trim();
-      if (/^https?:/i.test(target) || target.startsWith("//")) problem = `url() takes a data: URI, not "${clipValue(target)}" (declare an image_url field and use <img src="{{field}}">)`;
+      const target = node.nodes
+        .map((n) => (n.type === "string" ? n.value : valueParser.stringify(n)))
+        .join("")
+        .trim();
+      if (/^https?:/i.test(target) || target.startsWith("//"))
+        problem = `url() takes a data: URI, not "${clipValue(target)}" (declare an image_url field and use <img src="{{field}}">)`;
       else if (!/^data:image\//i.test(target)) problem = `url() takes a data:image URI only, not "${clipValue(target)}"`;
       else problem = checkDataUri(target);
       urls.push(target);
@@ -251,7 +342,11 @@ export function splitDeclarations(text: string): Array<{ property: string; value
     if (raw.trim()) {
       const colon = raw.indexOf(":");
       const lead = raw.length - raw.trimStart().length;
-      out.push(colon < 0 ? { property: raw.trim(), value: "", offset: start + lead } : { property: raw.slice(0, colon).trim(), value: raw.slice(colon + 1).trim(), offset: start + lead });
+      out.push(
+        colon < 0
+          ? { property: raw.trim(), value: "", offset: start + lead }
+          : { property: raw.slice(0, colon).trim(), value: raw.slice(colon + 1).trim(), offset: start + lead },
+      );
     }
     start = end + 1;
   };

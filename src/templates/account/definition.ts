@@ -56,7 +56,8 @@ export function checkDefinitionShape(body: unknown, problems: FieldProblem[]): O
   const known = new Set(["id", "name", "description", "html", "fields", "themes", "width", "height", "sizes", "sample"]);
   for (const key of Object.keys(input)) {
     // What GET returns (version, source, dates) is accepted back, so a fetched file round-trips.
-    if (!known.has(key) && !["version", "source", "created_at", "updated_at"].includes(key)) problems.push({ field: key, message: "is not part of a template definition" });
+    if (!known.has(key) && !["version", "source", "created_at", "updated_at"].includes(key))
+      problems.push({ field: key, message: "is not part of a template definition" });
   }
 
   let id = "";
@@ -110,7 +111,8 @@ function checkFields(raw: unknown, problems: FieldProblem[]): AccountFieldSpec[]
     const f = item as Record<string, unknown>;
     const before = problems.length;
     for (const key of Object.keys(f)) {
-      if (!["name", "type", "required", "max_length", "description"].includes(key)) problems.push({ field: `${where}.${key}`, message: "is not a field property" });
+      if (!["name", "type", "required", "max_length", "description"].includes(key))
+        problems.push({ field: `${where}.${key}`, message: "is not a field property" });
     }
     if (typeof f.name !== "string" || !FIELD_NAME.test(f.name)) {
       problems.push({ field: `${where}.name`, message: "must match /^[a-z][a-z0-9_]{0,63}$/" });
@@ -119,12 +121,14 @@ function checkFields(raw: unknown, problems: FieldProblem[]): AccountFieldSpec[]
     } else if (seen.has(f.name)) {
       problems.push({ field: `${where}.name`, message: `"${f.name}" appears twice` });
     }
-    if (!FIELD_TYPES.includes(f.type as (typeof FIELD_TYPES)[number])) problems.push({ field: `${where}.type`, message: `must be one of ${FIELD_TYPES.join(", ")}` });
+    if (!FIELD_TYPES.includes(f.type as (typeof FIELD_TYPES)[number]))
+      problems.push({ field: `${where}.type`, message: `must be one of ${FIELD_TYPES.join(", ")}` });
     if (f.required !== undefined && typeof f.required !== "boolean") problems.push({ field: `${where}.required`, message: "must be a boolean" });
     const type = f.type as AccountFieldSpec["type"];
     const ceiling = LIMITS.maxLength[type] ?? 2000;
     if (f.max_length !== undefined && (typeof f.max_length !== "number" || !Number.isInteger(f.max_length) || f.max_length < 1 || f.max_length > ceiling)) {
-      const note = type === "image_url" ? ` (the longest http(s) URL; a data: image is bounded by what it decodes to, ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB)` : "";
+      const note =
+        type === "image_url" ? ` (the longest http(s) URL; a data: image is bounded by what it decodes to, ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB)` : "";
       problems.push({ field: `${where}.max_length`, message: `must be a whole number from 1 to ${ceiling}${note}` });
     }
     if (f.description !== undefined && (typeof f.description !== "string" || [...f.description].length > LIMITS.fieldDescriptionLength)) {
@@ -162,7 +166,8 @@ function checkThemes(raw: unknown, problems: FieldProblem[]): AccountTemplateSpe
     const out: Record<string, string> = {};
     for (const [name, value] of entries.slice(0, LIMITS.themeVariables)) {
       const where = `themes.${theme}.${name}`;
-      if (!THEME_VARIABLE.test(name)) problems.push({ field: where, message: "a variable name is a letter then up to 63 of letters, digits, _ and - (without the leading --)" });
+      if (!THEME_VARIABLE.test(name))
+        problems.push({ field: where, message: "a variable name is a letter then up to 63 of letters, digits, _ and - (without the leading --)" });
       else if (typeof value !== "string" || value.length === 0 || value.length > LIMITS.themeValueLength) {
         problems.push({ field: where, message: `must be a CSS value of 1 to ${LIMITS.themeValueLength} characters` });
       } else if (/[;{}<>\\]|\/\*|\{\{/.test(value)) {
@@ -206,10 +211,12 @@ function checkSizes(raw: unknown, problems: FieldProblem[]): Record<string, { wi
     }
     const size = value as Record<string, unknown>;
     const before = problems.length;
-    for (const key of Object.keys(size)) if (key !== "width" && key !== "height") problems.push({ field: `${where}.${key}`, message: "is not part of a size (width, height)" });
+    for (const key of Object.keys(size))
+      if (key !== "width" && key !== "height") problems.push({ field: `${where}.${key}`, message: "is not part of a size (width, height)" });
     for (const key of ["width", "height"] as const) {
       const n = size[key];
-      if (typeof n !== "number" || !Number.isInteger(n) || n < MIN_SIZE || n > MAX_SIZE) problems.push({ field: `${where}.${key}`, message: `must be a whole number from ${MIN_SIZE} to ${MAX_SIZE}` });
+      if (typeof n !== "number" || !Number.isInteger(n) || n < MIN_SIZE || n > MAX_SIZE)
+        problems.push({ field: `${where}.${key}`, message: `must be a whole number from ${MIN_SIZE} to ${MAX_SIZE}` });
     }
     if (problems.length === before) sizes[name] = { width: size.width as number, height: size.height as number };
   }

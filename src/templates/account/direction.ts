@@ -26,7 +26,13 @@ export const ROOT_DIRECTION: DirectionContext = { rtl: false, templateAlign: fal
  * and returns what its children inherit. `dir` is the element's `dir` attribute; `fitted` says
  * the style came from text fitting (a numeric font size and a clamp that could cut descenders).
  */
-export function applyDirection(style: Record<string, string | number>, children: TemplateNode[], values: Record<string, string | undefined>, dir: Dir | undefined, inherited: DirectionContext): DirectionContext {
+export function applyDirection(
+  style: Record<string, string | number>,
+  children: TemplateNode[],
+  values: Record<string, string | undefined>,
+  dir: Dir | undefined,
+  inherited: DirectionContext,
+): DirectionContext {
   const templateAlign = inherited.templateAlign || style.textAlign !== undefined;
   const cssDirection = style.direction === "rtl" || style.direction === "ltr" ? style.direction : undefined;
   // Author CSS wins over the dir attribute, as in a browser.

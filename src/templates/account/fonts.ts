@@ -105,14 +105,22 @@ export function familyProblems(families: TemplateFamilies, has: (lowercase: stri
         const list = use.names.join(", ");
         if (reported.has(list)) continue;
         reported.add(list);
-        problems.push({ field: "html", message: `font-family "${list}" names no font this server has (the account's fonts: GET /api/fonts; bundled: ${BUNDLED_NAMES.join(", ")}); it is drawn in Inter`, ...where });
+        problems.push({
+          field: "html",
+          message: `font-family "${list}" names no font this server has (the account's fonts: GET /api/fonts; bundled: ${BUNDLED_NAMES.join(", ")}); it is drawn in Inter`,
+          ...where,
+        });
       }
       continue;
     }
     for (const name of use.names) {
       if (known(name) || reported.has(name.toLowerCase())) continue;
       reported.add(name.toLowerCase());
-      problems.push({ field: "html", message: `font-family "${name}" is neither one of this account's fonts (POST /api/fonts uploads one) nor a bundled family (${BUNDLED_NAMES.join(", ")})`, ...where });
+      problems.push({
+        field: "html",
+        message: `font-family "${name}" is neither one of this account's fonts (POST /api/fonts uploads one) nor a bundled family (${BUNDLED_NAMES.join(", ")})`,
+        ...where,
+      });
     }
   }
   return problems;
@@ -125,7 +133,5 @@ export function familyProblems(families: TemplateFamilies, has: (lowercase: stri
  * draws it in Inter.
  */
 export function drawnFontFamily(names: string[], own: Record<string, string> | undefined): string {
-  return names
-    .map((name) => own?.[name.toLowerCase()] ?? bundledFamilyOf(name) ?? name)
-    .join(", ");
+  return names.map((name) => own?.[name.toLowerCase()] ?? bundledFamilyOf(name) ?? name).join(", ");
 }

@@ -11,12 +11,30 @@ import { parseFragment, type DefaultTreeAdapterMap } from "parse5";
 import type { FieldProblem } from "../../errors.ts";
 import { drawnElements, expansionProblem, referencesOf, type SvgReferenceNode } from "../../media/svg-expansion.ts";
 import { checkDataImage, drawnBySvgImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from "../../media/svg-safety.ts";
-import { CSS_BOUNDS, camelCaseProperty, clipValue, COLOR_PROPERTIES, EFFECT_PROPERTIES, kebabCaseProperty, parseDeclaration, splitDeclarations } from "./css.ts";
+import {
+  CSS_BOUNDS,
+  camelCaseProperty,
+  clipValue,
+  COLOR_PROPERTIES,
+  EFFECT_PROPERTIES,
+  kebabCaseProperty,
+  parseDeclaration,
+  splitDeclarations,
+} from "./css.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
 import { clip, splitPlaceholders, type Piece, type TagProblem } from "./placeholders.ts";
 import { embeddedImageProblem } from "./images.ts";
 import { expandClasses } from "./tailwind.ts";
-import { type Declaration, type ElementNode, type FieldRef, isDeclaration, type StyleValue, type TemplateNode, type TextFit, type ThemedValue } from "./tree.ts";
+import {
+  type Declaration,
+  type ElementNode,
+  type FieldRef,
+  isDeclaration,
+  type StyleValue,
+  type TemplateNode,
+  type TextFit,
+  type ThemedValue,
+} from "./tree.ts";
 
 type P5Node = DefaultTreeAdapterMap["childNode"];
 type P5Element = DefaultTreeAdapterMap["element"];
@@ -119,7 +137,7 @@ export function parseTemplateHtml(
   ctx.tailwind = hasClasses(fragment.childNodes);
   const root = children(fragment.childNodes, ctx, 0, spec.width, undefined, false, false);
   if (ctx.tooManyElements) report(ctx, 0, `has ${ctx.elements} elements or more; at most ${HTML_BOUNDS.elements}`);
-  if (root.length === 0 && problems.length === 0) report(ctx, 0, "has no elements: write the card as HTML, e.g. <div style=\"display: flex\">…</div>");
+  if (root.length === 0 && problems.length === 0) report(ctx, 0, 'has no elements: write the card as HTML, e.g. <div style="display: flex">…</div>');
   return { root, positionOf: (offset) => position(ctx, offset) };
 }
 
@@ -194,7 +212,15 @@ type Item = { kind: "node"; node: TemplateNode } | { kind: "tag"; tag: Exclude<P
  * between elements is kept for the renderer to judge (compile.ts keeps it between inline
  * content). `preserves`: a white-space the element inherits keeps spaces as written.
  */
-function children(nodes: P5Node[], ctx: Context, depth: number, width: number, parentFont: number | undefined, flow: boolean, preserves: boolean): TemplateNode[] {
+function children(
+  nodes: P5Node[],
+  ctx: Context,
+  depth: number,
+  width: number,
+  parentFont: number | undefined,
+  flow: boolean,
+  preserves: boolean,
+): TemplateNode[] {
   const items: Item[] = [];
   for (const node of nodes) {
     if (node.nodeName === "#comment") continue;
@@ -289,7 +315,14 @@ function foldSections(items: Item[], ctx: Context): TemplateNode[] {
 // ---------------------------------------------------------------------------------------------
 // Elements.
 
-function convertElement(node: P5Element, ctx: Context, depth: number, width: number, parentFont: number | undefined, parentPreserves: boolean): ElementNode | undefined {
+function convertElement(
+  node: P5Element,
+  ctx: Context,
+  depth: number,
+  width: number,
+  parentFont: number | undefined,
+  parentPreserves: boolean,
+): ElementNode | undefined {
   ctx.elements++;
   if (ctx.elements > HTML_BOUNDS.elements) {
     ctx.tooManyElements = true;
@@ -335,9 +368,9 @@ function convertElement(node: P5Element, ctx: Context, depth: number, width: num
       const dir = attribute.value.trim().toLowerCase();
       if (DIR_VALUES.has(dir)) element.attributes.dir = dir;
       else report(ctx, valueOffset, `attribute "dir" on <${tag}> takes ltr, rtl or auto, not "${clip(attribute.value)}"`);
-    }
-    else if (name === "width" || name === "height") {
-      if (!/^\d{1,5}(\.\d+)?$/.test(attribute.value.trim()) || Number(attribute.value) > 10_000) report(ctx, valueOffset, `attribute "${name}" on <${tag}> takes a number of pixels up to 10000`);
+    } else if (name === "width" || name === "height") {
+      if (!/^\d{1,5}(\.\d+)?$/.test(attribute.value.trim()) || Number(attribute.value) > 10_000)
+        report(ctx, valueOffset, `attribute "${name}" on <${tag}> takes a number of pixels up to 10000`);
       else element.attributes[name] = attribute.value.trim();
     } else element.attributes[name] = textAttribute(ctx, attribute.value, valueOffset, name, tag);
   }
@@ -350,7 +383,10 @@ function convertElement(node: P5Element, ctx: Context, depth: number, width: num
   if (flow) element.flow = flow;
   const fontSize = pxOf(element.style, "fontSize") ?? parentFont;
   const ownWidth = pxOf(element.style, "width") ?? pxOf(element.style, "maxWidth") ?? width;
-  const inner = Math.max(1, ownWidth - (pxOf(element.style, "paddingLeft") ?? 0) - (pxOf(element.style, "paddingRight") ?? 0) - (paddingShorthand(element.style) ?? 0));
+  const inner = Math.max(
+    1,
+    ownWidth - (pxOf(element.style, "paddingLeft") ?? 0) - (pxOf(element.style, "paddingRight") ?? 0) - (paddingShorthand(element.style) ?? 0),
+  );
   if (tag === "img" || tag === "br") {
     if (node.childNodes.length) report(ctx, at, `<${tag}> has no content`);
   } else element.children = children(node.childNodes, ctx, depth, inner, fontSize, flow !== undefined, preserves);
@@ -517,7 +553,8 @@ const BORDER_PROPERTY = /^border(Top|Right|Bottom|Left)?(Width|Style|Color)?$/;
 function countEffect(ctx: Context, property: string, value: StyleValue, offset: number): boolean {
   if (!EFFECT_PROPERTIES.has(property) || (isDeclaration(value) && value.source.trim().toLowerCase() === "none")) return true;
   ctx.effects++;
-  if (ctx.effects === CSS_BOUNDS.effects + 1) report(ctx, offset, `more than ${CSS_BOUNDS.effects} shadows and filters in one template (box-shadow, text-shadow, filter)`);
+  if (ctx.effects === CSS_BOUNDS.effects + 1)
+    report(ctx, offset, `more than ${CSS_BOUNDS.effects} shadows and filters in one template (box-shadow, text-shadow, filter)`);
   return ctx.effects <= CSS_BOUNDS.effects;
 }
 
@@ -528,7 +565,13 @@ const dataUriCheck = (uri: string) => {
 
 function readDeclaration(ctx: Context, rawProperty: string, value: string, offset: number): [string, StyleValue] | undefined {
   if (!rawProperty || !/^-?[a-zA-Z][a-zA-Z-]*$/.test(rawProperty)) {
-    report(ctx, offset, rawProperty.startsWith("--") ? `custom property "${rawProperty}": define theme variables in themes and use var(--name)` : `"${clip(rawProperty || value)}" is not a CSS declaration (property: value)`);
+    report(
+      ctx,
+      offset,
+      rawProperty.startsWith("--")
+        ? `custom property "${rawProperty}": define theme variables in themes and use var(--name)`
+        : `"${clip(rawProperty || value)}" is not a CSS declaration (property: value)`,
+    );
     return undefined;
   }
   const property = camelCaseProperty(rawProperty);
@@ -541,8 +584,17 @@ function readDeclaration(ctx: Context, rawProperty: string, value: string, offse
     const field = whole ? ctx.fields.get(whole[1]!) : undefined;
     if (whole && !field) report(ctx, offset, `placeholder {{${whole[1]}}} names no declared field (declare it in fields)`);
     else if (field?.type !== "color") {
-      report(ctx, offset, `inside style, a placeholder may only be a whole value naming a color field (${kebabCaseProperty(property)}: {{brand}}), not "${clipValue(value)}"`);
-    } else if (!COLOR_PROPERTIES.has(property)) report(ctx, offset, `a color placeholder cannot stand for "${kebabCaseProperty(property)}" (use it in ${[...COLOR_PROPERTIES].map(kebabCaseProperty).join(", ")})`);
+      report(
+        ctx,
+        offset,
+        `inside style, a placeholder may only be a whole value naming a color field (${kebabCaseProperty(property)}: {{brand}}), not "${clipValue(value)}"`,
+      );
+    } else if (!COLOR_PROPERTIES.has(property))
+      report(
+        ctx,
+        offset,
+        `a color placeholder cannot stand for "${kebabCaseProperty(property)}" (use it in ${[...COLOR_PROPERTIES].map(kebabCaseProperty).join(", ")})`,
+      );
     else return [property, { field: field.name }];
     return undefined;
   }
@@ -580,7 +632,10 @@ function readDeclaration(ctx: Context, rawProperty: string, value: string, offse
 
 /** `var(--name)` → the theme's value (a fallback after the comma when the theme lacks it). */
 export function resolveVariables(value: string, variables: Record<string, string>): string {
-  return value.replace(/var\(\s*--([a-zA-Z][a-zA-Z0-9_-]*)\s*(?:,\s*([^)]*))?\)/g, (_, name: string, fallback: string | undefined) => variables[name] ?? fallback?.trim() ?? "");
+  return value.replace(
+    /var\(\s*--([a-zA-Z][a-zA-Z0-9_-]*)\s*(?:,\s*([^)]*))?\)/g,
+    (_, name: string, fallback: string | undefined) => variables[name] ?? fallback?.trim() ?? "",
+  );
 }
 
 /** The typed value of the last declaration of `property`, when it is the same for both themes. */
@@ -602,7 +657,8 @@ function paddingShorthand(style: Array<[string, StyleValue]>): number | undefine
   for (const [p, v] of style) {
     if (p !== "padding" || !isDeclaration(v)) continue;
     const value = v.dark === v.light ? v.dark.value : undefined;
-    const parts = value?.kind === "lengths" ? value.lengths.map((l) => (l !== "auto" && (l.unit === "px" || l.unit === "") && l.number >= 0 ? l.number : 0)) : [0];
+    const parts =
+      value?.kind === "lengths" ? value.lengths.map((l) => (l !== "auto" && (l.unit === "px" || l.unit === "") && l.number >= 0 ? l.number : 0)) : [0];
     const horizontal = parts.length === 1 ? parts[0]! * 2 : parts.length <= 3 ? parts[1]! * 2 : parts[1]! + parts[3]!;
     return horizontal;
   }
@@ -651,7 +707,11 @@ function readFit(node: P5Element, ctx: Context, element: ElementNode, width: num
   }
   const min = Number(minAttr ? orientedValue(minAttr.value, ctx.orientation) : String(Math.max(HTML_BOUNDS.minFontSize, Math.round(own / 2))));
   if (!Number.isInteger(min) || min < HTML_BOUNDS.minFontSize || min > own) {
-    report(ctx, at, `data-min-font-size takes a whole number of px from ${HTML_BOUNDS.minFontSize} to the element's font-size (${own} on ${ctx.orientation} cards), and may add one for portrait or landscape cards ("32 portrait:44")`);
+    report(
+      ctx,
+      at,
+      `data-min-font-size takes a whole number of px from ${HTML_BOUNDS.minFontSize} to the element's font-size (${own} on ${ctx.orientation} cards), and may add one for portrait or landscape cards ("32 portrait:44")`,
+    );
     return;
   }
   if (element.children.some((c) => c.kind === "element")) {
@@ -679,7 +739,8 @@ function convertSvg(node: P5Element, ctx: Context, depth: number): ElementNode {
 }
 
 /** Elements among `nodes`, those inside sections included (either branch may be drawn). */
-const elementsIn = (nodes: TemplateNode[]): ElementNode[] => nodes.flatMap((n) => (n.kind === "element" ? [n] : n.kind === "section" ? elementsIn(n.children) : []));
+const elementsIn = (nodes: TemplateNode[]): ElementNode[] =>
+  nodes.flatMap((n) => (n.kind === "element" ? [n] : n.kind === "section" ? elementsIn(n.children) : []));
 
 /** An inline SVG's elements as far as their references go (svg-expansion.ts). */
 function referenceTree(node: ElementNode): SvgReferenceNode {
@@ -698,7 +759,8 @@ function svgChildren(nodes: P5Node[], ctx: Context, depth: number): TemplateNode
   for (const child of nodes) {
     if (child.nodeName === "#comment") continue;
     if (child.nodeName === "#text") {
-      if ((child as P5Text).value.trim()) report(ctx, startOf(child), "text inside an inline <svg> is not drawn (satori draws no SVG <text>; use HTML text over it, or a data: SVG image)");
+      if ((child as P5Text).value.trim())
+        report(ctx, startOf(child), "text inside an inline <svg> is not drawn (satori draws no SVG <text>; use HTML text over it, or a data: SVG image)");
       continue;
     }
     if (!("tagName" in child)) continue;
@@ -719,7 +781,13 @@ function svgChildren(nodes: P5Node[], ctx: Context, depth: number): TemplateNode
     }
     const local = element.tagName;
     if (!SVG_ELEMENTS.has(local) || local === "svg" || INLINE_SVG_UNSUPPORTED.has(local)) {
-      report(ctx, at, local === "foreignObject" || local === "script" || local === "style" ? `SVG <${local}> is not allowed` : `SVG element <${local}> is not allowed in an inline <svg>`);
+      report(
+        ctx,
+        at,
+        local === "foreignObject" || local === "script" || local === "style"
+          ? `SVG <${local}> is not allowed`
+          : `SVG element <${local}> is not allowed in an inline <svg>`,
+      );
       continue;
     }
     const converted: ElementNode = { kind: "element", tag: local, attributes: {}, fieldAttributes: {}, style: [], children: [], svg: true };
@@ -762,7 +830,12 @@ function svgAttributes(node: P5Element, ctx: Context, element: ElementNode, isRo
       const field = whole ? ctx.fields.get(whole[1]!) : undefined;
       if (whole && !field) report(ctx, valueOffset, `placeholder {{${whole[1]}}} names no declared field (declare it in fields)`);
       else if (field?.type === "color" && SVG_COLOR_ATTRIBUTES.has(name)) element.fieldAttributes[name] = { field: field.name };
-      else report(ctx, valueOffset, `in SVG, a placeholder may only be a whole ${[...SVG_COLOR_ATTRIBUTES].join("/")} value naming a color field, or an <image href> naming an image_url field`);
+      else
+        report(
+          ctx,
+          valueOffset,
+          `in SVG, a placeholder may only be a whole ${[...SVG_COLOR_ATTRIBUTES].join("/")} value naming a color field, or an <image href> naming an image_url field`,
+        );
       continue;
     }
     const variables = [...value.matchAll(/var\(\s*--([a-zA-Z][a-zA-Z0-9_-]*)\s*(?:,[^)]*)?\)/g)].map((m) => m[1]!);

@@ -37,7 +37,8 @@ export function embeddedImageProblem(uri: string): string | undefined {
   if (sniffed.format === "webp") return "is WebP, which the renderer does not draw; embed PNG, JPEG, GIF or SVG";
   const { width, height } = sniffed;
   if (sniffed.format !== "svg" && (width === undefined || height === undefined)) return "has no readable size";
-  if (width !== undefined && height !== undefined && width * height > PIXEL_BUDGET) return `is ${width}×${height} pixels; at most ${PIXEL_BUDGET / 1e6} megapixels`;
+  if (width !== undefined && height !== undefined && width * height > PIXEL_BUDGET)
+    return `is ${width}×${height} pixels; at most ${PIXEL_BUDGET / 1e6} megapixels`;
   return undefined;
 }
 

@@ -179,7 +179,8 @@ function visit(element: ElementNode, parent: Box, walk: Walk): void {
     const em = (element.fit?.maxFontSize ?? fontPx) * scale;
     parts.push([characters * em * em * GLYPH_WEIGHT, "glyphs"]);
   }
-  const gradients = gradientLayers(style.backgroundImage) + gradientLayers(style.background) + gradientLayers(style.maskImage) + gradientLayers(style.WebkitMaskImage);
+  const gradients =
+    gradientLayers(style.backgroundImage) + gradientLayers(style.background) + gradientLayers(style.maskImage) + gradientLayers(style.WebkitMaskImage);
   if (gradients) parts.push([visible * gradients * GRADIENT_WEIGHT, `${gradients} gradient layer${gradients > 1 ? "s" : ""}`]);
 
   for (const shadow of shadows(style.boxShadow)) {
@@ -231,7 +232,13 @@ function glyphs(children: TemplateNode[], walk: Walk): number {
  * included) on one line, as many lines as that needs in the width it has (or the lines it is
  * fitted or clamped to). Undefined when a value has no max_length (then the parent bounds it).
  */
-function textBox(element: ElementNode, style: Style, parentWidth: number, fontPx: number, walk: Walk): { width: number; height: number | ((width: number) => number) } | undefined {
+function textBox(
+  element: ElementNode,
+  style: Style,
+  parentWidth: number,
+  fontPx: number,
+  walk: Walk,
+): { width: number; height: number | ((width: number) => number) } | undefined {
   const children = flatten(element.children);
   if (children.length === 0 || children.some((c) => c.kind !== "text") || element.tag === "img") return undefined;
   let characters = 0;
@@ -284,7 +291,10 @@ function padding(style: Style, parentWidth: number, fontPx: number, canvas: numb
   const sides = lengthsOf(style.padding?.value).map((l) => resolvePx(l, basis) ?? 0);
   const [top = 0, right = top, bottom = top, left = right] = sides;
   const shorthand = style.border?.value;
-  const widths = [shorthand?.kind === "stroke" ? (shorthand.widthPx ?? 0) : 0, ...lengthsOf(style.borderWidth?.value).map((l) => resolvePx(l, { ...basis, percentOf: 0 }) ?? 0)];
+  const widths = [
+    shorthand?.kind === "stroke" ? (shorthand.widthPx ?? 0) : 0,
+    ...lengthsOf(style.borderWidth?.value).map((l) => resolvePx(l, { ...basis, percentOf: 0 }) ?? 0),
+  ];
   const border = 2 * Math.max(0, ...widths);
   return [
     (style.paddingLeft !== undefined ? px(style.paddingLeft) : left) + (style.paddingRight !== undefined ? px(style.paddingRight) : right) + border,
@@ -300,8 +310,12 @@ function padding(style: Style, parentWidth: number, fontPx: number, canvas: numb
  */
 function visitSvg(root: ElementNode, parent: Box, walk: Walk): void {
   const width = Number(root.attributes.width) || lengthPx(lastValues(root.style, walk.theme).width, parent.width, parent.fontPx, walk.canvas) || parent.width;
-  const height = Number(root.attributes.height) || lengthPx(lastValues(root.style, walk.theme).height, parent.height, parent.fontPx, walk.canvas) || parent.height;
-  const viewBox = (root.attributes.viewBox ?? "").trim().split(/[\s,]+/).map(Number);
+  const height =
+    Number(root.attributes.height) || lengthPx(lastValues(root.style, walk.theme).height, parent.height, parent.fontPx, walk.canvas) || parent.height;
+  const viewBox = (root.attributes.viewBox ?? "")
+    .trim()
+    .split(/[\s,]+/)
+    .map(Number);
   const units = viewBox.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0 ? Math.max(width / viewBox[2]!, height / viewBox[3]!) : 1;
   const filters = new Map<string, ElementNode>();
   const each = (node: ElementNode, f: (n: ElementNode, scale: number) => void, scale: number) => {
@@ -309,26 +323,38 @@ function visitSvg(root: ElementNode, parent: Box, walk: Walk): void {
     f(node, own);
     for (const child of flatten(node.children)) if (child.kind === "element") each(child, f, own);
   };
-  each(root, (node) => {
-    if (node.tag === "filter" && node.attributes.id) filters.set(node.attributes.id, node);
-  }, 1);
+  each(
+    root,
+    (node) => {
+      if (node.tag === "filter" && node.attributes.id) filters.set(node.attributes.id, node);
+    },
+    1,
+  );
   let cost = 0;
-  each(root, (node, scale) => {
-    const id = /url\(\s*#([^)\s]+)\s*\)/.exec(node.attributes.filter ?? "")?.[1];
-    const filter = id === undefined ? undefined : filters.get(id);
-    if (!filter) return;
-    const passes = flatten(filter.children).filter((c) => c.kind === "element" && /^fe/.test(c.tag) && c.tag !== "feMergeNode").length;
-    const side = 2 * geometryExtent(node) * scale * units;
-    const region = (attribute: "width" | "height") => {
-      const value = filter.attributes[attribute];
-      if (filter.attributes.filterUnits === "userSpaceOnUse") return value === undefined ? 1.2 * Math.max(width, height) : Math.abs(Number.parseFloat(value) || 0) * scale * units;
-      const factor = value === undefined ? 1.2 : value.trim().endsWith("%") ? Number.parseFloat(value) / 100 : Number(value);
-      return side * (Number.isFinite(factor) ? Math.abs(factor) : 1.2);
-    };
-    cost += passes * effectPass(region("width") * parent.scale, region("height") * parent.scale, walk.canvas);
-  }, 1);
+  each(
+    root,
+    (node, scale) => {
+      const id = /url\(\s*#([^)\s]+)\s*\)/.exec(node.attributes.filter ?? "")?.[1];
+      const filter = id === undefined ? undefined : filters.get(id);
+      if (!filter) return;
+      const passes = flatten(filter.children).filter((c) => c.kind === "element" && /^fe/.test(c.tag) && c.tag !== "feMergeNode").length;
+      const side = 2 * geometryExtent(node) * scale * units;
+      const region = (attribute: "width" | "height") => {
+        const value = filter.attributes[attribute];
+        if (filter.attributes.filterUnits === "userSpaceOnUse")
+          return value === undefined ? 1.2 * Math.max(width, height) : Math.abs(Number.parseFloat(value) || 0) * scale * units;
+        const factor = value === undefined ? 1.2 : value.trim().endsWith("%") ? Number.parseFloat(value) / 100 : Number(value);
+        return side * (Number.isFinite(factor) ? Math.abs(factor) : 1.2);
+      };
+      cost += passes * effectPass(region("width") * parent.scale, region("height") * parent.scale, walk.canvas);
+    },
+    1,
+  );
   const drawn = svgDrawingCost(root, width * parent.scale, height * parent.scale, units * parent.scale, walk.canvas);
-  for (const [part, what] of [[cost, "SVG filters"], [drawn, "SVG drawing"]] as const) {
+  for (const [part, what] of [
+    [cost, "SVG filters"],
+    [drawn, "SVG drawing"],
+  ] as const) {
     if (part === 0) continue;
     walk.cost.total += part * walk.toMegapixels;
     if (part * walk.toMegapixels > (walk.cost.worst?.cost ?? 0)) walk.cost.worst = { element: root, cost: part * walk.toMegapixels, what };
@@ -385,7 +411,8 @@ function svgWeight(node: ElementNode, byId: Map<string, ElementNode>): number {
   if (a.mask && /url\(/i.test(a.mask)) weight *= SVG_MASK_WEIGHT;
   const paintServer = (value: string | undefined) => byId.get(/url\(\s*#([^)\s]+)\s*\)/.exec(value ?? "")?.[1] ?? "")?.tag;
   if (paintServer(a.fill) === "pattern" || paintServer(a.stroke) === "pattern") weight *= LAYER_WEIGHT;
-  if (a.stroke && !/^none$/i.test(a.stroke.trim()) && a["stroke-dasharray"] && !/^(none|0[\s,0]*)$/i.test(a["stroke-dasharray"].trim())) weight *= SVG_DASH_WEIGHT;
+  if (a.stroke && !/^none$/i.test(a.stroke.trim()) && a["stroke-dasharray"] && !/^(none|0[\s,0]*)$/i.test(a["stroke-dasharray"].trim()))
+    weight *= SVG_DASH_WEIGHT;
   return weight;
 }
 
@@ -427,7 +454,8 @@ function geometryExtent(node: ElementNode): number {
     const reach = name === "d" && /[a-z]/.test(value.replace(/e[-+]?\d/gi, "")) ? numbers.reduce((a, b) => a + b, 0) : Math.max(0, ...numbers);
     extent = Math.max(extent, name === "width" || name === "height" || name === "r" ? reach * 2 : reach);
   }
-  for (const child of flatten(node.children)) if (child.kind === "element") extent = Math.max(extent, geometryExtent(child) * svgTransformScale(child.attributes.transform));
+  for (const child of flatten(node.children))
+    if (child.kind === "element") extent = Math.max(extent, geometryExtent(child) * svgTransformScale(child.attributes.transform));
   return extent;
 }
 
@@ -449,8 +477,16 @@ function svgImagePasses(text: string, w: number, h: number, canvas: number): num
   const uses = (text.match(/filter\s*[=:]\s*["']?\s*url\(/gi) ?? []).length;
   if (uses === 0) return 0;
   const primitives = (text.match(/<(\w+:)?fe(?!MergeNode|Func)[A-Za-z]+/g) ?? []).length || 1;
-  const viewBox = /viewBox\s*=\s*["']([^"']*)["']/i.exec(text)?.[1]?.trim().split(/[\s,]+/).map(Number) ?? [];
-  const size = viewBox.length === 4 ? Math.max(viewBox[2]!, viewBox[3]!) : Math.max(...[/\swidth\s*=\s*["']?([\d.]+)/i, /\sheight\s*=\s*["']?([\d.]+)/i].map((re) => Number(re.exec(text)?.[1] ?? 0)));
+  const viewBox =
+    /viewBox\s*=\s*["']([^"']*)["']/i
+      .exec(text)?.[1]
+      ?.trim()
+      .split(/[\s,]+/)
+      .map(Number) ?? [];
+  const size =
+    viewBox.length === 4
+      ? Math.max(viewBox[2]!, viewBox[3]!)
+      : Math.max(...[/\swidth\s*=\s*["']?([\d.]+)/i, /\sheight\s*=\s*["']?([\d.]+)/i].map((re) => Number(re.exec(text)?.[1] ?? 0)));
   let reach = 0;
   for (const m of text.matchAll(/\s(x|y|x1|y1|x2|y2|cx|cy|r|rx|ry|width|height|d|points|transform)\s*=\s*(["'])(.*?)\2/gis)) {
     const numbers = (m[3]!.match(/-?\d*\.?\d+(?:e[-+]?\d+)?/gi) ?? []).map((n) => Math.abs(Number(n))).filter(Number.isFinite);
@@ -468,8 +504,14 @@ function svgImagePasses(text: string, w: number, h: number, canvas: number): num
 function svgImageDrawing(text: string, w: number, h: number, canvas: number): number {
   const root = svgTree(text);
   if (!root) return 0;
-  const viewBox = (root.attributes.viewBox ?? "").trim().split(/[\s,]+/).map(Number);
-  const [vw, vh] = viewBox.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0 ? [viewBox[2]!, viewBox[3]!] : [Number.parseFloat(root.attributes.width ?? "") || w, Number.parseFloat(root.attributes.height ?? "") || h];
+  const viewBox = (root.attributes.viewBox ?? "")
+    .trim()
+    .split(/[\s,]+/)
+    .map(Number);
+  const [vw, vh] =
+    viewBox.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0
+      ? [viewBox[2]!, viewBox[3]!]
+      : [Number.parseFloat(root.attributes.width ?? "") || w, Number.parseFloat(root.attributes.height ?? "") || h];
   return svgDrawingCost(root, w, h, Math.max(w / vw, h / vh), canvas);
 }
 
@@ -581,7 +623,11 @@ function filterFunctions(value: ThemedValue | undefined): Array<{ margin: number
  * element that costs the most; returns the cost (of the costlier theme). Applied when a definition is created, updated or previewed; a
  * version stored before the budget existed still renders (bounded by the render time limit).
  */
-export function checkPaintBudget(spec: Pick<AccountTemplateSpec, "width" | "height" | "themes" | "fields">, parsed: ParsedHtml, problems: FieldProblem[]): number {
+export function checkPaintBudget(
+  spec: Pick<AccountTemplateSpec, "width" | "height" | "themes" | "fields">,
+  parsed: ParsedHtml,
+  problems: FieldProblem[],
+): number {
   const costs = [paintCost(parsed.root, spec.width, spec.height, "dark", spec.fields), paintCost(parsed.root, spec.width, spec.height, "light", spec.fields)];
   const cost = costs[0]!.total >= costs[1]!.total ? costs[0]! : costs[1]!;
   if (cost.total <= PAINT_BUDGET.megapixels) return cost.total;

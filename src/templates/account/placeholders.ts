@@ -5,9 +5,7 @@
  * template author gets an error for `{{ title | upper }}` instead of silent literal text.
  */
 
-export type Tag =
-  | { kind: "value"; name: string; offset: number }
-  | { kind: "open" | "inverted" | "close"; name: string; offset: number };
+export type Tag = { kind: "value"; name: string; offset: number } | { kind: "open" | "inverted" | "close"; name: string; offset: number };
 
 export type Piece = string | Tag;
 
@@ -42,7 +40,7 @@ export function splitPlaceholders(text: string, problems: TagProblem[]): Piece[]
   for (const piece of pieces) {
     if (typeof piece !== "string") continue;
     const stray = piece.indexOf("{{");
-    if (stray >= 0) problems.push({ offset: offsetOfPiece(text, pieces, piece) + stray, message: "unclosed placeholder: \"{{\" without \"}}\"" });
+    if (stray >= 0) problems.push({ offset: offsetOfPiece(text, pieces, piece) + stray, message: 'unclosed placeholder: "{{" without "}}"' });
   }
   return pieces;
 }

@@ -88,10 +88,28 @@ const BORDER_SIDES: Record<string, string[]> = {
 
 /** The 950 shades, Tailwind's sRGB values, which the engine's palette lacks. */
 const SHADE_950: Record<string, string> = {
-  slate: "#020617", gray: "#030712", zinc: "#09090b", neutral: "#0a0a0a", stone: "#0c0a09", red: "#450a0a",
-  orange: "#431407", amber: "#451a03", yellow: "#422006", lime: "#1a2e05", green: "#052e16", emerald: "#022c22",
-  teal: "#042f2e", cyan: "#083344", sky: "#082f49", blue: "#172554", indigo: "#1e1b4b", violet: "#2e1065",
-  purple: "#3b0764", fuchsia: "#4a044e", pink: "#500724", rose: "#4c0519",
+  slate: "#020617",
+  gray: "#030712",
+  zinc: "#09090b",
+  neutral: "#0a0a0a",
+  stone: "#0c0a09",
+  red: "#450a0a",
+  orange: "#431407",
+  amber: "#451a03",
+  yellow: "#422006",
+  lime: "#1a2e05",
+  green: "#052e16",
+  emerald: "#022c22",
+  teal: "#042f2e",
+  cyan: "#083344",
+  sky: "#082f49",
+  blue: "#172554",
+  indigo: "#1e1b4b",
+  violet: "#2e1065",
+  purple: "#3b0764",
+  fuchsia: "#4a044e",
+  pink: "#500724",
+  rose: "#4c0519",
 };
 
 /** `bg-zinc-950`, `border-t-sky-950/50` → the same utility with the colour as an arbitrary value. */
@@ -103,7 +121,11 @@ function withPaletteColour(base: string): string {
 
 /** Utilities of one fixed meaning the engine lacks, whose properties the engines draw (Tailwind's own declarations). */
 const KEYWORD_UTILITIES: Record<string, Array<[string, string]>> = {
-  truncate: [["overflow", "hidden"], ["textOverflow", "ellipsis"], ["whiteSpace", "nowrap"]],
+  truncate: [
+    ["overflow", "hidden"],
+    ["textOverflow", "ellipsis"],
+    ["whiteSpace", "nowrap"],
+  ],
   "text-ellipsis": [["textOverflow", "ellipsis"]],
   "text-clip": [["textOverflow", "clip"]],
   "text-start": [["textAlign", "start"]],
@@ -114,7 +136,10 @@ const KEYWORD_UTILITIES: Record<string, Array<[string, string]>> = {
   ...Object.fromEntries(["normal", "nowrap", "pre", "pre-line", "pre-wrap"].map((v) => [`whitespace-${v}`, [["whiteSpace", v]]])),
   ...Object.fromEntries(["contain", "cover", "fill", "none", "scale-down"].map((v) => [`object-${v}`, [["objectFit", v]]])),
   ...Object.fromEntries(
-    ["bottom", "center", "left", "left-bottom", "left-top", "right", "right-bottom", "right-top", "top"].map((v) => [`object-${v}`, [["objectPosition", v.replace("-", " ")]]]),
+    ["bottom", "center", "left", "left-bottom", "left-top", "right", "right-bottom", "right-top", "top"].map((v) => [
+      `object-${v}`,
+      [["objectPosition", v.replace("-", " ")]],
+    ]),
   ),
 };
 
@@ -146,9 +171,26 @@ const DROP_SHADOW: Record<string, string> = {
 const FILTER_ORDER = ["blur", "brightness", "contrast", "grayscale", "hue-rotate", "invert", "saturate", "sepia", "drop-shadow"];
 /** Tailwind 4's order: the `translate`, `rotate` and `scale` properties, then `transform` (the skews). */
 const TRANSFORM_ORDER = ["translateX", "translateY", "rotate", "scaleX", "scaleY", "skewX", "skewY"];
-const GRADIENT_DIRECTIONS: Record<string, string> = { t: "to top", tr: "to top right", r: "to right", br: "to bottom right", b: "to bottom", bl: "to bottom left", l: "to left", tl: "to top left" };
+const GRADIENT_DIRECTIONS: Record<string, string> = {
+  t: "to top",
+  tr: "to top right",
+  r: "to right",
+  br: "to bottom right",
+  b: "to bottom",
+  bl: "to bottom left",
+  l: "to left",
+  tl: "to top left",
+};
 const ORIGINS: Record<string, string> = {
-  center: "center", top: "top", "top-right": "right top", right: "right", "bottom-right": "right bottom", bottom: "bottom", "bottom-left": "left bottom", left: "left", "top-left": "left top",
+  center: "center",
+  top: "top",
+  "top-right": "right top",
+  right: "right",
+  "bottom-right": "right bottom",
+  bottom: "bottom",
+  "bottom-left": "left bottom",
+  left: "left",
+  "top-left": "left top",
 };
 
 /**
@@ -243,7 +285,11 @@ export function partClass(base: string): Part | undefined {
 /** A colour with its alpha at 0 (a gradient's missing end fades to the other end's colour, as in Tailwind 3's sRGB gradients). */
 function transparentOf(colour: string): string {
   const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour);
-  if (hex) return `rgba(${hex.slice(1).map((h) => Number.parseInt(h, 16)).join(", ")}, 0)`;
+  if (hex)
+    return `rgba(${hex
+      .slice(1)
+      .map((h) => Number.parseInt(h, 16))
+      .join(", ")}, 0)`;
   const rgb = /^rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)/i.exec(colour);
   return rgb ? `rgba(${rgb[1]}, ${rgb[2]}, ${rgb[3]}, 0)` : "transparent";
 }
@@ -310,12 +356,27 @@ export function ownClass(base: string): OwnClass | undefined {
   if (keyword) return { style: keyword, rank: 0 };
   // `line-clamp-3`: at most that many lines, the last one ending in an ellipsis.
   m = /^line-clamp-(\d{1,2})$/.exec(base);
-  if (m) return { style: [["overflow", "hidden"], ["lineClamp", m[1]!]], rank: 0 };
+  if (m)
+    return {
+      style: [
+        ["overflow", "hidden"],
+        ["lineClamp", m[1]!],
+      ],
+      rank: 0,
+    };
   // `size-10`: width and height (Tailwind 3.4 on), on the spacing scale or arbitrary.
   m = /^size-(.+)$/.exec(base);
   if (m) {
     const value = spacing(m[1]!) ?? (m[1] === "full" ? "100%" : arbitrary(m[1]!));
-    return value === undefined ? undefined : { style: [["width", value], ["height", value]], rank: 0 };
+    return value === undefined
+      ? undefined
+      : {
+          style: [
+            ["width", value],
+            ["height", value],
+          ],
+          rank: 0,
+        };
   }
   m = /^leading-(.+)$/.exec(base);
   if (m) {
@@ -409,7 +470,11 @@ function expandUncached(value: string, canvas: { width: number; height: number }
     const base = withPaletteColour(parts.pop()!);
     const variant = parts.find((p) => !VARIANTS.has(p));
     if (variant !== undefined) {
-      problems.push({ token, offset: match.index, message: `Tailwind variant "${variant}:" in class "${token}" is not supported (an image has no hover, focus or dark mode; use themes)` });
+      problems.push({
+        token,
+        offset: match.index,
+        message: `Tailwind variant "${variant}:" in class "${token}" is not supported (an image has no hover, focus or dark mode; use themes)`,
+      });
       continue;
     }
     if (/url\(|https?:|data:/i.test(token)) {

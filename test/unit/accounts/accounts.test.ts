@@ -17,7 +17,14 @@ test("create returns the key once; only its hash is stored; the key finds the ac
   const { store, accounts } = await setup();
   const { account, apiKey } = await accounts.create({ email: "a@example.com", plan: "starter" });
   expect(apiKey).toMatch(/^og_[A-Za-z0-9]{32}$/);
-  expect(account).toMatchObject({ email: "a@example.com", plan: "starter", status: "active", quota: 500, requests_per_second: 5, key_prefix: apiKey.slice(0, 7) });
+  expect(account).toMatchObject({
+    email: "a@example.com",
+    plan: "starter",
+    status: "active",
+    quota: 500,
+    requests_per_second: 5,
+    key_prefix: apiKey.slice(0, 7),
+  });
   const keys = await store.listApiKeys(account.id);
   expect(keys.map((k) => k.keyHash)).toEqual([hashApiKey(apiKey)]);
   expect(JSON.stringify(keys)).not.toContain(apiKey);

@@ -27,11 +27,15 @@ describe("the first-start banner's commands", () => {
       "ogsmith accounts update acc_1 --db /srv/og/main.db --email you@example.com",
       "ogsmith accounts update acc_1 --db /srv/og/main.db --plan pro",
     ]);
-    expect((await hints({ dbPath: "elsewhere/og.db", databaseUrl: undefined }))[1]).toBe(`ogsmith accounts update acc_1 --db ${process.cwd()}/elsewhere/og.db --plan pro`);
+    expect((await hints({ dbPath: "elsewhere/og.db", databaseUrl: undefined }))[1]).toBe(
+      `ogsmith accounts update acc_1 --db ${process.cwd()}/elsewhere/og.db --plan pro`,
+    );
   });
 
   test("a path a shell would split is quoted", async () => {
-    expect((await hints({ dbPath: "/srv/my data/it's.db", databaseUrl: undefined }))[1]).toBe("ogsmith accounts update acc_1 --db '/srv/my data/it'\\''s.db' --plan pro");
+    expect((await hints({ dbPath: "/srv/my data/it's.db", databaseUrl: undefined }))[1]).toBe(
+      "ogsmith accounts update acc_1 --db '/srv/my data/it'\\''s.db' --plan pro",
+    );
   });
 
   test("PostgreSQL: no --db, and the URL (with its password) is not printed", async () => {

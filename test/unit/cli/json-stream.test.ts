@@ -30,7 +30,14 @@ async function failure(text: string): Promise<string> {
 }
 
 describe("readBatchItems", () => {
-  const tricky = [{ title: 'commas, ] brackets } and "quotes" \\ in strings', filename: "a/b" }, 42, "not an object", [1, [2, { x: null }]], { title: "Привет 👋 世界" }, null];
+  const tricky = [
+    { title: 'commas, ] brackets } and "quotes" \\ in strings', filename: "a/b" },
+    42,
+    "not an object",
+    [1, [2, { x: null }]],
+    { title: "Привет 👋 世界" },
+    null,
+  ];
 
   for (const size of [1, 3, 64, 1 << 20]) {
     test(`a JSON array, in chunks of ${size} bytes`, async () => {

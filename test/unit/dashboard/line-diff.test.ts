@@ -22,7 +22,18 @@ test("lines moved apart are matched by their longest common run", () => {
 test("long unchanged runs fold to three lines of context on each side of a change", () => {
   const before = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n");
   const after = before.replace("line 15", "line fifteen");
-  expect(signs(foldUnchanged(lineDiff(before, after)))).toEqual(["… 11", " line 12", " line 13", " line 14", "-line 15", "+line fifteen", " line 16", " line 17", " line 18", "… 12"]);
+  expect(signs(foldUnchanged(lineDiff(before, after)))).toEqual([
+    "… 11",
+    " line 12",
+    " line 13",
+    " line 14",
+    "-line 15",
+    "+line fifteen",
+    " line 16",
+    " line 17",
+    " line 18",
+    "… 12",
+  ]);
   expect(signs(foldUnchanged(lineDiff(before, before)))).toEqual(["… 30"]);
 });
 

@@ -49,7 +49,11 @@ test("a commit by another process is seen", () => {
   other.close();
   const watch = CommitWatch.open(own, path)!;
   watch.committedElsewhere();
-  const child = Bun.spawnSync([process.execPath, "-e", `const { Database } = require("bun:sqlite"); new Database(${JSON.stringify(path)}).exec("INSERT INTO t VALUES (9)");`]);
+  const child = Bun.spawnSync([
+    process.execPath,
+    "-e",
+    `const { Database } = require("bun:sqlite"); new Database(${JSON.stringify(path)}).exec("INSERT INTO t VALUES (9)");`,
+  ]);
   expect(child.exitCode).toBe(0);
   expect(watch.committedElsewhere()).toBe(true);
   expect(own.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 1 });

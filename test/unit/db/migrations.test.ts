@@ -8,7 +8,10 @@ import { migrationJournal, migrationSql } from "../../../src/store/sqlite/migrat
 import { REPO_ROOT } from "../../support/process.ts";
 
 test("every migration file under migrations/sqlite/ is in the journal and embedded", () => {
-  const files = readdirSync(`${REPO_ROOT}/migrations/sqlite`).filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, "")).sort();
+  const files = readdirSync(`${REPO_ROOT}/migrations/sqlite`)
+    .filter((f) => f.endsWith(".sql"))
+    .map((f) => f.replace(/\.sql$/, ""))
+    .sort();
   expect(migrationJournal.entries.map((e) => e.tag).sort()).toEqual(files);
   expect(Object.keys(migrationSql).sort()).toEqual(files);
   expect(embeddedMigrations()).toHaveLength(files.length);
@@ -18,7 +21,10 @@ test("migrations apply to a fresh database, in WAL mode with a short busy timeou
   const dir = mkdtempSync(join(tmpdir(), "ogsmith-mig-"));
   const db = openDatabase(join(dir, "nested", "m.db"));
   expect((db.$client.query("PRAGMA journal_mode").get() as any).journal_mode).toBe("wal");
-  const tables = db.$client.query("SELECT name FROM sqlite_master WHERE type='table'").all().map((r: any) => r.name);
+  const tables = db.$client
+    .query("SELECT name FROM sqlite_master WHERE type='table'")
+    .all()
+    .map((r: any) => r.name);
   expect(tables).toEqual(expect.arrayContaining(["accounts", "api_keys", "usage_periods", "events", "store_probe", "__drizzle_migrations"]));
   // Short: a lock held elsewhere must not freeze the event loop (the store retries asynchronously).
   expect((db.$client.query("PRAGMA busy_timeout").get() as any).timeout).toBe(BUSY_TIMEOUT_MS);

@@ -18,7 +18,11 @@ describe("alert messages", () => {
   });
 
   test("usage numbers and the reset date", () => {
-    const email = buildAlertEmail("usage_warning", { used: 400, quota: 500, percentage: 80, plan: "starter", resets_at: "2030-07-01T00:00:00.000Z" }, "https://og.test/dashboard");
+    const email = buildAlertEmail(
+      "usage_warning",
+      { used: 400, quota: 500, percentage: 80, plan: "starter", resets_at: "2030-07-01T00:00:00.000Z" },
+      "https://og.test/dashboard",
+    );
     expect(email.subject).toBe("ogsmith: you have used 80% of your monthly quota (400 of 500 images)");
     expect(email.text).toContain("Plan:             Starter");
     expect(email.text).toContain("Quota resets:     1 July 2030, 00:00 UTC");
@@ -34,7 +38,11 @@ describe("alert messages", () => {
 
 describe("SMTP errors", () => {
   test("5xx is permanent, 4xx and connection failures are retried, session-level 5xx (auth, STARTTLS) are retried", () => {
-    expect(classify({ code: "EENVELOPE", responseCode: 550, response: "550 No such user", permanent: true })).toEqual({ status: "failed", error: "EENVELOPE: 550 No such user", permanent: true });
+    expect(classify({ code: "EENVELOPE", responseCode: 550, response: "550 No such user", permanent: true })).toEqual({
+      status: "failed",
+      error: "EENVELOPE: 550 No such user",
+      permanent: true,
+    });
     expect(classify({ code: "EENVELOPE", responseCode: 451, response: "451 Later", permanent: false }).permanent).toBe(false);
     expect(classify({ code: "ESOCKET", message: "connect ECONNREFUSED 127.0.0.1:25" }).permanent).toBe(false);
     expect(classify({ code: "EAUTH", responseCode: 535, response: "535 Bad credentials", permanent: true }).permanent).toBe(false);

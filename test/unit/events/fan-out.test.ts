@@ -23,7 +23,15 @@ describe("fanOut", () => {
     expect(plan.event.id).toMatch(/^evt_/);
     expect(plan.deliveries.map((job) => job.webhookId)).toEqual(["wh_tie_first", "wh_tie_second", "wh_late"]);
     for (const job of plan.deliveries) {
-      expect(job).toEqual({ kind: WEBHOOK_DELIVERY_JOB, lane: job.webhookId!, accountId: "acc_1", webhookId: job.webhookId, eventId: plan.event.id, runAt: NOW, now: NOW });
+      expect(job).toEqual({
+        kind: WEBHOOK_DELIVERY_JOB,
+        lane: job.webhookId!,
+        accountId: "acc_1",
+        webhookId: job.webhookId,
+        eventId: plan.event.id,
+        runAt: NOW,
+        now: NOW,
+      });
     }
     expect(plan.alert).toBeUndefined();
   });

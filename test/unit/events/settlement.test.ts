@@ -4,7 +4,15 @@ import { planSettlement, webhookToRead, type WebhookState } from "../../../src/e
 import { type AlertDraft, type DeliveryAttemptRecord, EMAIL_JOB, EMAIL_LANE, type JobSettlement } from "../../../src/store/types.ts";
 
 const NOW = 1_780_000_000_000;
-const attempt = { id: "dlv_1", webhookId: "wh_1", accountId: "acc_1", jobId: "job_1", eventId: "evt_1", eventType: "image.generated", attempt: 8 } as DeliveryAttemptRecord;
+const attempt = {
+  id: "dlv_1",
+  webhookId: "wh_1",
+  accountId: "acc_1",
+  jobId: "job_1",
+  eventId: "evt_1",
+  eventType: "image.generated",
+  attempt: 8,
+} as DeliveryAttemptRecord;
 const alert: AlertDraft = { kind: "webhook_disabled", subject: "Webhook disabled", facts: { webhook_id: "wh_1" }, dedupeKey: null };
 const retry: JobSettlement = { jobId: "job_1", now: NOW, status: "pending", runAt: NOW + 60_000, lastError: "http 500", deliveryAttempt: attempt };
 const giveUp: JobSettlement = { ...retry, status: "failed", runAt: NOW, disableWebhook: { webhookId: "wh_1", reason: "failing", alert } };
@@ -27,7 +35,13 @@ describe("planSettlement", () => {
     expect(plan.result).toEqual({ wasPending: true, status: "failed" });
     expect(plan.job).toMatchObject({ status: "failed", finishedAt: NOW });
     expect(plan.disableWebhook).toEqual({ webhookId: "wh_1", reason: "failing", updatedAt: NOW });
-    expect(plan.alert!.row).toMatchObject({ accountId: "acc_1", kind: "webhook_disabled", recipient: "owner@example.com", subject: alert.subject, createdAt: NOW });
+    expect(plan.alert!.row).toMatchObject({
+      accountId: "acc_1",
+      kind: "webhook_disabled",
+      recipient: "owner@example.com",
+      subject: alert.subject,
+      createdAt: NOW,
+    });
     expect(plan.alert!.job).toMatchObject({ kind: EMAIL_JOB, lane: EMAIL_LANE, payload: { alert_id: plan.alert!.row.id } });
   });
 

@@ -7,7 +7,14 @@ test("generate and the previews take 8 MiB, the template routes 1 MiB; look-alik
   for (const path of ["/api/generate", "/api/generate?x=1", "/api/templates/preview", "/dashboard/api/preview", "/dashboard/api/account-templates/preview"]) {
     expect([path, bodyLimitOf(`http://localhost${path}`)]).toEqual([path, MAX_IMAGE_BODY_BYTES]);
   }
-  for (const path of ["/api/templates", "/api/templates/", "/api/templates/promo", "/api/templates/promo/versions", "/api/templates?x=1", "/dashboard/api/account-templates/promo"]) {
+  for (const path of [
+    "/api/templates",
+    "/api/templates/",
+    "/api/templates/promo",
+    "/api/templates/promo/versions",
+    "/api/templates?x=1",
+    "/dashboard/api/account-templates/promo",
+  ]) {
     expect([path, bodyLimitOf(`http://localhost${path}`)]).toEqual([path, MAX_TEMPLATE_BODY_BYTES]);
   }
   for (const path of ["/api/generatex", "/api/templatesx", "/api/template", "/dashboard/api/templates", "/dashboard/api/previews", "/", "/api/image-urls"]) {
@@ -23,7 +30,8 @@ test("a streamed body (no Content-Length) is held to the route's limit too", asy
         controller.close();
       },
     });
-  const post = (path: string, bytes: number) => new Request(`http://localhost${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: body(bytes) });
+  const post = (path: string, bytes: number) =>
+    new Request(`http://localhost${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: body(bytes) });
   expect(await parseJsonBody(post("/api/templates", 900 * 1024))).toEqual({ pad: "x".repeat(900 * 1024) });
   const tooLarge = await parseJsonBody(post("/api/templates", 1024 * 1024)).catch((error) => error);
   expect(tooLarge).toBeInstanceOf(ApiError);

@@ -40,9 +40,15 @@ describe("withImageUnit", () => {
     const { metering, account, counters } = await setup(3);
     await expect(metering.withImageUnit(account, "b".repeat(64), async () => Promise.reject(new Error("render failed")))).rejects.toThrow("render failed");
     expect(await counters()).toMatchObject({ used: 0, reserved: 0 });
-    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => metering.withImageUnit(account, String(i).repeat(64), async () => ({ result: i, facts }))));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => metering.withImageUnit(account, String(i).repeat(64), async () => ({ result: i, facts }))),
+    );
     expect(outcomes.filter((o) => o.status === "fulfilled").length).toBe(3);
-    expect(outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason.code)).toEqual(["QUOTA_EXCEEDED", "QUOTA_EXCEEDED", "QUOTA_EXCEEDED"]);
+    expect(outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason.code)).toEqual([
+      "QUOTA_EXCEEDED",
+      "QUOTA_EXCEEDED",
+      "QUOTA_EXCEEDED",
+    ]);
     expect(await counters()).toMatchObject({ used: 3, reserved: 0 });
   });
 
@@ -59,7 +65,13 @@ describe("withImageUnit", () => {
 describe("signing keys in the store", () => {
   test("at most N per account under concurrency; delete is scoped to the account; find sees deletion at once", async () => {
     const { store, account } = await setup();
-    const key = (i: number) => ({ id: `sk_${String(i).padStart(20, "0")}`, accountId: account.id, secret: `ogsk_${"x".repeat(43)}`, createdAt: 1000 + i, lastUsedAt: null });
+    const key = (i: number) => ({
+      id: `sk_${String(i).padStart(20, "0")}`,
+      accountId: account.id,
+      secret: `ogsk_${"x".repeat(43)}`,
+      createdAt: 1000 + i,
+      lastUsedAt: null,
+    });
     const created = await Promise.all(Array.from({ length: 8 }, (_, i) => store.createSigningKey(key(i), 5)));
     expect(created.filter((c) => c !== "limit_reached").length).toBe(5);
     const list = await store.listSigningKeys(account.id);

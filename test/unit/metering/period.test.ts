@@ -16,7 +16,13 @@ test("UTC month arithmetic, including year ends and leap days", () => {
 test("answers stay right when consecutive calls cross day, month and year boundaries, forwards and back", () => {
   // The module remembers the last day asked about; every answer must match a fresh computation.
   const start = Date.parse("2026-12-30T22:00:00.000Z");
-  const times = [...Array.from({ length: 80 }, (_, i) => start + i * 3_600_000 - 1), start, start - 86_400_000 * 40, Date.parse("2027-01-01T00:00:00.000Z") - 1, Date.parse("2027-01-01T00:00:00.000Z")];
+  const times = [
+    ...Array.from({ length: 80 }, (_, i) => start + i * 3_600_000 - 1),
+    start,
+    start - 86_400_000 * 40,
+    Date.parse("2027-01-01T00:00:00.000Z") - 1,
+    Date.parse("2027-01-01T00:00:00.000Z"),
+  ];
   for (const t of times) {
     const iso = new Date(t).toISOString();
     const d = new Date(t);

@@ -83,7 +83,17 @@ describe("reserve, confirm, release", () => {
   test("thresholds: each mark and event once a month, several in one confirmation when a request crosses them", async () => {
     const { store, metering, account, counters, clock } = await setup(4);
     await store.createWebhook(
-      { id: "wh_all", accountId: account.id, url: "https://example.com/h", events: ["image.generated", "usage.warning", "usage.limit_reached", "usage.reset"], secret: "s".repeat(16), status: "enabled", disabledReason: null, createdAt: 0, updatedAt: 0 },
+      {
+        id: "wh_all",
+        accountId: account.id,
+        url: "https://example.com/h",
+        events: ["image.generated", "usage.warning", "usage.limit_reached", "usage.reset"],
+        secret: "s".repeat(16),
+        status: "enabled",
+        disabledReason: null,
+        createdAt: 0,
+        updatedAt: 0,
+      },
       20,
     );
     const types = async () => Promise.all((await store.listJobs({ status: "pending" })).map(async (job) => (await store.getEvent(job.eventId!))!.type));
@@ -133,7 +143,17 @@ describe("countDone: work already done (a cache hit) counted in one step", () =>
   test("counts into used directly, with the threshold events; units reserved in flight count against the quota; exhausted writes nothing", async () => {
     const { store, metering, account, counters } = await setup(5);
     await store.createWebhook(
-      { id: "wh_all", accountId: account.id, url: "https://example.com/h", events: ["image.generated", "usage.warning", "usage.limit_reached"], secret: "s".repeat(16), status: "enabled", disabledReason: null, createdAt: 0, updatedAt: 0 },
+      {
+        id: "wh_all",
+        accountId: account.id,
+        url: "https://example.com/h",
+        events: ["image.generated", "usage.warning", "usage.limit_reached"],
+        secret: "s".repeat(16),
+        status: "enabled",
+        disabledReason: null,
+        createdAt: 0,
+        updatedAt: 0,
+      },
       20,
     );
     const types = async () => Promise.all((await store.listJobs({ status: "pending" })).map(async (job) => (await store.getEvent(job.eventId!))!.type));
@@ -196,7 +216,8 @@ describe("withUnit: no unit lost or double-counted whatever fails", () => {
   test("a reservation that committed but reported a failure is reclaimed (no request holds it)", async () => {
     const times = { n: 3 };
     const { metering, account, counters } = await setup(3, failing(["reserveUnit"], times, true));
-    for (let i = 0; i < 3; i++) expect(await metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e)).toBeInstanceOf(StoreUnavailableError);
+    for (let i = 0; i < 3; i++)
+      expect(await metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e)).toBeInstanceOf(StoreUnavailableError);
     // Before reclaiming, the whole quota is reserved by nobody: the account cannot generate.
     expect(await counters()).toMatchObject({ used: 0, reserved: 3 });
     expect(await metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e)).toBeInstanceOf(QuotaExceededError);
@@ -232,5 +253,4 @@ describe("withUnit: no unit lost or double-counted whatever fails", () => {
     expect(results.filter((r) => r instanceof QuotaExceededError)).toHaveLength(10);
     expect(await counters()).toMatchObject({ used: 20, reserved: 0 });
   });
-
 });

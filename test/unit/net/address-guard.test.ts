@@ -53,7 +53,17 @@ describe("classifyAddress", () => {
     });
   }
 
-  for (const ip of ["8.8.8.8", "1.1.1.1", "2606:4700::1111", "[2606:4700::1111]", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1", "172.32.0.1", "100.128.0.1"]) {
+  for (const ip of [
+    "8.8.8.8",
+    "1.1.1.1",
+    "2606:4700::1111",
+    "[2606:4700::1111]",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+    "2002:808:808::1",
+    "172.32.0.1",
+    "100.128.0.1",
+  ]) {
     test(`${ip} is public`, () => {
       expect(classifyAddress(ip)).toEqual({ blocked: false, range: "unicast", privateNetwork: false });
     });
@@ -69,7 +79,8 @@ describe("classifyAddress", () => {
 describe("isAddressAllowed", () => {
   test("OG_ALLOW_PRIVATE_NETWORKS lifts private ranges but never metadata, unspecified or multicast", () => {
     const open = { allowPrivate: true };
-    for (const ip of ["127.0.0.1", "::1", "10.0.0.1", "192.168.1.1", "169.254.1.1", "100.64.0.1", "fd00::1", "fe80::1"]) expect(isAddressAllowed(ip, open)).toBe(true);
+    for (const ip of ["127.0.0.1", "::1", "10.0.0.1", "192.168.1.1", "169.254.1.1", "100.64.0.1", "fd00::1", "fe80::1"])
+      expect(isAddressAllowed(ip, open)).toBe(true);
     for (const ip of ["169.254.169.254", "fd00:ec2::254", "0.0.0.0", "::", "224.0.0.1", "255.255.255.255"]) expect(isAddressAllowed(ip, open)).toBe(false);
   });
 

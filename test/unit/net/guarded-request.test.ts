@@ -119,7 +119,10 @@ describe("connects to the checked address", () => {
     const server = later(await serveTls(cert, new TextEncoder().encode("secure")));
     const net = loopbackOnly();
     const resolver = fakeResolver({ "public.test": ["127.0.0.1"] });
-    const response = await guardedFetch(`https://public.test:${server.port}/img`, options(net, { resolver, allowAddresses: ["127.0.0.1"], tls: { ca: cert.cert } }));
+    const response = await guardedFetch(
+      `https://public.test:${server.port}/img`,
+      options(net, { resolver, allowAddresses: ["127.0.0.1"], tls: { ca: cert.cert } }),
+    );
     expect(response.status).toBe(200);
     expect(new TextDecoder().decode(response.bytes)).toBe("secure");
     expect(server.seen).toEqual([{ servername: "public.test", host: `public.test:${server.port}` }]);
@@ -132,7 +135,9 @@ describe("connects to the checked address", () => {
     const server = later(await serveTls(cert, new TextEncoder().encode("secure")));
     const net = loopbackOnly();
     const resolver = fakeResolver({ "public.test": ["127.0.0.1"] });
-    const error = await outboundFailure(guardedFetch(`https://public.test:${server.port}/`, options(net, { resolver, allowAddresses: ["127.0.0.1"], tls: { ca: cert.cert } })));
+    const error = await outboundFailure(
+      guardedFetch(`https://public.test:${server.port}/`, options(net, { resolver, allowAddresses: ["127.0.0.1"], tls: { ca: cert.cert } })),
+    );
     expect(error.reason).toBe("network_error");
     expect(error.message).toContain("TLS");
   });
@@ -161,7 +166,9 @@ describe("redirects", () => {
       const net = loopbackOnly();
       const resolver = fakeResolver({ "public.test": ["127.0.0.1"], "evil.test": [target] });
       // Only the first hop's loopback server is allowed, by exact address; every range stays blocked.
-      const error = await outboundFailure(guardedFetch(`http://public.test:${server.port}/logo.png`, options(net, { resolver, allowAddresses: ["127.0.0.1"] })));
+      const error = await outboundFailure(
+        guardedFetch(`http://public.test:${server.port}/logo.png`, options(net, { resolver, allowAddresses: ["127.0.0.1"] })),
+      );
       expect(error.reason).toBe("blocked_address");
       expect(resolver.asked).toEqual(["public.test", "evil.test"]);
       expect(net.attempts).toEqual(["127.0.0.1"]);
@@ -201,7 +208,9 @@ describe("redirects", () => {
     expect(resolver.asked).toEqual(["public.test", "public.test", "public.test", "public.test"]);
 
     server.requests.length = 0;
-    const error = await outboundFailure(guardedFetch(`http://public.test:${server.port}/1`, options(net, { resolver, allowAddresses: ["127.0.0.1"], maxRedirects: 3 })));
+    const error = await outboundFailure(
+      guardedFetch(`http://public.test:${server.port}/1`, options(net, { resolver, allowAddresses: ["127.0.0.1"], maxRedirects: 3 })),
+    );
     expect(error.reason).toBe("too_many_redirects");
     expect(server.requests.map((r) => r.path)).toEqual(["/1", "/2", "/3", "/4"]);
   });

@@ -21,12 +21,25 @@ const template = (family?: string, text = "Hello Brand") =>
     }),
   );
 
-async function draw(engine: (typeof RENDER_ENGINES)[number], family: string | undefined, cache?: FontCache, faces: { bytes: Uint8Array; weight?: number }[] = [], text?: string) {
+async function draw(
+  engine: (typeof RENDER_ENGINES)[number],
+  family: string | undefined,
+  cache?: FontCache,
+  faces: { bytes: Uint8Array; weight?: number }[] = [],
+  text?: string,
+) {
   for (const face of faces) cache!.add(digestOf(face.bytes), face.bytes);
   const cardFonts = faces.length
-    ? await cache!.cardFonts({ faces: faces.map((face) => ({ family: "Brand", weight: face.weight ?? 400, style: "normal" as const, digest: digestOf(face.bytes) })), bundled: [] })
+    ? await cache!.cardFonts({
+        faces: faces.map((face) => ({ family: "Brand", weight: face.weight ?? 400, style: "normal" as const, digest: digestOf(face.bytes) })),
+        bundled: [],
+      })
     : undefined;
-  const { bytes, missingGlyphs } = await renderTemplate(template(family, text), {}, { width: 1200, height: 630, theme: "light", images: {}, engine, cardFonts });
+  const { bytes, missingGlyphs } = await renderTemplate(
+    template(family, text),
+    {},
+    { width: 1200, height: 630, theme: "light", images: {}, engine, cardFonts },
+  );
   const png = decodePng(bytes);
   return { png, missingGlyphs, ink: inkIn(png.pixels, png.width, { x: 0, y: 0, w: png.width, h: png.height }) };
 }
@@ -54,12 +67,21 @@ for (const engine of RENDER_ENGINES) {
 
     test("CSS matching picks the nearest weight; a glyph the face lacks falls back to the bundled fonts", async () => {
       const cache = new FontCache();
-      const faces = [{ bytes: pixelFont("Brand"), weight: 400 }, { bytes: pixelFont("Brand", { hollow: true }), weight: 800 }];
+      const faces = [
+        { bytes: pixelFont("Brand"), weight: 400 },
+        { bytes: pixelFont("Brand", { hollow: true }), weight: 800 },
+      ];
       const regular = await draw(engine, "Brand", cache, faces);
       const boldTemplate = accountTemplateDefinition(
-        parseAccountTemplate({ id: "bold", html: '<div style="display:flex;width:100%;height:100%;padding:40px;background:#fff;color:#000;font-size:110px;font-family:Brand;font-weight:700">Hello Brand</div>' }),
+        parseAccountTemplate({
+          id: "bold",
+          html: '<div style="display:flex;width:100%;height:100%;padding:40px;background:#fff;color:#000;font-size:110px;font-family:Brand;font-weight:700">Hello Brand</div>',
+        }),
       );
-      const cardFonts = await cache.cardFonts({ faces: faces.map((f) => ({ family: "Brand", weight: f.weight, style: "normal" as const, digest: digestOf(f.bytes) })), bundled: [] });
+      const cardFonts = await cache.cardFonts({
+        faces: faces.map((f) => ({ family: "Brand", weight: f.weight, style: "normal" as const, digest: digestOf(f.bytes) })),
+        bundled: [],
+      });
       const bold = decodePng((await renderTemplate(boldTemplate, {}, { width: 1200, height: 630, theme: "light", images: {}, engine, cardFonts })).bytes);
       // 700 is nearer 800 (hollow boxes) than 400 (filled ones).
       expect(inkIn(bold.pixels, bold.width, { x: 0, y: 0, w: 1200, h: 630 })).toBeLessThan(regular.ink * 0.8);

@@ -119,7 +119,8 @@ describe("blog template", () => {
   test("long text shrinks and clamps: it never overflows the card, the byline or the logo", async () => {
     const longAll = {
       title: LONG_TITLE,
-      subtitle: "A very long standfirst that goes on about the venue, the speakers, the sponsors, the food, the after party and the many workshops that happen on the second day",
+      subtitle:
+        "A very long standfirst that goes on about the venue, the speakers, the sponsors, the food, the after party and the many workshops that happen on the second day",
       category: "Distributed systems and reliability engineering conference notes and more",
       author_name: "Maximilian Alexander Friedrich von Hohenzollern-Sigmaringen the Third of Many",
       date: "Wednesday, the twenty-third of September, two thousand and twenty-five",

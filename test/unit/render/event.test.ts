@@ -88,7 +88,8 @@ describe("event template", () => {
   });
 
   test("a 200-character title shrinks and clamps without overflowing the card or the footer", async () => {
-    const long = "Annual International Conference on Distributed Systems, Observability and Reliability Engineering with Workshops, Hands-on Labs, Keynotes, Panels and an Evening Reception for all Attendees 2025!";
+    const long =
+      "Annual International Conference on Distributed Systems, Observability and Reliability Engineering with Workshops, Hands-on Labs, Keynotes, Panels and an Evening Reception for all Attendees 2025!";
     const title200 = `${long} in Berlin`.slice(0, 200);
     expect(title200.length).toBe(200);
     for (const theme of ["dark", "light"] as const) {
@@ -116,7 +117,16 @@ describe("event template", () => {
       expect.objectContaining({ code: "UNKNOWN_TEMPLATE" }),
     );
     const err = await renderer
-      .render(renderRequest(registry, { template: "event", theme: "dark", fields: { title: "x", logo_url: "https://example.com/a.png" }, width: 1200, height: 630, format: "png" }))
+      .render(
+        renderRequest(registry, {
+          template: "event",
+          theme: "dark",
+          fields: { title: "x", logo_url: "https://example.com/a.png" },
+          width: 1200,
+          height: 630,
+          format: "png",
+        }),
+      )
       .catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe("IMAGE_FETCH_FAILED");

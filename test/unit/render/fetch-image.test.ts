@@ -28,11 +28,17 @@ function serve(handler: Parameters<typeof serveHttp>[0]) {
 }
 
 // ---- fixtures: tiny opaque red images -------------------------------------------------------
-const RED_GIF = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0, 0x80, 0, 0, 0xff, 0, 0, 0, 0, 0, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 0x01, 0, 0x3b]);
+const RED_GIF = new Uint8Array([
+  0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0, 0x80, 0, 0, 0xff, 0, 0, 0, 0, 0, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 0x01, 0, 0x3b,
+]);
 // 8×8 red, made with libwebp (via @jsquash/webp's encoder): lossy (VP8) and lossless (VP8L).
 const RED_WEBP_LOSSY = Buffer.from("UklGRjwAAABXRUJQVlA4IDAAAADQAQCdASoIAAgAAgA0JaACdLoB+AADsAD+8MQL/yC5YXXI1/8gP+QH/ID/+PIAAAA=", "base64");
 const RED_WEBP_LOSSLESS = Buffer.from("UklGRhwAAABXRUJQVlA4TA8AAAAvB8ABAAcQ/Y/+ByKi/wEA", "base64");
-const RED_PNG = encodePng(new Uint8Array(4 * 4 * 4).map((_, i) => (i % 4 === 0 || i % 4 === 3 ? 255 : 0)), 4, 4);
+const RED_PNG = encodePng(
+  new Uint8Array(4 * 4 * 4).map((_, i) => (i % 4 === 0 || i % 4 === 3 ? 255 : 0)),
+  4,
+  4,
+);
 const RED_SVG = `<?xml version="1.0"?>\n<!-- a logo -->\n<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20"><defs><linearGradient id="g"><stop stop-color="red"/></linearGradient></defs><rect width="30" height="20" fill="url(#g)"/></svg>`;
 const HTML = "<!DOCTYPE html><html><body>Not found</body></html>";
 const dataUri = (mime: string, bytes: Uint8Array | string) => `data:${mime};base64,${Buffer.from(bytes).toString("base64")}`;
@@ -69,7 +75,10 @@ describe("formats", () => {
     expect(centrePixel(dataUri("image/gif", RED_GIF))).toEqual(RED);
   });
 
-  for (const [name, webp] of [["lossy", RED_WEBP_LOSSY], ["lossless", RED_WEBP_LOSSLESS]] as const) {
+  for (const [name, webp] of [
+    ["lossy", RED_WEBP_LOSSY],
+    ["lossless", RED_WEBP_LOSSLESS],
+  ] as const) {
     test(`${name} WebP over http is converted to a PNG that resvg draws`, async () => {
       const server = serve(() => new Response(webp, { headers: { "content-type": "image/webp" } }));
       const image = await fetchImage("logo_url", server.url("/logo.webp"), options());
@@ -88,9 +97,15 @@ describe("formats", () => {
 
   test("satori + resvg draw converted WebP and GIF in a real layout", async () => {
     const font = await Bun.file(new URL("../../../assets/fonts/inter-latin-400-normal.woff", import.meta.url)).arrayBuffer();
-    for (const [mime, bytes] of [["image/webp", RED_WEBP_LOSSLESS], ["image/gif", RED_GIF]] as const) {
+    for (const [mime, bytes] of [
+      ["image/webp", RED_WEBP_LOSSLESS],
+      ["image/gif", RED_GIF],
+    ] as const) {
       const { dataUri: src } = await fetchImage("logo_url", dataUri(mime, bytes), options());
-      const element = { type: "div", props: { style: { display: "flex", width: 40, height: 40, background: "#000" }, children: { type: "img", props: { src, width: 40, height: 40 } } } };
+      const element = {
+        type: "div",
+        props: { style: { display: "flex", width: 40, height: 40, background: "#000" }, children: { type: "img", props: { src, width: 40, height: 40 } } },
+      };
       const svg = await satori(element as never, { width: 40, height: 40, fonts: [{ name: "Inter", data: font, weight: 400 }] });
       const pixels = new Resvg(svg).render().pixels;
       expect([...pixels.subarray((20 * 40 + 20) * 4, (20 * 40 + 20) * 4 + 4)]).toEqual(RED);
@@ -145,7 +160,10 @@ describe("failures are 422 IMAGE_FETCH_FAILED naming the field and the reason", 
   });
 
   test("a known but unsupported image format", async () => {
-    const bmp = new Uint8Array([0x42, 0x4d, 0x3a, 0, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0, 0x28, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0x18, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0]);
+    const bmp = new Uint8Array([
+      0x42, 0x4d, 0x3a, 0, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0, 0x28, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0x18, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0,
+    ]);
     const result = await failure(fetchImage("logo_url", dataUri("image/bmp", bmp), options()));
     expect(result.reason).toBe("unsupported_format");
     expect(result.message).toContain("BMP");
@@ -259,7 +277,11 @@ describe("failures are 422 IMAGE_FETCH_FAILED naming the field and the reason", 
 
   test("a redirect to a name that resolves to the metadata address", async () => {
     const server = serve(() => new Response(null, { status: 302, headers: { location: "http://evil.test/latest/meta-data" } }));
-    const opts = options({ allowPrivate: false, allowAddresses: ["127.0.0.1"], resolver: fakeResolver({ "cdn.test": ["127.0.0.1"], "evil.test": ["169.254.169.254"] }) });
+    const opts = options({
+      allowPrivate: false,
+      allowAddresses: ["127.0.0.1"],
+      resolver: fakeResolver({ "cdn.test": ["127.0.0.1"], "evil.test": ["169.254.169.254"] }),
+    });
     expect((await failure(fetchImage("logo_url", `http://cdn.test:${server.port}/logo.png`, opts))).reason).toBe("blocked_address");
     expect(opts.net.attempts).toEqual(["127.0.0.1"]);
     expect(opts.net.violations).toEqual([]);

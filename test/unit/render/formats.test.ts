@@ -23,7 +23,17 @@ const rounded: TemplateDefinition = {
   render: (fields, ctx) => ({
     type: "div",
     props: {
-      style: { display: "flex", width: ctx.width, height: ctx.height, backgroundColor: "#3366CC", borderRadius: 120, alignItems: "center", justifyContent: "center", color: "#FFFFFF", fontSize: 96 },
+      style: {
+        display: "flex",
+        width: ctx.width,
+        height: ctx.height,
+        backgroundColor: "#3366CC",
+        borderRadius: 120,
+        alignItems: "center",
+        justifyContent: "center",
+        color: "#FFFFFF",
+        fontSize: 96,
+      },
       children: fields.title,
     },
   }),
@@ -36,7 +46,10 @@ const bare: TemplateDefinition = {
   fields: [{ name: "title", type: "text", required: true }],
   render: (fields, ctx) => ({
     type: "div",
-    props: { style: { display: "flex", width: ctx.width, height: ctx.height, alignItems: "center", justifyContent: "center", color: "#D02020", fontSize: 96 }, children: fields.title },
+    props: {
+      style: { display: "flex", width: ctx.width, height: ctx.height, alignItems: "center", justifyContent: "center", color: "#D02020", fontSize: 96 },
+      children: fields.title,
+    },
   }),
 };
 
@@ -46,7 +59,17 @@ registry.add(bare);
 const renderer = createInProcessRenderer({ engine: testEngine() });
 
 const render = (over: Partial<RenderRequestInput>) =>
-  renderer.render(renderRequest(registry, { template: "event", theme: "dark", fields: { title: "Formats: PNG, JPEG and WebP" }, width: 1200, height: 630, format: "png", ...over }));
+  renderer.render(
+    renderRequest(registry, {
+      template: "event",
+      theme: "dark",
+      fields: { title: "Formats: PNG, JPEG and WebP" },
+      width: 1200,
+      height: 630,
+      format: "png",
+      ...over,
+    }),
+  );
 
 const DARK_BG: [number, number, number] = [0x0b, 0x0b, 0x14];
 const LIGHT_BG: [number, number, number] = [0xfc, 0xfc, 0xfa];
@@ -102,9 +125,14 @@ describe("output formats of the event card", () => {
 describe("JPEG flattening", () => {
   test("a rounded card's transparent corners become its background colour in JPEG (they are transparent in PNG)", async () => {
     const fields = { title: "Rounded" };
-    const png = decodePng((await renderer.render(renderRequest(registry, { template: "rounded", theme: "dark", fields, width: 1200, height: 630, format: "png" }))).bytes);
+    const png = decodePng(
+      (await renderer.render(renderRequest(registry, { template: "rounded", theme: "dark", fields, width: 1200, height: 630, format: "png" }))).bytes,
+    );
     expect(pixelAt(png, 2, 2)[3]).toBe(0);
-    const jpeg = decodeJpeg((await renderer.render(renderRequest(registry, { template: "rounded", theme: "dark", fields, width: 1200, height: 630, format: "jpeg", quality: 90 }))).bytes);
+    const jpeg = decodeJpeg(
+      (await renderer.render(renderRequest(registry, { template: "rounded", theme: "dark", fields, width: 1200, height: 630, format: "jpeg", quality: 90 })))
+        .bytes,
+    );
     const corner = averageColour(jpeg, 0, 0, 12, 12);
     for (const [got, want] of corner.slice(0, 3).map((v, i) => [v, [0x33, 0x66, 0xcc][i]!])) expect(Math.abs(got! - want)).toBeLessThanOrEqual(6);
     // And the middle of the card is that colour too (flattening changed nothing that was opaque).
@@ -112,7 +140,13 @@ describe("JPEG flattening", () => {
   });
 
   test("a card without a background colour is flattened on white, with its ink intact", async () => {
-    const jpeg = decodeJpeg((await renderer.render(renderRequest(registry, { template: "bare", theme: "dark", fields: { title: "Bare" }, width: 800, height: 400, format: "jpeg", quality: 90 }))).bytes);
+    const jpeg = decodeJpeg(
+      (
+        await renderer.render(
+          renderRequest(registry, { template: "bare", theme: "dark", fields: { title: "Bare" }, width: 800, height: 400, format: "jpeg", quality: 90 }),
+        )
+      ).bytes,
+    );
     expect(fractionNear(jpeg, 0, 0, 60, 60, [255, 255, 255], 4)).toBeGreaterThan(0.98);
     expect(fractionNear(jpeg, 250, 130, 300, 140, [0xd0, 0x20, 0x20], 40)).toBeGreaterThan(0.02);
   });

@@ -35,7 +35,10 @@ const remoteCard = (url: string): TemplateDefinition => ({
   fields: [{ name: "title", type: "text" }],
   render: (_fields, ctx) => ({
     type: "div",
-    props: { style: { display: "flex", width: ctx.width, height: ctx.height, backgroundColor: "#102030" }, children: [{ type: "img", props: { src: url, width: 100, height: 100 } }] },
+    props: {
+      style: { display: "flex", width: ctx.width, height: ctx.height, backgroundColor: "#102030" },
+      children: [{ type: "img", props: { src: url, width: 100, height: 100 } }],
+    },
   }),
 });
 

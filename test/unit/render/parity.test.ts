@@ -42,12 +42,29 @@ const CASES: { name: string; kind: keyof typeof LIMITS; fields: Record<string, s
   {
     name: "long title (clamped)",
     kind: "latin",
-    fields: { title: "An extremely long title that keeps going well past what fits on the card so that the template has to clamp it with an ellipsis at the end of its last line", subtitle: "And a subtitle that is also rather long, to be clamped as well, with more words than fit" },
+    fields: {
+      title:
+        "An extremely long title that keeps going well past what fits on the card so that the template has to clamp it with an ellipsis at the end of its last line",
+      subtitle: "And a subtitle that is also rather long, to be clamped as well, with more words than fit",
+    },
   },
   { name: "Cyrillic, Greek, Vietnamese", kind: "latin", fields: { title: "Привет мир · Γειά σου · Tiếng Việt", subtitle: "Ærøskøbing" } },
   { name: "emoji", kind: "latin", fields: { title: "Launch day 🚀🎉 with 👩‍💻 and 🇩🇪", subtitle: "emoji ✨" } },
-  { name: "Arabic (right to left)", kind: "arabic", fields: { title: "مرحبا بالعالم العربي في يوم جديد", subtitle: "مؤتمر المطورين ٢٠٢٦ في القاهرة", logo_url: LOGO } },
-  { name: "CJK", kind: "cjk", fields: { title: "开源的社交图片生成服务 こんにちは 안녕하세요", subtitle: "简体中文：自托管，无需网络", speaker_avatar_url: AVATAR, speaker_name: "山田太郎" } },
+  {
+    name: "Arabic (right to left)",
+    kind: "arabic",
+    fields: { title: "مرحبا بالعالم العربي في يوم جديد", subtitle: "مؤتمر المطورين ٢٠٢٦ في القاهرة", logo_url: LOGO },
+  },
+  {
+    name: "CJK",
+    kind: "cjk",
+    fields: {
+      title: "开源的社交图片生成服务 こんにちは 안녕하세요",
+      subtitle: "简体中文：自托管，无需网络",
+      speaker_avatar_url: AVATAR,
+      speaker_name: "山田太郎",
+    },
+  },
 ];
 
 const BLOG_NAMES: Record<string, string> = { time: "reading_time", location: "category", speaker_name: "author_name", speaker_avatar_url: "author_avatar_url" };
@@ -72,8 +89,19 @@ describe("satori and takumi draw the same cards", () => {
   }
 
   test("the comparison can fail: a different title is far apart", async () => {
-    const one = await takumi.render(renderRequest(registry, { template: "event", theme: "dark", fields: { title: "Launch Week" }, width: 1200, height: 630, format: "png" }));
-    const other = await satori.render(renderRequest(registry, { template: "event", theme: "dark", fields: { title: "Something else entirely, on two lines of text" }, width: 1200, height: 630, format: "png" }));
+    const one = await takumi.render(
+      renderRequest(registry, { template: "event", theme: "dark", fields: { title: "Launch Week" }, width: 1200, height: 630, format: "png" }),
+    );
+    const other = await satori.render(
+      renderRequest(registry, {
+        template: "event",
+        theme: "dark",
+        fields: { title: "Something else entirely, on two lines of text" },
+        width: 1200,
+        height: 630,
+        format: "png",
+      }),
+    );
     const distance = imageDistance(decodePng(one.bytes), decodePng(other.bytes));
     expect(distance.farShare).toBeGreaterThan(LIMITS.latin.farShare);
   });
@@ -84,7 +112,14 @@ describe("satori and takumi draw the same cards", () => {
       [1200, 1200],
       [2400, 1260],
     ] as const) {
-      const request = renderRequest(registry, { template: "event", theme: "light", fields: { title: "Sizes", subtitle: "scaled canvas" }, width, height, format: "png" });
+      const request = renderRequest(registry, {
+        template: "event",
+        theme: "light",
+        fields: { title: "Sizes", subtitle: "scaled canvas" },
+        width,
+        height,
+        format: "png",
+      });
       const [a, b] = await Promise.all([satori.render(request), takumi.render(request)]);
       const [pa, pb] = [decodePng(a.bytes), decodePng(b.bytes)];
       expect([pb.width, pb.height]).toEqual([width, height]);
@@ -99,7 +134,10 @@ describe("satori and takumi draw the same cards", () => {
 describe("satori and takumi draw the same account templates", () => {
   const STARTERS = join(import.meta.dir, "../../../templates/starters");
   const draw = async (spec: AccountTemplateSpec, engine: "satori" | "takumi") =>
-    decodePng((await renderTemplate(accountTemplateDefinition(spec), spec.sample, { width: 1200, height: 630, theme: "light", images: {}, format: "png", engine })).bytes);
+    decodePng(
+      (await renderTemplate(accountTemplateDefinition(spec), spec.sample, { width: 1200, height: 630, theme: "light", images: {}, format: "png", engine }))
+        .bytes,
+    );
 
   for (const file of readdirSync(STARTERS).filter((name) => name.endsWith(".json"))) {
     test(`starter ${file}: the sample within the Latin limits`, async () => {

@@ -30,14 +30,23 @@ describe("renderCacheKey", () => {
   test("an account template: the account, the version and the stored definition each change the key", () => {
     const spec = { id: "event", name: "x", description: "", html: "<div>{{title}}</div>", fields: [], themes: {}, width: 1200, height: 630, sample: {} };
     const own = (accountId: string, version: number, revision: string) => ({ ...request, accountTemplate: { accountId, version, spec, revision } });
-    const keys = [renderCacheKey(own("acc_a", 1, "r1"), {}), renderCacheKey(own("acc_b", 1, "r1"), {}), renderCacheKey(own("acc_a", 2, "r1"), {}), renderCacheKey(own("acc_a", 1, "r2"), {})];
+    const keys = [
+      renderCacheKey(own("acc_a", 1, "r1"), {}),
+      renderCacheKey(own("acc_b", 1, "r1"), {}),
+      renderCacheKey(own("acc_a", 2, "r1"), {}),
+      renderCacheKey(own("acc_a", 1, "r2"), {}),
+    ];
     expect(new Set([renderCacheKey(request, {}), ...keys]).size).toBe(5);
     // The spec object itself is not hashed: its digest (revision) stands for it.
-    expect(renderCacheKey({ ...own("acc_a", 1, "r1"), accountTemplate: { accountId: "acc_a", version: 1, spec: { ...spec, name: "y" }, revision: "r1" } }, {})).toBe(keys[0]!);
+    expect(
+      renderCacheKey({ ...own("acc_a", 1, "r1"), accountTemplate: { accountId: "acc_a", version: 1, spec: { ...spec, name: "y" }, revision: "r1" } }, {}),
+    ).toBe(keys[0]!);
   });
 
   test("requests without an account template keep the key they always had (ETags and cached files stay valid)", () => {
     // Pinned: the key of this request before account templates existed.
-    expect(renderCacheKey(request, {})).toBe(new Bun.CryptoHasher("sha256").update(JSON.stringify(["event", "dark", 1200, 630, "png", null, [["title", "Cache key"]], []])).digest("hex"));
+    expect(renderCacheKey(request, {})).toBe(
+      new Bun.CryptoHasher("sha256").update(JSON.stringify(["event", "dark", 1200, 630, "png", null, [["title", "Cache key"]], []])).digest("hex"),
+    );
   });
 });

@@ -65,7 +65,6 @@ function tenantJob(account: string, id: string, title: string, overrides: Partia
 
 const builtIn = (title: string): RenderJob => ({ template: "event", theme: "dark", fields: { title }, images: {}, width: 400, height: 210 });
 
-
 /** A process's nice value, from /proc (field 19 of its stat line). */
 function niceOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
@@ -108,7 +107,12 @@ describe("account templates in the pool", () => {
       expect(fractionNear(wide, 330, 10, 900, 610, BLUE)).toBeGreaterThan(0.99);
 
       // The same id and version under another account is another template: never the memoized one.
-      const other = parseAccountTemplate({ id: "square", width: 600, height: 600, html: '<div style="width: 100%; height: 100%; background-color: #00ff00"></div>' });
+      const other = parseAccountTemplate({
+        id: "square",
+        width: 600,
+        height: 600,
+        html: '<div style="width: 100%; height: 100%; background-color: #00ff00"></div>',
+      });
       const green = decodePng((await pool.render({ ...job, accountTemplate: { accountId: "acc_b", version: 3, spec: other } })).bytes);
       expect(fractionNear(green, 0, 0, 1200, 1200, [0, 255, 0])).toBeGreaterThan(0.99);
     } finally {

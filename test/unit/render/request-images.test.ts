@@ -5,7 +5,14 @@
  */
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../../src/errors.ts";
-import { decodedSizeOfDataUri, MAX_DATA_URI_LENGTH, MAX_IMAGE_BYTES, type ParseOptions, parseRenderRequest, type TemplateLookup } from "../../../src/render/request.ts";
+import {
+  decodedSizeOfDataUri,
+  MAX_DATA_URI_LENGTH,
+  MAX_IMAGE_BYTES,
+  type ParseOptions,
+  parseRenderRequest,
+  type TemplateLookup,
+} from "../../../src/render/request.ts";
 import type { TemplateDefinition } from "../../../src/templates/types.ts";
 
 const CARD: TemplateDefinition = {
@@ -38,7 +45,9 @@ describe("data: images in a body", () => {
   test("are bounded by what they decode to, not by 2,048 characters", () => {
     expect(problems({ photo: dataUri(10_000) })).toEqual([]);
     expect(problems({ photo: dataUri(MAX_IMAGE_BYTES) })).toEqual([]);
-    expect(problems({ photo: dataUri(MAX_IMAGE_BYTES + 1) })).toEqual([`photo: must decode to at most 5 MiB (5242880 bytes) as a data: image (got ${MAX_IMAGE_BYTES + 1} bytes)`]);
+    expect(problems({ photo: dataUri(MAX_IMAGE_BYTES + 1) })).toEqual([
+      `photo: must decode to at most 5 MiB (5242880 bytes) as a data: image (got ${MAX_IMAGE_BYTES + 1} bytes)`,
+    ]);
   });
 
   test("a field's own max_length bounds its URLs only", () => {
@@ -76,6 +85,8 @@ describe("values of a signed URL", () => {
     expect(problems({ photo: long }, { values: "url" })).toEqual([
       `photo: must be at most 2048 characters in a signed URL (got ${long.length}); a larger data: image (up to 5 MiB) goes in the body of POST /api/generate`,
     ]);
-    expect(problems({ badge: short }, { values: "url" })).toEqual([`badge: must be at most 100 characters in a signed URL (got ${short.length}); a larger data: image (up to 5 MiB) goes in the body of POST /api/generate`]);
+    expect(problems({ badge: short }, { values: "url" })).toEqual([
+      `badge: must be at most 100 characters in a signed URL (got ${short.length}); a larger data: image (up to 5 MiB) goes in the body of POST /api/generate`,
+    ]);
   });
 });

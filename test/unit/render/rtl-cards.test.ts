@@ -83,7 +83,15 @@ for (const { name: engine, renderer } of ENGINES) {
     for (const [script, text] of Object.entries(SCRIPTS)) {
       for (const theme of THEMES) {
         test(`${script}, ${theme}: logo on the left, pill on the right, byline from the right`, async () => {
-          const fields = { title: text.title, subtitle: text.subtitle, category: text.category, author_name: text.name("Smith"), date: text.date(5, 2027), logo_url: LOGO, author_avatar_url: AVATAR };
+          const fields = {
+            title: text.title,
+            subtitle: text.subtitle,
+            category: text.category,
+            author_name: text.name("Smith"),
+            date: text.date(5, 2027),
+            logo_url: LOGO,
+            author_avatar_url: AVATAR,
+          };
           const rtl = await render("blog", theme, fields);
           const ltr = await render("blog", theme, { ...fields, title: "How we build a fast image service" });
           // The logo: 192×64 pinned to the left of its box (x 80–272) instead of the right (x 928–1120).
@@ -141,7 +149,16 @@ for (const { name: engine, renderer } of ENGINES) {
     for (const [script, text] of Object.entries(SCRIPTS)) {
       for (const theme of THEMES) {
         test(`${script}, ${theme}: accent on the right, logo on the left, meta from the right with icons on the right, speaker on the left`, async () => {
-          const fields = { title: text.title, subtitle: text.subtitle, date: text.date(5, 2027), time: "18:00 CET", location: text.location, speaker_name: "John Doe", speaker_avatar_url: AVATAR, logo_url: LOGO };
+          const fields = {
+            title: text.title,
+            subtitle: text.subtitle,
+            date: text.date(5, 2027),
+            time: "18:00 CET",
+            location: text.location,
+            speaker_name: "John Doe",
+            speaker_avatar_url: AVATAR,
+            logo_url: LOGO,
+          };
           const rtl = await render("event", theme, fields);
           const ltr = await render("event", theme, { ...fields, title: "Developer Meetup" });
           // Logo: 216×72 pinned left (x 72–288) rather than right (x 912–1128).

@@ -38,7 +38,14 @@ if (import.meta.main) {
         const x = (i % 3) * W;
         const y = Math.floor(i / 3) * H;
         tiles.push(`<image x="${x}" y="${y}" width="${W}" height="${H}" href="data:image/png;base64,${Buffer.from(result.bytes).toString("base64")}"/>`);
-        if (result.missingGlyphs?.length) console.log(template, theme, name, "missing", result.missingGlyphs.map((c) => c.toString(16)));
+        if (result.missingGlyphs?.length)
+          console.log(
+            template,
+            theme,
+            name,
+            "missing",
+            result.missingGlyphs.map((c) => c.toString(16)),
+          );
         i++;
       }
       const rows = Math.ceil(i / 3);

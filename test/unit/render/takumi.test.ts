@@ -45,7 +45,12 @@ describe("takumi never fetches", () => {
 
   test("an http(s) image source in a template is drawn as nothing, and no request is made", async () => {
     const src = `http://127.0.0.1:${server.port}/logo.png`;
-    const template = treeTemplate(() => card([{ type: "img", props: { src, width: 200, height: 100 } }, { type: "div", props: { style: { backgroundImage: `url(${src})`, width: 100, height: 100 } } }]));
+    const template = treeTemplate(() =>
+      card([
+        { type: "img", props: { src, width: 200, height: 100 } },
+        { type: "div", props: { style: { backgroundImage: `url(${src})`, width: 100, height: 100 } } },
+      ]),
+    );
     const { bytes } = await renderTemplate(template, {}, { ...SIZE, engine: "takumi" });
     expect(fractionNear(decodePng(bytes), 0, 0, 400, 210, [255, 255, 255], 2)).toBe(1);
     expect(hits).toEqual([]);
@@ -66,9 +71,31 @@ describe("takumi's PNG encoder", () => {
     const trees = [
       // Few colours: a palette image; many and opaque: RGB; many and translucent: RGBA; few
       // with translucent corners: a palette with alpha.
-      { type: "container", style: { display: "flex", width: "100%", height: "100%", backgroundColor: "#FCFCFA" }, children: [{ type: "container", style: { width: 100, height: 50, backgroundColor: "#1F4FBF" } }] },
-      { type: "container", style: { display: "flex", width: "100%", height: "100%", backgroundImage: "linear-gradient(90deg, rgba(255, 0, 0, 0.5), rgba(0, 0, 255, 0.5)), linear-gradient(0deg, #000000, #00FF00)" } },
-      { type: "container", style: { display: "flex", width: "100%", height: "100%", borderRadius: 40, backgroundImage: "linear-gradient(90deg, rgba(255, 0, 0, 0.1), rgba(0, 0, 255, 0.9)), linear-gradient(0deg, rgba(0, 0, 0, 0.2), rgba(0, 255, 0, 0.6))" } },
+      {
+        type: "container",
+        style: { display: "flex", width: "100%", height: "100%", backgroundColor: "#FCFCFA" },
+        children: [{ type: "container", style: { width: 100, height: 50, backgroundColor: "#1F4FBF" } }],
+      },
+      {
+        type: "container",
+        style: {
+          display: "flex",
+          width: "100%",
+          height: "100%",
+          backgroundImage: "linear-gradient(90deg, rgba(255, 0, 0, 0.5), rgba(0, 0, 255, 0.5)), linear-gradient(0deg, #000000, #00FF00)",
+        },
+      },
+      {
+        type: "container",
+        style: {
+          display: "flex",
+          width: "100%",
+          height: "100%",
+          borderRadius: 40,
+          backgroundImage:
+            "linear-gradient(90deg, rgba(255, 0, 0, 0.1), rgba(0, 0, 255, 0.9)), linear-gradient(0deg, rgba(0, 0, 0, 0.2), rgba(0, 255, 0, 0.6))",
+        },
+      },
       { type: "container", style: { display: "flex", width: "100%", height: "100%", borderRadius: 40, backgroundColor: "rgba(255, 0, 0, 0.5)" } },
     ];
     const kinds = new Set<number>();
@@ -116,17 +143,63 @@ describe("hostile trees", () => {
     const value = fc.oneof(
       fc.integer({ min: -1e9, max: 1e9 }),
       fc.double({ noNaN: false }),
-      fc.constantFrom("100%", "-50%", "1e309px", "calc(100% - 1e9px)", "auto", "inherit", "", "rgba(0,0,0,", "url(data:image/png;base64,AAAA)", "linear-gradient(", "repeat(1000000, 1px)"),
+      fc.constantFrom(
+        "100%",
+        "-50%",
+        "1e309px",
+        "calc(100% - 1e9px)",
+        "auto",
+        "inherit",
+        "",
+        "rgba(0,0,0,",
+        "url(data:image/png;base64,AAAA)",
+        "linear-gradient(",
+        "repeat(1000000, 1px)",
+      ),
       fc.string({ maxLength: 20 }),
     );
-    const styleKey = fc.constantFrom("width", "height", "fontSize", "lineHeight", "padding", "margin", "borderRadius", "borderWidth", "gap", "flexGrow", "transform", "backgroundImage", "boxShadow", "filter", "display", "position", "lineClamp", "letterSpacing", "fontWeight", "objectFit", "gridTemplateColumns");
+    const styleKey = fc.constantFrom(
+      "width",
+      "height",
+      "fontSize",
+      "lineHeight",
+      "padding",
+      "margin",
+      "borderRadius",
+      "borderWidth",
+      "gap",
+      "flexGrow",
+      "transform",
+      "backgroundImage",
+      "boxShadow",
+      "filter",
+      "display",
+      "position",
+      "lineClamp",
+      "letterSpacing",
+      "fontWeight",
+      "objectFit",
+      "gridTemplateColumns",
+    );
     const style = fc.dictionary(styleKey, value, { maxKeys: 6 });
     const leaf = fc.oneof(
       fc.string({ maxLength: 60 }),
-      fc.record({ type: fc.constant("img"), props: fc.record({ src: fc.constantFrom("data:image/png;base64,", "data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=", "data:,", "not a url", solidPngDataUri(2, 2, [9, 9, 9])), width: value, height: value, style }) }),
+      fc.record({
+        type: fc.constant("img"),
+        props: fc.record({
+          src: fc.constantFrom("data:image/png;base64,", "data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=", "data:,", "not a url", solidPngDataUri(2, 2, [9, 9, 9])),
+          width: value,
+          height: value,
+          style,
+        }),
+      }),
     );
     const node: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
-      node: fc.oneof({ depthSize: "small", withCrossShrink: true }, leaf, fc.record({ type: fc.constantFrom("div", "span", "p", "svg"), props: fc.record({ style, children: fc.array(tie("node"), { maxLength: 4 }) }) })),
+      node: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        leaf,
+        fc.record({ type: fc.constantFrom("div", "span", "p", "svg"), props: fc.record({ style, children: fc.array(tie("node"), { maxLength: 4 }) }) }),
+      ),
     })).node;
     const outcomes = { drawn: 0, refused: 0 };
     await fc.assert(
@@ -171,10 +244,25 @@ describe("caches and engines", () => {
   test("a persistent cache shared by both engines never serves one's bytes as the other's; the content address (what is counted) is the same", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ogsmith-engines-"));
     const registry = createTemplateRegistry();
-    const request = renderRequest(registry, { template: "event", theme: "dark", fields: { title: "One card, two engines" }, width: 600, height: 315, format: "png" });
+    const request = renderRequest(registry, {
+      template: "event",
+      theme: "dark",
+      fields: { title: "One card, two engines" },
+      width: 600,
+      height: 315,
+      format: "png",
+    });
     const service = (engine: "satori" | "takumi") =>
       createServiceRenderer({
-        config: { renderWorkers: 1, allowPrivateNetworks: false, templatesDir: undefined, fontsDir: undefined, cacheDir: dir, cacheMaxBytes: 64 * 1024 * 1024, renderEngine: engine },
+        config: {
+          renderWorkers: 1,
+          allowPrivateNetworks: false,
+          templatesDir: undefined,
+          fontsDir: undefined,
+          cacheDir: dir,
+          cacheMaxBytes: 64 * 1024 * 1024,
+          renderEngine: engine,
+        },
         logger: silentLogger,
         pool: { warmUp: false },
       });

@@ -89,7 +89,11 @@ describe("Han characters", () => {
 
   test("draw with that family's slice when satori cannot tell the language", async () => {
     const ambiguous = "ja-JP|zh-CN|zh-TW|zh-HK";
-    for (const [han, family] of [["ja-JP", "Noto Sans JP"], ["ko-KR", "Noto Sans KR"], ["zh-CN", "Noto Sans SC"]] as const) {
+    for (const [han, family] of [
+      ["ja-JP", "Noto Sans JP"],
+      ["ko-KR", "Noto Sans KR"],
+      ["zh-CN", "Noto Sans SC"],
+    ] as const) {
       const { fonts, missing } = await fontsForSegment(ambiguous, "語", han);
       expect(missing).toEqual([]);
       expect(new Set(fonts.map((f) => f.name.split("#")[0]))).toEqual(new Set([family]));
@@ -142,7 +146,9 @@ describe("Inter's subsets beyond Latin", () => {
     const draw = async () => {
       const out: string[] = [];
       for (const title of titles) {
-        const result = await renderer.render(renderRequest(registry, { template: "event", theme: "dark", fields: { title, subtitle: title }, width: 1200, height: 630, format: "png" }));
+        const result = await renderer.render(
+          renderRequest(registry, { template: "event", theme: "dark", fields: { title, subtitle: title }, width: 1200, height: 630, format: "png" }),
+        );
         expect(result.missingGlyphs ?? []).toEqual([]);
         out.push(new Bun.CryptoHasher("sha256").update(result.bytes).digest("hex"));
       }
@@ -199,7 +205,10 @@ describe("the same card, the same pixels", () => {
   type Card = { template: string; title: string; subtitle?: string };
   /** The PNG hashes of `cards` rendered one after another in a fresh process. */
   async function freshHashes(cards: Card[]): Promise<string[]> {
-    const child = Bun.spawn([process.execPath, join(import.meta.dir, "../../support/render-hash.ts"), JSON.stringify(cards)], { stdout: "pipe", stderr: "inherit" });
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, "../../support/render-hash.ts"), JSON.stringify(cards)], {
+      stdout: "pipe",
+      stderr: "inherit",
+    });
     const out = await new Response(child.stdout).text();
     expect(await child.exited).toBe(0);
     return out.trim().split("\n");
@@ -236,7 +245,10 @@ describe("the same card, the same pixels", () => {
   // and in the shared loader the Japanese label then drew them with it.
   test("a template whose own labels go beyond Latin draws the same after other templates", async () => {
     const [fresh] = await freshHashes([{ template: "labels-ja", title: "Launch" }]);
-    const [, afterChinese] = await freshHashes([{ template: "labels-zh", title: "Launch" }, { template: "labels-ja", title: "Launch" }]);
+    const [, afterChinese] = await freshHashes([
+      { template: "labels-zh", title: "Launch" },
+      { template: "labels-ja", title: "Launch" },
+    ]);
     expect(afterChinese).toBe(fresh!);
     const labels = createTemplateRegistry([...BUILT_IN_TEMPLATES, ...LABEL_TEMPLATES]);
     await hereHash({ template: "labels-zh", title: "Launch" }, labels);
@@ -262,7 +274,10 @@ describe("right-to-left", () => {
   });
 
   for (const template of ["event", "blog"]) {
-    for (const [script, title] of [["Hebrew", "שלום עולם"], ["Arabic", "مرحبا بالعالم"]]) {
+    for (const [script, title] of [
+      ["Hebrew", "שלום עולם"],
+      ["Arabic", "مرحبا بالعالم"],
+    ]) {
       test(`a ${script} title is right-aligned on the ${template} card`, async () => {
         const rtl = inkSpan((await render(template, title)).png);
         const ltr = inkSpan((await render(template, "Hello world")).png);
@@ -286,7 +301,17 @@ describe("right-to-left", () => {
         style: { display: "flex", width: 1200, height: 630, backgroundColor: "rgb(252,252,250)", padding: 100, fontFamily: "Inter", color: "black" },
         children: {
           type: "div",
-          props: { style: { display: "block", width: 1000, fontSize: 64, fontWeight: 700, ...textDirectionStyle(fields.title), ...(fields.align ? { textAlign: fields.align } : {}) }, children: fields.title },
+          props: {
+            style: {
+              display: "block",
+              width: 1000,
+              fontSize: 64,
+              fontWeight: 700,
+              ...textDirectionStyle(fields.title),
+              ...(fields.align ? { textAlign: fields.align } : {}),
+            },
+            children: fields.title,
+          },
         },
       },
     }),

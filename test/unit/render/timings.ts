@@ -23,11 +23,23 @@ const fields = {
   speaker_name: "Jarred Sumner",
 };
 
-const samples: Record<string, number[]> = { satori: [], rasterize: [], unpremultiply: [], "resvg asPng": [], "encodePng l6": [], "encodePng l3": [], "encodePng l1": [] };
+const samples: Record<string, number[]> = {
+  satori: [],
+  rasterize: [],
+  unpremultiply: [],
+  "resvg asPng": [],
+  "encodePng l6": [],
+  "encodePng l3": [],
+  "encodePng l1": [],
+};
 const sizes: Record<string, number> = {};
 for (let i = 0; i < N + 5; i++) {
   const t0 = performance.now();
-  const svg = await satori(event.render(fields, { width: 1200, height: 630, theme: i % 2 ? "light" : "dark", images }) as any, { width: 1200, height: 630, fonts });
+  const svg = await satori(event.render(fields, { width: 1200, height: 630, theme: i % 2 ? "light" : "dark", images }) as any, {
+    width: 1200,
+    height: 630,
+    fonts,
+  });
   const t1 = performance.now();
   const img = new Resvg(svg, { font: { loadSystemFonts: false } }).render();
   const t2 = performance.now();

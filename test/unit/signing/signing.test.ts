@@ -74,7 +74,15 @@ describe("verify", () => {
   });
 
   test("malformed signatures are false, not errors: wrong length, padding, non-base64url, non-canonical last character", () => {
-    for (const bad of ["", good.slice(0, -1), `${good}=`, `${good}A`, good.replace(/^./, "+"), good.replace(/^./, "/"), `${good.slice(0, -1)}${good.endsWith("A") ? "B" : "A"}`]) {
+    for (const bad of [
+      "",
+      good.slice(0, -1),
+      `${good}=`,
+      `${good}A`,
+      good.replace(/^./, "+"),
+      good.replace(/^./, "/"),
+      `${good.slice(0, -1)}${good.endsWith("A") ? "B" : "A"}`,
+    ]) {
       expect(verify(SECRET, "event", "png", params, bad)).toBe(false);
     }
     // The last of 43 base64url characters carries 4 bits of the digest and 2 zero bits: the variants
@@ -107,7 +115,15 @@ describe("expiry", () => {
     expect(checkExpiry(params, now + 3_600_000)).toEqual({ state: "expired" });
     expect(checkExpiry({ title: "x" }, now)).toEqual({ state: "none" });
     for (const exp of ["", "-1", "1e9", "12.5", "soon"]) expect(checkExpiry({ exp }, now)).toEqual({ state: "invalid" });
-    expect(checkExpiry([["exp", "1"], ["exp", "2"]], now)).toEqual({ state: "invalid" });
+    expect(
+      checkExpiry(
+        [
+          ["exp", "1"],
+          ["exp", "2"],
+        ],
+        now,
+      ),
+    ).toEqual({ state: "invalid" });
     expect(() => withExpiry({}, 0, now)).toThrow(RangeError);
   });
 
@@ -138,9 +154,23 @@ describe("URLs", () => {
   });
 
   test("parseSignedPath takes a built URL's path apart and refuses other shapes", () => {
-    const url = new URL(buildSignedUrl({ baseUrl: "https://x.test", keyId: "sk_abcdefghij0123456789", secret: SECRET, template: "event", ext: "webp", params: { title: "t" } }));
-    expect(parseSignedPath(url.pathname)).toEqual({ keyId: "sk_abcdefghij0123456789", signature: sign(SECRET, "event", "webp", { title: "t" }), template: "event", ext: "webp" });
-    for (const bad of ["/i/sk_x/sig/event.gif", "/i/sk_x/sig/event", "/i/sk_x/event.png", "/i/sk_x/sig/ev%2Fent.png", "/x/sk_x/sig/event.png", "/i/sk_x/sig/event.png/"]) {
+    const url = new URL(
+      buildSignedUrl({ baseUrl: "https://x.test", keyId: "sk_abcdefghij0123456789", secret: SECRET, template: "event", ext: "webp", params: { title: "t" } }),
+    );
+    expect(parseSignedPath(url.pathname)).toEqual({
+      keyId: "sk_abcdefghij0123456789",
+      signature: sign(SECRET, "event", "webp", { title: "t" }),
+      template: "event",
+      ext: "webp",
+    });
+    for (const bad of [
+      "/i/sk_x/sig/event.gif",
+      "/i/sk_x/sig/event",
+      "/i/sk_x/event.png",
+      "/i/sk_x/sig/ev%2Fent.png",
+      "/x/sk_x/sig/event.png",
+      "/i/sk_x/sig/event.png/",
+    ]) {
       expect(parseSignedPath(bad)).toBeUndefined();
     }
   });
@@ -162,7 +192,15 @@ describe("bodyFromSignedUrl", () => {
   test("a URL's parts validate exactly like the POST body they came from", () => {
     const body = { template: "blog", format: "jpeg", quality: 70, width: 600, height: 315, title: "Hi", author_name: "Ada" };
     const image = signableFromBody(body);
-    const url = new URL(buildSignedUrl({ baseUrl: "https://x.test", keyId: "sk_abcdefghij0123456789", secret: SECRET, ...image, params: withExpiry(image.params, 60, Date.now()) }));
+    const url = new URL(
+      buildSignedUrl({
+        baseUrl: "https://x.test",
+        keyId: "sk_abcdefghij0123456789",
+        secret: SECRET,
+        ...image,
+        params: withExpiry(image.params, 60, Date.now()),
+      }),
+    );
     const path = parseSignedPath(url.pathname)!;
     const back = bodyFromSignedUrl(path.template, path.ext, paramsFromSearch(url.search)!);
     expect(back).toEqual(body);
@@ -183,7 +221,12 @@ describe("bodyFromSignedUrl", () => {
 
   test("repeated names and template/format in the query are refused, each named", () => {
     try {
-      bodyFromSignedUrl("event", "png", [["title", "a"], ["title", "b"], ["format", "webp"], ["template", "blog"]]);
+      bodyFromSignedUrl("event", "png", [
+        ["title", "a"],
+        ["title", "b"],
+        ["format", "webp"],
+        ["template", "blog"],
+      ]);
       throw new Error("expected a validation error");
     } catch (error) {
       expect((error as ApiError).code).toBe("VALIDATION_ERROR");

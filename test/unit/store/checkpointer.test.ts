@@ -79,11 +79,17 @@ test("a checkpoint thread that dies is started again, and the new one checkpoint
   Atomics.store(words, STOP, 1);
   Atomics.add(words, WAKE, 1);
   Atomics.notify(words, WAKE);
-  await waitFor(() => checkpointer.restarts === 1, () => `restarts: ${checkpointer.restarts}; ${lines.join("\n")}`);
+  await waitFor(
+    () => checkpointer.restarts === 1,
+    () => `restarts: ${checkpointer.restarts}; ${lines.join("\n")}`,
+  );
 
   const before = checkpointer.checkpoints;
   const store = await commit(path, signal, NOTIFY_EVERY);
-  await waitFor(() => checkpointer.checkpoints > before, () => `checkpoints: ${checkpointer.checkpoints}`);
+  await waitFor(
+    () => checkpointer.checkpoints > before,
+    () => `checkpoints: ${checkpointer.checkpoints}`,
+  );
   expect(framesBehind(path)).toBe(0);
   await checkpointer.stop();
   await store.close();

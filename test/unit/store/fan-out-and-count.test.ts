@@ -23,14 +23,26 @@ afterEach(async () => {
 async function account(tag: string) {
   const accountId = `acc_${tag}`;
   await store.createAccount(
-    { id: accountId, email: `${tag}@example.com`, plan: "starter", status: "active", customQuota: null, customRequestsPerSecond: null, createdAt: NOW, updatedAt: NOW },
+    {
+      id: accountId,
+      email: `${tag}@example.com`,
+      plan: "starter",
+      status: "active",
+      customQuota: null,
+      customRequestsPerSecond: null,
+      createdAt: NOW,
+      updatedAt: NOW,
+    },
     { id: `key_${tag}`, accountId, keyHash: `h_${tag}`, keyPrefix: "og_abcd", createdAt: NOW, revokedAt: null },
   );
   return accountId;
 }
 
 async function webhook(accountId: string, id: string, events: string[], createdAt = NOW) {
-  await store.createWebhook({ id, accountId, url: "https://example.com/h", events, secret: "s", status: "enabled", disabledReason: null, createdAt, updatedAt: createdAt }, 20);
+  await store.createWebhook(
+    { id, accountId, url: "https://example.com/h", events, secret: "s", status: "enabled", disabledReason: null, createdAt, updatedAt: createdAt },
+    20,
+  );
   return id;
 }
 
@@ -43,9 +55,22 @@ test("an event gets one delivery per enabled webhook that takes its type, in cre
   await webhook(accountId, "wh_early", ["image.generated", "usage.warning"], NOW + 1);
   await webhook(accountId, "wh_other", ["usage.reset"]);
   await webhook(accountId, "wh_off", ["image.generated"]);
-  await store.updateWebhook(accountId, "wh_off", { url: "https://example.com/h", events: ["image.generated"], enabled: false, disableReason: "manual", now: NOW });
+  await store.updateWebhook(accountId, "wh_off", {
+    url: "https://example.com/h",
+    events: ["image.generated"],
+    enabled: false,
+    disableReason: "manual",
+    now: NOW,
+  });
 
-  const [taken, untaken] = await store.recordEvents(accountId, [{ type: "image.generated", data: '{"n":1}' }, { type: "usage.limit_reached", data: "{}" }], NOW);
+  const [taken, untaken] = await store.recordEvents(
+    accountId,
+    [
+      { type: "image.generated", data: '{"n":1}' },
+      { type: "usage.limit_reached", data: "{}" },
+    ],
+    NOW,
+  );
   const deliveries = await pendingDeliveries();
   expect(deliveries.map((job) => [job.webhookId, job.eventId, job.lane])).toEqual([
     ["wh_early", taken!.id, "wh_early"],
@@ -82,7 +107,14 @@ test("a counted unit counts the day, sets the marks it decides once, and records
     expect(await store.reserveUnit({ accountId, period: PERIOD, quota: 10 })).toBe(true);
     await store.confirmUnit({ accountId, period: PERIOD, day: `${PERIOD}-0${1 + (i % 2)}`, now: NOW + i, decide });
   }
-  expect(await store.usage(accountId, PERIOD)).toMatchObject({ used: 3, reserved: 0, warned80At: NOW + 1, warned90At: NOW + 1, warned95At: null, limitReachedAt: null });
+  expect(await store.usage(accountId, PERIOD)).toMatchObject({
+    used: 3,
+    reserved: 0,
+    warned80At: NOW + 1,
+    warned90At: NOW + 1,
+    warned95At: null,
+    limitReachedAt: null,
+  });
   expect(await store.dailyUsage(accountId, PERIOD)).toEqual([
     { day: `${PERIOD}-01`, count: 2 },
     { day: `${PERIOD}-02`, count: 1 },
@@ -100,7 +132,13 @@ test("the monthly reset is emitted once per account and month, with the previous
   const accountId = await account("reset");
   await webhook(accountId, "wh_reset", ["usage.reset"]);
   await store.countUnit({ accountId, period: "2029-12", quota: 10, day: "2029-12-31", now: NOW - 1, decide: () => ({ marks: [], events: [] }) });
-  const reset = { accountId, period: PERIOD, previousPeriod: "2029-12", now: NOW, decide: (previousUsed: number) => ({ type: "usage.reset", data: `{"previous":${previousUsed}}` }) };
+  const reset = {
+    accountId,
+    period: PERIOD,
+    previousPeriod: "2029-12",
+    now: NOW,
+    decide: (previousUsed: number) => ({ type: "usage.reset", data: `{"previous":${previousUsed}}` }),
+  };
   expect(await store.accountsOwedReset({ period: PERIOD, createdBefore: NOW + 1, limit: 10 })).toHaveLength(1);
   expect(await store.emitMonthlyReset(reset)).toBe(true);
   expect(await store.emitMonthlyReset({ ...reset, now: NOW + 1 })).toBe(false);
@@ -116,8 +154,19 @@ test("a webhook's delivery log keeps its newest 100 attempts, trimmed now and th
   await webhook(accountId, "wh_log", ["image.generated"]);
   for (let i = 0; i < 150; i++) {
     const logged = await store.recordDeliveryAttempt({
-      id: `dlv_${String(i).padStart(3, "0")}`, webhookId: "wh_log", accountId, jobId: null, eventId: "evt_x", eventType: "image.generated",
-      attempt: 1, statusCode: 204, error: null, delivered: true, durationMs: 2, nextAttemptAt: null, createdAt: NOW + i,
+      id: `dlv_${String(i).padStart(3, "0")}`,
+      webhookId: "wh_log",
+      accountId,
+      jobId: null,
+      eventId: "evt_x",
+      eventType: "image.generated",
+      attempt: 1,
+      statusCode: 204,
+      error: null,
+      delivered: true,
+      durationMs: 2,
+      nextAttemptAt: null,
+      createdAt: NOW + i,
     });
     expect(logged).toBe(true);
   }
@@ -135,8 +184,19 @@ test("disabling a webhook cancels its queued deliveries and keeps the reason; en
   await webhook(accountId, "wh_status", ["image.generated"]);
   await store.recordEvents(accountId, [{ type: "image.generated", data: "{}" }], NOW);
   const change = { url: "https://example.com/h2", events: ["image.generated"], disableReason: "paused by you", now: NOW + 1 };
-  expect(await store.updateWebhook(accountId, "wh_status", { ...change, enabled: false })).toMatchObject({ status: "disabled", disabledReason: "paused by you", url: "https://example.com/h2" });
+  expect(await store.updateWebhook(accountId, "wh_status", { ...change, enabled: false })).toMatchObject({
+    status: "disabled",
+    disabledReason: "paused by you",
+    url: "https://example.com/h2",
+  });
   expect(await store.listJobs({ status: "canceled" })).toEqual([expect.objectContaining({ webhookId: "wh_status", lastError: "dropped" })]);
-  expect(await store.updateWebhook(accountId, "wh_status", { ...change, disableReason: "other" })).toMatchObject({ status: "disabled", disabledReason: "paused by you" });
-  expect(await store.updateWebhook(accountId, "wh_status", { ...change, enabled: true })).toMatchObject({ status: "enabled", disabledReason: null, events: ["image.generated"] });
+  expect(await store.updateWebhook(accountId, "wh_status", { ...change, disableReason: "other" })).toMatchObject({
+    status: "disabled",
+    disabledReason: "paused by you",
+  });
+  expect(await store.updateWebhook(accountId, "wh_status", { ...change, enabled: true })).toMatchObject({
+    status: "enabled",
+    disabledReason: null,
+    events: ["image.generated"],
+  });
 });

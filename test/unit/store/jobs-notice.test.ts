@@ -19,7 +19,14 @@ test("SQLite: the job worker is told after a write that queued jobs commits, and
     store.onJobsAvailable(() => void store.listJobs({ status: "pending" }).then((jobs) => notices.push(jobs.length)));
     const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
     const { account } = await services.accounts.create({ email: "notice@example.com", plan: "free" });
-    const generated = () => [outbox.draft(account.id, "image.generated", { request_id: "req_1", template: "event", dimensions: { width: 1200, height: 630 }, generation_time_ms: 1 }, Date.now())];
+    const generated = () => [
+      outbox.draft(
+        account.id,
+        "image.generated",
+        { request_id: "req_1", template: "event", dimensions: { width: 1200, height: 630 }, generation_time_ms: 1 },
+        Date.now(),
+      ),
+    ];
 
     // An event no webhook subscribes to queues nothing: nobody is told (a counted image's usual case).
     await store.recordEvents(account.id, generated(), Date.now());
@@ -27,7 +34,11 @@ test("SQLite: the job worker is told after a write that queued jobs commits, and
     expect(notices).toEqual([]);
 
     // Subscribed: its delivery job is queued, and the listener finds it committed.
-    await services.webhooks.create(account.id, { url: "http://127.0.0.1:9/hook", events: ["image.generated"], secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0" });
+    await services.webhooks.create(account.id, {
+      url: "http://127.0.0.1:9/hook",
+      events: ["image.generated"],
+      secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0",
+    });
     await store.recordEvents(account.id, generated(), Date.now());
     await settle();
     expect(notices).toEqual([1]);

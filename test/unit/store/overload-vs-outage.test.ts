@@ -96,17 +96,21 @@ describe("PostgreSQL faults: overloaded or out of reach", () => {
   }, 20_000);
 
   const maybe = postgresAvailable() || process.env.CI === "true" ? test : test.skip;
-  maybe("too many connections (53300, a role at its connection limit while another holds it) is busy", async () => {
-    const url = await testDatabaseUrl();
-    const role = `limited_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    await execSql(url, `create role ${role} login connection limit 1`, []);
-    const limitedUrl = url.replace(/\/\/[^@]+@/, `//${role}@`);
-    const holder = postgres(limitedUrl, { max: 1, onnotice: () => {} });
-    try {
-      await holder`select 1`;
-      expect(await faultOf(limitedUrl)).toBe("busy");
-    } finally {
-      await holder.end({ timeout: 1 });
-    }
-  }, 30_000);
+  maybe(
+    "too many connections (53300, a role at its connection limit while another holds it) is busy",
+    async () => {
+      const url = await testDatabaseUrl();
+      const role = `limited_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+      await execSql(url, `create role ${role} login connection limit 1`, []);
+      const limitedUrl = url.replace(/\/\/[^@]+@/, `//${role}@`);
+      const holder = postgres(limitedUrl, { max: 1, onnotice: () => {} });
+      try {
+        await holder`select 1`;
+        expect(await faultOf(limitedUrl)).toBe("busy");
+      } finally {
+        await holder.end({ timeout: 1 });
+      }
+    },
+    30_000,
+  );
 });

@@ -19,30 +19,76 @@ afterEach(async () => {
 async function accountWithWebhooks(tag: string, webhooks: number) {
   const accountId = `acc_${tag}`;
   await store.createAccount(
-    { id: accountId, email: `${tag}@example.com`, plan: "starter", status: "active", customQuota: null, customRequestsPerSecond: null, createdAt: NOW, updatedAt: NOW },
+    {
+      id: accountId,
+      email: `${tag}@example.com`,
+      plan: "starter",
+      status: "active",
+      customQuota: null,
+      customRequestsPerSecond: null,
+      createdAt: NOW,
+      updatedAt: NOW,
+    },
     { id: `key_${tag}`, accountId, keyHash: `h_${tag}`, keyPrefix: "og_abcd", createdAt: NOW, revokedAt: null },
   );
   const ids: string[] = [];
   for (let i = 0; i < webhooks; i++) {
     const id = `wh_${tag}_${i}`;
-    await store.createWebhook({ id, accountId, url: "https://example.com/h", events: ["image.generated"], secret: "s", status: "enabled", disabledReason: null, createdAt: NOW, updatedAt: NOW }, 20);
+    await store.createWebhook(
+      {
+        id,
+        accountId,
+        url: "https://example.com/h",
+        events: ["image.generated"],
+        secret: "s",
+        status: "enabled",
+        disabledReason: null,
+        createdAt: NOW,
+        updatedAt: NOW,
+      },
+      20,
+    );
     ids.push(id);
   }
   return { accountId, webhookIds: ids };
 }
 
-const delivery = (accountId: string, webhookId: string, runAt = NOW) => store.enqueueJob({ kind: "webhook_delivery", lane: webhookId, accountId, webhookId, runAt, now: NOW });
+const delivery = (accountId: string, webhookId: string, runAt = NOW) =>
+  store.enqueueJob({ kind: "webhook_delivery", lane: webhookId, accountId, webhookId, runAt, now: NOW });
 const attempt = (accountId: string, webhookId: string, jobId: string, n: number) => ({
-  id: `dlv_${jobId}_${n}`, webhookId, accountId, jobId, eventId: "evt_x", eventType: "image.generated", attempt: n,
-  statusCode: 500, error: null, delivered: false, durationMs: 3, nextAttemptAt: null, createdAt: NOW,
+  id: `dlv_${jobId}_${n}`,
+  webhookId,
+  accountId,
+  jobId,
+  eventId: "evt_x",
+  eventType: "image.generated",
+  attempt: n,
+  statusCode: 500,
+  error: null,
+  delivered: false,
+  durationMs: 3,
+  nextAttemptAt: null,
+  createdAt: NOW,
 });
 const giveUp = (accountId: string, webhookId: string, jobId: string) => ({
-  jobId, now: NOW + 1, status: "failed" as const, runAt: NOW, lastError: "http 500", deliveryAttempt: attempt(accountId, webhookId, jobId, 8),
-  disableWebhook: { webhookId, reason: "failing", alert: { kind: "webhook_disabled" as const, subject: "Webhook disabled", facts: { webhook_id: webhookId }, dedupeKey: null } },
+  jobId,
+  now: NOW + 1,
+  status: "failed" as const,
+  runAt: NOW,
+  lastError: "http 500",
+  deliveryAttempt: attempt(accountId, webhookId, jobId, 8),
+  disableWebhook: {
+    webhookId,
+    reason: "failing",
+    alert: { kind: "webhook_disabled" as const, subject: "Webhook disabled", facts: { webhook_id: webhookId }, dedupeKey: null },
+  },
 });
 
 test("a final failure disables the enabled webhook, cancels its queued deliveries, alerts the owner once, and logs the attempt", async () => {
-  const { accountId, webhookIds: [hook] } = await accountWithWebhooks("cascade", 1);
+  const {
+    accountId,
+    webhookIds: [hook],
+  } = await accountWithWebhooks("cascade", 1);
   const failing = await delivery(accountId, hook!);
   const queued = await delivery(accountId, hook!, NOW + 1000);
   expect(await store.settleJob(giveUp(accountId, hook!, failing))).toEqual({ wasPending: true, status: "failed" });
@@ -59,16 +105,29 @@ test("a final failure disables the enabled webhook, cancels its queued deliverie
 });
 
 test("a retry puts the job back to pending at its next run time and leaves the webhook alone", async () => {
-  const { accountId, webhookIds: [hook] } = await accountWithWebhooks("retry", 1);
+  const {
+    accountId,
+    webhookIds: [hook],
+  } = await accountWithWebhooks("retry", 1);
   const job = await delivery(accountId, hook!);
-  const settled = await store.settleJob({ jobId: job, now: NOW + 1, status: "pending", runAt: NOW + 60_000, lastError: "http 500", deliveryAttempt: attempt(accountId, hook!, job, 1) });
+  const settled = await store.settleJob({
+    jobId: job,
+    now: NOW + 1,
+    status: "pending",
+    runAt: NOW + 60_000,
+    lastError: "http 500",
+    deliveryAttempt: attempt(accountId, hook!, job, 1),
+  });
   expect(settled).toEqual({ wasPending: true, status: "pending" });
   expect(await store.getJob(job)).toMatchObject({ status: "pending", runAt: NOW + 60_000, claimedUntil: null, finishedAt: null });
   expect(await store.getWebhookById(hook!)).toMatchObject({ status: "enabled" });
 });
 
 test("a claim takes oldest first, at most each lane's room, up to the limit, and searches past full lanes when asked", async () => {
-  const { accountId, webhookIds: [busy, quiet] } = await accountWithWebhooks("lanes", 2);
+  const {
+    accountId,
+    webhookIds: [busy, quiet],
+  } = await accountWithWebhooks("lanes", 2);
   const busyJobs: string[] = [];
   for (let i = 0; i < 40; i++) busyJobs.push(await delivery(accountId, busy!, NOW - 1000 + i));
   const quietJob = await delivery(accountId, quiet!, NOW);

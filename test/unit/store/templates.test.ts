@@ -13,7 +13,13 @@ import { openTestStore } from "../../support/stores.ts";
 let store: Store;
 let clock: TestClock;
 const newAccount = async () => (await new AccountService(store, clock).create({ email: `t${Math.random()}@example.com`, plan: "free" })).account.id;
-const draft = (accountId: string, id: string, n = 0): NewTemplateVersion => ({ accountId, id, definition: JSON.stringify({ id, n }), digest: `${id}-${n}`.padEnd(64, "0"), now: clock.now() });
+const draft = (accountId: string, id: string, n = 0): NewTemplateVersion => ({
+  accountId,
+  id,
+  definition: JSON.stringify({ id, n }),
+  digest: `${id}-${n}`.padEnd(64, "0"),
+  now: clock.now(),
+});
 
 beforeAll(async () => {
   store = await openTestStore();
@@ -25,7 +31,14 @@ describe("TemplateStore", () => {
   test("create is version 1; update adds versions; get reads the latest or a given one; head skips the definition", async () => {
     const a = await newAccount();
     const created = await store.templates.create(draft(a, "promo", 1), 50);
-    expect(created).toMatchObject({ accountId: a, id: "promo", version: 1, definition: '{"id":"promo","n":1}', createdAt: clock.now(), updatedAt: clock.now() });
+    expect(created).toMatchObject({
+      accountId: a,
+      id: "promo",
+      version: 1,
+      definition: '{"id":"promo","n":1}',
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
+    });
     await clock.advance(1);
     const updated = await store.templates.update(draft(a, "promo", 2), 100);
     expect(updated).toMatchObject({ version: 2, definition: '{"id":"promo","n":2}', createdAt: clock.now() - 1000, updatedAt: clock.now() });
@@ -66,7 +79,14 @@ describe("TemplateStore", () => {
       ["c", 1],
     ]);
     // Listings leave the definitions out (up to 256 KiB each) and carry their digests.
-    expect((await store.templates.list(a))[1]).toEqual({ accountId: a, id: "b", version: 2, digest: draft(a, "b", 5).digest, createdAt: clock.now(), updatedAt: clock.now() });
+    expect((await store.templates.list(a))[1]).toEqual({
+      accountId: a,
+      id: "b",
+      version: 2,
+      digest: draft(a, "b", 5).digest,
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
+    });
     await store.templates.delete(a, "c");
     expect(await store.templates.create(draft(a, "d"), 3)).toMatchObject({ version: 1 });
   });

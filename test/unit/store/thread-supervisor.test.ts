@@ -59,7 +59,10 @@ test("a thread that dies is started again, and a failed restart is retried, the 
   const thread = await s.thread;
   const first = thread.worker;
   first.postMessage("die");
-  await waitFor(() => thread.running && thread.worker !== first, () => `starts: ${s.starts()}, lines: ${JSON.stringify(s.lines)}`);
+  await waitFor(
+    () => thread.running && thread.worker !== first,
+    () => `starts: ${s.starts()}, lines: ${JSON.stringify(s.lines)}`,
+  );
   expect(s.starts()).toBe(5);
   expect(thread.restarts).toBe(4);
   expect(s.lines.map((line) => [line.level, line.msg, line.retry_in_ms])).toEqual([
@@ -92,7 +95,10 @@ test("a restart still starting when stop comes is terminated at once, not after 
   const s = supervise(["ready", "silent"], { startTimeoutMs: 60_000 });
   const thread = await s.thread;
   thread.worker.postMessage("die");
-  await waitFor(() => s.starts() === 2, () => `starts: ${s.starts()}`);
+  await waitFor(
+    () => s.starts() === 2,
+    () => `starts: ${s.starts()}`,
+  );
   // The stop deadline is far beyond the test's own timeout: only an immediate end passes.
   await thread.stop(stopMessage, 60_000);
   expect(thread.running).toBe(false);

@@ -151,7 +151,9 @@ describe("loadTemplatesFromDir", () => {
       ["plain", { title: "Plain" }, [0, 170, 0]],
       ["hyper", { headline: "Hyper" }, [0, 0, 255]],
     ] as const) {
-      const png = decodePng((await renderer.render(renderRequest(templates, { template, theme: "dark", fields, width: 600, height: 315, format: "png" }))).bytes);
+      const png = decodePng(
+        (await renderer.render(renderRequest(templates, { template, theme: "dark", fields, width: 600, height: 315, format: "png" }))).bytes,
+      );
       expect([png.width, png.height]).toEqual([600, 315]);
       // The corners are the template's own background.
       expect(fractionNear(png, 0, 275, 40, 40, colour as unknown as [number, number, number], 4)).toBe(1);
@@ -179,7 +181,17 @@ describe("checkTemplateShape", () => {
     ["id starting with a digit", { ...ok, id: "1card" }, "id must be"],
     ["fields not an array", { ...ok, fields: {} }, "fields must be an array"],
     ["field name with a dash", { ...ok, fields: [{ name: "my-field", type: "text" }] }, "fields[0].name"],
-    ["duplicate field", { ...ok, fields: [{ name: "a", type: "text" }, { name: "a", type: "image_url" }] }, "appears twice"],
+    [
+      "duplicate field",
+      {
+        ...ok,
+        fields: [
+          { name: "a", type: "text" },
+          { name: "a", type: "image_url" },
+        ],
+      },
+      "appears twice",
+    ],
     ["required not boolean", { ...ok, fields: [{ name: "a", type: "text", required: "yes" }] }, "required must be a boolean"],
     ["maxLength zero", { ...ok, fields: [{ name: "a", type: "text", maxLength: 0 }] }, "maxLength"],
     ["maxLength too big for a URL", { ...ok, fields: [{ name: "a", type: "image_url", maxLength: 5000 }] }, "maxLength"],

@@ -54,7 +54,13 @@ function textLines(png: DecodedPng, top: number, bottom: number, left = 0): { fr
 
 async function draw(id: string): Promise<DecodedPng> {
   const spec = load(id);
-  const { bytes } = await renderTemplate(accountTemplateDefinition(spec), spec.sample, { width: 1200, height: 630, theme: "dark", images: {}, engine: testEngine() });
+  const { bytes } = await renderTemplate(accountTemplateDefinition(spec), spec.sample, {
+    width: 1200,
+    height: 630,
+    theme: "dark",
+    images: {},
+    engine: testEngine(),
+  });
   return decodePng(bytes);
 }
 

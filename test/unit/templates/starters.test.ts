@@ -43,7 +43,8 @@ async function draw(spec: Definition, values: Record<string, string>, theme: The
   return png;
 }
 
-const channelDistance = (a: Uint8Array, i: number, b: Uint8Array, j: number) => Math.max(Math.abs(a[i]! - b[j]!), Math.abs(a[i + 1]! - b[j + 1]!), Math.abs(a[i + 2]! - b[j + 2]!));
+const channelDistance = (a: Uint8Array, i: number, b: Uint8Array, j: number) =>
+  Math.max(Math.abs(a[i]! - b[j]!), Math.abs(a[i + 1]! - b[j + 1]!), Math.abs(a[i + 2]! - b[j + 2]!));
 
 /** Fraction of the middle of the card (10 %–90 % each way) that differs from the top-left pixel's colour. */
 function busyMiddle(png: DecodedPng): number {
@@ -113,13 +114,17 @@ describe.each(files)("starter %s", (file) => {
     for (const field of spec.fields) expect(field.max_length === undefined || field.max_length <= 300).toBe(true);
   });
 
-  test.each(["dark", "light"] as const)("draws its sample values in the %s theme: a full card, the text on it", async (theme) => {
-    const card = await draw(spec, spec.sample, theme);
-    expect(busyMiddle(card)).toBeGreaterThan(0.03);
-    // Clearing the text changes the card: the sample text is really drawn.
-    const changed = changedBox(card, await draw(spec, cleared, theme));
-    expect(changed?.count ?? 0).toBeGreaterThan(2000);
-  }, TIMEOUT);
+  test.each(["dark", "light"] as const)(
+    "draws its sample values in the %s theme: a full card, the text on it",
+    async (theme) => {
+      const card = await draw(spec, spec.sample, theme);
+      expect(busyMiddle(card)).toBeGreaterThan(0.03);
+      // Clearing the text changes the card: the sample text is really drawn.
+      const changed = changedBox(card, await draw(spec, cleared, theme));
+      expect(changed?.count ?? 0).toBeGreaterThan(2000);
+    },
+    TIMEOUT,
+  );
 
   const cleared = { ...spec.sample, ...Object.fromEntries(texts.map((f) => [f.name, f.required ? "·" : ""])) };
 
@@ -127,23 +132,32 @@ describe.each(files)("starter %s", (file) => {
     [1200, 630],
     [1080, 1080],
     [1080, 1350],
-  ])("keeps the longest text inside a %i×%i card", async (width, height) => {
-    const long = { ...spec.sample, ...Object.fromEntries(texts.map((f) => [f.name, longest(spec.sample[f.name] ?? "", f.max_length ?? 200)])) };
-    const changed = changedBox(await draw(spec, long, "dark", width, height), await draw(spec, cleared, "dark", width, height));
-    expect(changed).not.toBeNull();
-    expect(changed!.left).toBeGreaterThanOrEqual(EDGE);
-    expect(changed!.top).toBeGreaterThanOrEqual(EDGE);
-    expect(changed!.right).toBeLessThan(width - EDGE);
-    expect(changed!.bottom).toBeLessThan(height - EDGE);
-  }, TIMEOUT);
+  ])(
+    "keeps the longest text inside a %i×%i card",
+    async (width, height) => {
+      const long = { ...spec.sample, ...Object.fromEntries(texts.map((f) => [f.name, longest(spec.sample[f.name] ?? "", f.max_length ?? 200)])) };
+      const changed = changedBox(await draw(spec, long, "dark", width, height), await draw(spec, cleared, "dark", width, height));
+      expect(changed).not.toBeNull();
+      expect(changed!.left).toBeGreaterThanOrEqual(EDGE);
+      expect(changed!.top).toBeGreaterThanOrEqual(EDGE);
+      expect(changed!.right).toBeLessThan(width - EDGE);
+      expect(changed!.bottom).toBeLessThan(height - EDGE);
+    },
+    TIMEOUT,
+  );
 
   // Laid out unchanged, a 1080×1080 card's text covered about half the share of the card it
   // covers on the wide card, and a 1080×1350 card's about 40 %: a small block in a big card.
   test.each([
     [1080, 1080, 0.8],
     [1080, 1350, 0.65],
-  ])("fills a %i×%i card: its text covers at least %d of the share of the card it covers at 1200×630", async (width, height, least) => {
-    const share = async (w: number, h: number) => (changedBox(await draw(spec, spec.sample, "dark", w, h), await draw(spec, cleared, "dark", w, h))?.count ?? 0) / (w * h);
-    expect(await share(width, height)).toBeGreaterThanOrEqual(least * (await share(1200, 630)));
-  }, TIMEOUT);
+  ])(
+    "fills a %i×%i card: its text covers at least %d of the share of the card it covers at 1200×630",
+    async (width, height, least) => {
+      const share = async (w: number, h: number) =>
+        (changedBox(await draw(spec, spec.sample, "dark", w, h), await draw(spec, cleared, "dark", w, h))?.count ?? 0) / (w * h);
+      expect(await share(width, height)).toBeGreaterThanOrEqual(least * (await share(1200, 630)));
+    },
+    TIMEOUT,
+  );
 });

@@ -25,7 +25,12 @@ import { startReceiver, type TestReceiver } from "../../support/receiver.ts";
 const SECRET = "unit-secret-0123456789abcdef";
 
 describe("signatures", () => {
-  const body = envelopeBody({ id: "evt_abc", type: "image.generated", data: '{"request_id":"req_1","template":"event"}', createdAt: Date.UTC(2030, 0, 2, 3, 4, 5, 678) });
+  const body = envelopeBody({
+    id: "evt_abc",
+    type: "image.generated",
+    data: '{"request_id":"req_1","template":"event"}',
+    createdAt: Date.UTC(2030, 0, 2, 3, 4, 5, 678),
+  });
 
   test("X-OG-Signature equals @octokit/webhooks-methods' sign and verifies with its verify", async () => {
     expect(ogSignature(SECRET, body)).toBe(await signOctokit(SECRET, body));
@@ -44,7 +49,15 @@ describe("signatures", () => {
 
   test("delivery headers carry both schemes over the same bytes", () => {
     const sentAt = Date.now();
-    const h = deliveryHeaders({ secret: SECRET, eventId: "evt_abc", eventType: "image.generated", deliveryId: "dlv_1", sentAt, body, userAgent: "ogsmith-webhooks/9.9.9" });
+    const h = deliveryHeaders({
+      secret: SECRET,
+      eventId: "evt_abc",
+      eventType: "image.generated",
+      deliveryId: "dlv_1",
+      sentAt,
+      body,
+      userAgent: "ogsmith-webhooks/9.9.9",
+    });
     expect(h).toEqual({
       "content-type": "application/json",
       "user-agent": "ogsmith-webhooks/9.9.9",
@@ -63,7 +76,9 @@ describe("signatures", () => {
     const secret = "ünïcødé-secret-✓-0123";
     expect(await verifyOctokit(secret, body, ogSignature(secret, body))).toBe(true);
     const at = new Date(Date.UTC(2030, 0, 1));
-    expect(standardSignature(secret, "evt_x", at.getTime() / 1000, body)).toBe(new Webhook(Buffer.from(secret, "utf8").toString("base64")).sign("evt_x", at, body));
+    expect(standardSignature(secret, "evt_x", at.getTime() / 1000, body)).toBe(
+      new Webhook(Buffer.from(secret, "utf8").toString("base64")).sign("evt_x", at, body),
+    );
   });
 });
 
@@ -255,7 +270,12 @@ describe("job kinds that compute their own retry delay", () => {
     const [first] = await claim();
     const startedAt = clock.now();
     await clock.advance(5); // the attempt took a while: the delay still counts from its start
-    expect(await queue.settle(first!, { ok: false, error: "HTTP 503" })).toMatchObject({ attempt: 1, nextRunAt: startedAt + 90_500, gaveUp: false, status: "pending" });
+    expect(await queue.settle(first!, { ok: false, error: "HTTP 503" })).toMatchObject({
+      attempt: 1,
+      nextRunAt: startedAt + 90_500,
+      gaveUp: false,
+      status: "pending",
+    });
     await clock.advance(85.499);
     expect(await claim()).toEqual([]);
     await clock.advance(0.001);
@@ -281,7 +301,8 @@ describe("sender", () => {
   });
   afterAll(() => receiver.stop());
   const sender = new WebhookSender({ allowPrivate: true });
-  const send = (path: string) => sender.send({ url: receiver.url(path), secret: SECRET }, { eventId: "evt_1", eventType: "image.generated", body: "{}" }, "dlv_1", Date.now());
+  const send = (path: string) =>
+    sender.send({ url: receiver.url(path), secret: SECRET }, { eventId: "evt_1", eventType: "image.generated", body: "{}" }, "dlv_1", Date.now());
 
   test("a failing answer's Retry-After comes back as sent; a success's does not", async () => {
     receiver.respond({ status: 503, headers: { "retry-after": "120" } }, "/busy");

@@ -23,7 +23,17 @@ async function resets(store: Store) {
 
 async function subscribe(store: Store, accountId: string) {
   await store.createWebhook(
-    { id: `wh_${accountId}`, accountId, url: "https://example.com/h", events: ["usage.reset"], secret: "s".repeat(16), status: "enabled", disabledReason: null, createdAt: 0, updatedAt: 0 },
+    {
+      id: `wh_${accountId}`,
+      accountId,
+      url: "https://example.com/h",
+      events: ["usage.reset"],
+      secret: "s".repeat(16),
+      status: "enabled",
+      disabledReason: null,
+      createdAt: 0,
+      updatedAt: 0,
+    },
     20,
   );
 }

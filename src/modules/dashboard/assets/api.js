@@ -13,10 +13,10 @@ export function whenSessionEnds(handler) {
 
 export class ApiFailure extends Error {
   constructor(status, body, headers) {
-    super((body?.message) || `Request failed with status ${status}`);
+    super(body?.message || `Request failed with status ${status}`);
     this.status = status;
-    this.code = (body?.code) || "HTTP_" + status;
-    this.details = (body?.details) || [];
+    this.code = body?.code || "HTTP_" + status;
+    this.details = body?.details || [];
     this.retryAfter = Number(headers.get("retry-after")) || 0;
   }
 }

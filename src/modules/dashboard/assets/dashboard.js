@@ -112,7 +112,14 @@ async function signOut() {
 // Router: a page per hash (#/templates/<id>). Links, Back and Forward change the hash; leaving.js
 // watches it, asks before leaving unsaved work, and calls route().
 
-const ROUTES = { usage: renderUsage, webhooks: renderWebhooks, templates: renderTemplates, fonts: renderFonts, playground: renderPlayground, "signing-keys": renderSigningKeys };
+const ROUTES = {
+  usage: renderUsage,
+  webhooks: renderWebhooks,
+  templates: renderTemplates,
+  fonts: renderFonts,
+  playground: renderPlayground,
+  "signing-keys": renderSigningKeys,
+};
 let routeToken = 0;
 
 async function route() {
@@ -148,7 +155,15 @@ async function route() {
 }
 
 function renderFatal(failure) {
-  setMain(h("section.card", null, h("h1", null, "Something went wrong"), h("p.form-error", { role: "alert" }, failure.message), h("button.button", { type: "button", onclick: () => route() }, "Try again")));
+  setMain(
+    h(
+      "section.card",
+      null,
+      h("h1", null, "Something went wrong"),
+      h("p.form-error", { role: "alert" }, failure.message),
+      h("button.button", { type: "button", onclick: () => route() }, "Try again"),
+    ),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -76,7 +76,11 @@ export async function renderFonts(current, notice) {
         "div.font-meta",
         null,
         h("strong.font-family-name", null, font.family),
-        h("span.muted.small", null, `${font.weight} · ${font.style} · ${font.format.toUpperCase()} · ${formatBytes(font.bytes)} · ${fmt(font.glyphs)} glyphs · uploaded ${dateTimeFormat.format(new Date(font.created_at))} UTC`),
+        h(
+          "span.muted.small",
+          null,
+          `${font.weight} · ${font.style} · ${font.format.toUpperCase()} · ${formatBytes(font.bytes)} · ${fmt(font.glyphs)} glyphs · uploaded ${dateTimeFormat.format(new Date(font.created_at))} UTC`,
+        ),
       ),
       h("div.actions", null, remove),
     );
@@ -87,16 +91,45 @@ export async function renderFonts(current, notice) {
 
   // --- Upload ----------------------------------------------------------------------------------
   const formats = limits.formats.map((f) => f.toUpperCase()).join(", ");
-  const fileInput = h("input#font-file", { type: "file", name: "file", accept: [...limits.formats.map((f) => `.${f}`), ...limits.formats.map((f) => `font/${f}`)].join(","), required: true });
-  const familyInput = h("input#font-family", { type: "text", name: "family", maxlength: 64, autocomplete: "off", spellcheck: "false", placeholder: "From the file" });
-  const weightSelect = h("select#font-weight", { name: "weight" }, h("option", { value: "" }, "From the file"), WEIGHTS.map(([value, name]) => h("option", { value: String(value) }, `${value} ${name}`)));
-  const styleSelect = h("select#font-style", { name: "style" }, h("option", { value: "" }, "From the file"), h("option", { value: "normal" }, "Normal"), h("option", { value: "italic" }, "Italic"));
+  const fileInput = h("input#font-file", {
+    type: "file",
+    name: "file",
+    accept: [...limits.formats.map((f) => `.${f}`), ...limits.formats.map((f) => `font/${f}`)].join(","),
+    required: true,
+  });
+  const familyInput = h("input#font-family", {
+    type: "text",
+    name: "family",
+    maxlength: 64,
+    autocomplete: "off",
+    spellcheck: "false",
+    placeholder: "From the file",
+  });
+  const weightSelect = h(
+    "select#font-weight",
+    { name: "weight" },
+    h("option", { value: "" }, "From the file"),
+    WEIGHTS.map(([value, name]) => h("option", { value: String(value) }, `${value} ${name}`)),
+  );
+  const styleSelect = h(
+    "select#font-style",
+    { name: "style" },
+    h("option", { value: "" }, "From the file"),
+    h("option", { value: "normal" }, "Normal"),
+    h("option", { value: "italic" }, "Italic"),
+  );
   const uploadButton = h("button.button.primary", { type: "submit" }, "Upload font");
   const form = h(
     "form#font-upload.stack",
     { novalidate: true },
-    field("Font file", fileInput, { key: "file", hint: `${formats}; one static face per file (not a variable font), at most ${formatBytes(limits.max_file_bytes)}.` }),
-    field("Family", familyInput, { key: "family", hint: "Optional. The name templates use in font-family; default, the family the file names. Letters, digits, spaces, _ and -." }),
+    field("Font file", fileInput, {
+      key: "file",
+      hint: `${formats}; one static face per file (not a variable font), at most ${formatBytes(limits.max_file_bytes)}.`,
+    }),
+    field("Family", familyInput, {
+      key: "family",
+      hint: "Optional. The name templates use in font-family; default, the family the file names. Letters, digits, spaces, _ and -.",
+    }),
     h("div.row", null, field("Weight", weightSelect, { key: "weight", hint: "Optional." }), field("Style", styleSelect, { key: "style", hint: "Optional." })),
     h("p.form-error", { role: "alert", hidden: true, dataset: { errorFor: "_form" } }),
     h("div.actions", null, uploadButton),
@@ -141,7 +174,11 @@ export async function renderFonts(current, notice) {
         null,
         h("strong", null, f.family),
         " ",
-        h("span.muted.small", null, `${f.generic}, ${tailwind[f.generic] || ""} · weights ${f.weights.join(", ")}${f.styles.includes("italic") ? " · italic" : ""}`),
+        h(
+          "span.muted.small",
+          null,
+          `${f.generic}, ${tailwind[f.generic] || ""} · weights ${f.weights.join(", ")}${f.styles.includes("italic") ? " · italic" : ""}`,
+        ),
       ),
     ),
   );
@@ -160,12 +197,27 @@ export async function renderFonts(current, notice) {
       h(
         "section.card.stack",
         { "aria-labelledby": "fonts-list-title" },
-        h("div.section-head", null, h("h2#fonts-list-title", null, "Your fonts"), h("span.muted.small#fonts-usage", null, `${own.length} of ${limits.max_per_account} fonts · ${formatBytes(used)} of ${formatBytes(limits.max_account_bytes)}`)),
+        h(
+          "div.section-head",
+          null,
+          h("h2#fonts-list-title", null, "Your fonts"),
+          h(
+            "span.muted.small#fonts-usage",
+            null,
+            `${own.length} of ${limits.max_per_account} fonts · ${formatBytes(used)} of ${formatBytes(limits.max_account_bytes)}`,
+          ),
+        ),
         fontList,
         listError,
       ),
       h("section.card.stack", { "aria-labelledby": "fonts-upload-title" }, h("h2#fonts-upload-title", null, "Upload a font"), form),
-      h("section.card.stack", { "aria-labelledby": "fonts-bundled-title" }, h("h2#fonts-bundled-title", null, "Bundled families"), h("p.hint", null, "Every template can name these, and the generic names that stand for them."), bundledList),
+      h(
+        "section.card.stack",
+        { "aria-labelledby": "fonts-bundled-title" },
+        h("h2#fonts-bundled-title", null, "Bundled families"),
+        h("p.hint", null, "Every template can name these, and the generic names that stand for them."),
+        bundledList,
+      ),
     ),
   );
   if (notice) $("#main h1")?.focus();

@@ -39,11 +39,23 @@ export async function renderPlayground(current) {
     { name: "template" },
     templates.map((t) => h("option", { value: t.id, selected: t.id === pg.template }, t.id)),
   );
-  const themeSelect = h("select#theme-select", { name: "theme" }, theme.enum.map((value) => h("option", { value, selected: value === pg.theme }, value)));
+  const themeSelect = h(
+    "select#theme-select",
+    { name: "theme" },
+    theme.enum.map((value) => h("option", { value, selected: value === pg.theme }, value)),
+  );
   // Width and height with the server's limits and defaults (the catalog's parameters).
   const sizeInputs = ["width", "height"].map((name) => {
     const param = state.catalog.parameters.find((p) => p.name === name);
-    const input = h(`input#size-${name}`, { type: "number", name, inputmode: "numeric", min: param.minimum, max: param.maximum, step: 1, value: pg.size[name] ?? param.default });
+    const input = h(`input#size-${name}`, {
+      type: "number",
+      name,
+      inputmode: "numeric",
+      min: param.minimum,
+      max: param.maximum,
+      step: 1,
+      value: pg.size[name] ?? param.default,
+    });
     input.addEventListener("input", () => {
       pg.size[name] = input.value === "" ? undefined : Number(input.value);
       schedule();
@@ -138,7 +150,8 @@ export async function renderPlayground(current) {
       objectUrl = URL.createObjectURL(blob);
       image.src = objectUrl;
       image.alt = `Preview of the ${pg.template} template${valuesOf(pg.template).title ? `: ${valuesOf(pg.template).title}` : ""}`;
-      const rendered = res.headers.get("x-render-cache") === "hit" ? "Served from the render cache" : `Rendered in ${res.headers.get("x-generation-time-ms") || "?"} ms`;
+      const rendered =
+        res.headers.get("x-render-cache") === "hit" ? "Served from the render cache" : `Rendered in ${res.headers.get("x-generation-time-ms") || "?"} ms`;
       status.textContent = `${rendered} · not counted toward your quota`;
     } catch (failure) {
       if (failure && failure.name === "AbortError") return;
@@ -192,7 +205,10 @@ export async function renderPlayground(current) {
       "div.row",
       null,
       sizeInputs.map(({ name, param, input }) =>
-        field(name === "width" ? "Width" : "Height", input, { key: name, hint: `${fmt(param.minimum)}–${fmt(param.maximum)} px, default ${fmt(param.default)}.` }),
+        field(name === "width" ? "Width" : "Height", input, {
+          key: name,
+          hint: `${fmt(param.minimum)}–${fmt(param.maximum)} px, default ${fmt(param.default)}.`,
+        }),
       ),
     ),
     fieldsBox,

@@ -63,12 +63,29 @@ export async function renderSigningKeys(current) {
     ? h(
         "div.table-scroll",
         { tabindex: "0", role: "region", "aria-label": "Signing keys" },
-        h("table", null, h("thead", null, h("tr", null, ["Key id", "Created (UTC)", "Last used (UTC)", "Actions"].map((label) => h("th", { scope: "col" }, label)))), h("tbody", null, rows)),
+        h(
+          "table",
+          null,
+          h(
+            "thead",
+            null,
+            h(
+              "tr",
+              null,
+              ["Key id", "Created (UTC)", "Last used (UTC)", "Actions"].map((label) => h("th", { scope: "col" }, label)),
+            ),
+          ),
+          h("tbody", null, rows),
+        ),
       )
     : h("p.muted", null, "No signing keys yet.");
 
   // The URL builder: the playground's template, theme and fields (its samples when it was never opened).
-  const keySelect = h("select#signing-key-select", { name: "signing_key_id" }, list.map((key) => h("option", { value: key.id }, key.id)));
+  const keySelect = h(
+    "select#signing-key-select",
+    { name: "signing_key_id" },
+    list.map((key) => h("option", { value: key.id }, key.id)),
+  );
   const expiresIn = h("input#signing-expires-in", { type: "number", min: 1, step: 1, inputmode: "numeric", placeholder: "never" });
   const urlOut = h("input#signed-url.mono", { type: "text", readonly: true, spellcheck: "false" });
   const openLink = h("a", { href: "#", target: "_blank", rel: "noopener", hidden: true }, "Open image");
@@ -97,15 +114,29 @@ export async function renderSigningKeys(current) {
       openLink.href = url;
       openLink.hidden = false;
     } catch (failure) {
-      buildStatus.textContent = failure.details.length ? `${failure.message}: ${failure.details.map((d) => `${d.field} ${d.message}`).join("; ")}` : failure.message;
+      buildStatus.textContent = failure.details.length
+        ? `${failure.message}: ${failure.details.map((d) => `${d.field} ${d.message}`).join("; ")}`
+        : failure.message;
       buildStatus.hidden = false;
     }
   });
 
   setMain(
     h("h1", null, "Signing keys"),
-    h("p.muted.lede", null, `Signing keys sign public image URLs for <meta property="og:image">: crawlers fetch them without your API key. At most ${maxKeys}; deleting one stops its URLs at once.`),
-    h("section.card.stack", { "aria-labelledby": "sk-list-title" }, h("h2#sk-list-title", null, "Keys"), table, h("div.row", null, createButton), createError, h("div#signing-created.stack", null, created)),
+    h(
+      "p.muted.lede",
+      null,
+      `Signing keys sign public image URLs for <meta property="og:image">: crawlers fetch them without your API key. At most ${maxKeys}; deleting one stops its URLs at once.`,
+    ),
+    h(
+      "section.card.stack",
+      { "aria-labelledby": "sk-list-title" },
+      h("h2#sk-list-title", null, "Keys"),
+      table,
+      h("div.row", null, createButton),
+      createError,
+      h("div#signing-created.stack", null, created),
+    ),
     h(
       "section.card.stack",
       { "aria-labelledby": "sk-build-title" },

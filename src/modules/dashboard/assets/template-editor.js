@@ -39,7 +39,8 @@ let codeEditorModule = null;
 const loadCodeEditor = () => (codeEditorModule ??= import("./code-editor.js"));
 
 /** A definition as text to diff: its HTML, then everything else as indented JSON (keys sorted, so only values differ). */
-const definitionText = ({ html, id: _id, ...rest }) => `${html}\n\n── name, description, fields, theme variables, canvas, sample ──\n${JSON.stringify(sortedKeys(rest), null, 2)}`;
+const definitionText = ({ html, id: _id, ...rest }) =>
+  `${html}\n\n── name, description, fields, theme variables, canvas, sample ──\n${JSON.stringify(sortedKeys(rest), null, 2)}`;
 const sortedKeys = (value) =>
   Array.isArray(value)
     ? value.map(sortedKeys)
@@ -107,7 +108,18 @@ export async function renderTemplateEditor(current, id) {
       return out;
     });
     const sizes = parseSizes(draft.sizes);
-    return { id, name: draft.name, description: draft.description, html: code.getValue(), fields, themes, width: Number(draft.width), height: Number(draft.height), ...(sizes === undefined ? {} : { sizes }), sample };
+    return {
+      id,
+      name: draft.name,
+      description: draft.description,
+      html: code.getValue(),
+      fields,
+      themes,
+      width: Number(draft.width),
+      height: Number(draft.height),
+      ...(sizes === undefined ? {} : { sizes }),
+      sample,
+    };
   };
 
   // ------------------------------------------------------------------------------------------
@@ -122,14 +134,44 @@ export async function renderTemplateEditor(current, id) {
   const problemsList = problemsBox.querySelector("ul");
 
   const nameInput = h("input#template-name", { type: "text", maxlength: 100, autocomplete: "off", value: draft.name, dataset: { problem: "name" } });
-  const descriptionInput = h("input#template-description", { type: "text", maxlength: 300, autocomplete: "off", value: draft.description, dataset: { problem: "description" } });
-  const widthInput = h("input#template-width", { type: "number", min: 200, max: 2400, step: 1, inputmode: "numeric", value: draft.width, dataset: { problem: "width" } });
-  const heightInput = h("input#template-height", { type: "number", min: 200, max: 2400, step: 1, inputmode: "numeric", value: draft.height, dataset: { problem: "height" } });
+  const descriptionInput = h("input#template-description", {
+    type: "text",
+    maxlength: 300,
+    autocomplete: "off",
+    value: draft.description,
+    dataset: { problem: "description" },
+  });
+  const widthInput = h("input#template-width", {
+    type: "number",
+    min: 200,
+    max: 2400,
+    step: 1,
+    inputmode: "numeric",
+    value: draft.width,
+    dataset: { problem: "width" },
+  });
+  const heightInput = h("input#template-height", {
+    type: "number",
+    min: 200,
+    max: 2400,
+    step: 1,
+    inputmode: "numeric",
+    value: draft.height,
+    dataset: { problem: "height" },
+  });
   nameInput.addEventListener("input", () => edited(() => (draft.name = nameInput.value)));
   descriptionInput.addEventListener("input", () => edited(() => (draft.description = descriptionInput.value)));
   widthInput.addEventListener("input", () => edited(() => (draft.width = widthInput.value)));
   heightInput.addEventListener("input", () => edited(() => (draft.height = heightInput.value)));
-  const sizesInput = h("input#template-sizes", { type: "text", autocomplete: "off", spellcheck: false, value: draft.sizes, placeholder: "og 1200x630, square 1080x1080, story 1080x1920", "aria-describedby": "template-sizes-hint", dataset: { problem: "sizes" } });
+  const sizesInput = h("input#template-sizes", {
+    type: "text",
+    autocomplete: "off",
+    spellcheck: false,
+    value: draft.sizes,
+    placeholder: "og 1200x630, square 1080x1080, story 1080x1920",
+    "aria-describedby": "template-sizes-hint",
+    dataset: { problem: "sizes" },
+  });
   sizesInput.addEventListener("input", () => edited(() => (draft.sizes = sizesInput.value)));
 
   const codeHost = h("div.code-host");
@@ -165,9 +207,7 @@ export async function renderTemplateEditor(current, id) {
     null,
     h("legend", null, "Fonts"),
     h("p.hint", null, "Families font-family can name (Tailwind: font-[Brand_Sans]). Select one to put its name at the cursor in the HTML."),
-    families.own.length
-      ? h("ul.font-choices", { "aria-label": "Your fonts" }, families.own.map(familyItem))
-      : h("p.small", null, "No fonts of your own yet."),
+    families.own.length ? h("ul.font-choices", { "aria-label": "Your fonts" }, families.own.map(familyItem)) : h("p.small", null, "No fonts of your own yet."),
     h("ul.font-choices", { "aria-label": "Bundled fonts" }, families.bundled.map(familyItem)),
     h("p.hint", null, "Upload your own on the ", h("a", { href: "#/fonts" }, "Fonts page"), "."),
   );
@@ -184,15 +224,39 @@ export async function renderTemplateEditor(current, id) {
     h("div.field", null, h("label#template-html-label", { for: "template-html" }, "HTML"), codeHost, codeHint),
     problemsBox,
     fontsBox,
-    h("fieldset.stack", null, h("legend", null, "Fields and sample values"), h("p.hint", null, "Each field is a value a request sends; open one to change it. Sample values fill the preview and the signed URL below."), fieldRows.box, fieldRows.add),
-    h("fieldset.stack", null, h("legend", null, "Theme variables"), h("p.hint", null, "var(--name) in a style takes the value of the requested theme."), variableRows.box, variableRows.add),
-    h("fieldset", null, h("legend", null, "Design canvas"), h("div.row", null, labelled("Canvas width (px)", widthInput), labelled("Canvas height (px)", heightInput)), h("p.hint", null, "The size the HTML is laid out at; other sizes scale it.")),
+    h(
+      "fieldset.stack",
+      null,
+      h("legend", null, "Fields and sample values"),
+      h("p.hint", null, "Each field is a value a request sends; open one to change it. Sample values fill the preview and the signed URL below."),
+      fieldRows.box,
+      fieldRows.add,
+    ),
+    h(
+      "fieldset.stack",
+      null,
+      h("legend", null, "Theme variables"),
+      h("p.hint", null, "var(--name) in a style takes the value of the requested theme."),
+      variableRows.box,
+      variableRows.add,
+    ),
+    h(
+      "fieldset",
+      null,
+      h("legend", null, "Design canvas"),
+      h("div.row", null, labelled("Canvas width (px)", widthInput), labelled("Canvas height (px)", heightInput)),
+      h("p.hint", null, "The size the HTML is laid out at; other sizes scale it."),
+    ),
     h(
       "fieldset",
       null,
       h("legend", null, "Size set"),
       labelled("Sizes", sizesInput),
-      h("p.hint#template-sizes-hint", null, 'Up to 8 named sizes, "name WIDTHxHEIGHT" separated by commas; size: "square" in a request draws that one. Each is previewed beside the others.'),
+      h(
+        "p.hint#template-sizes-hint",
+        null,
+        'Up to 8 named sizes, "name WIDTHxHEIGHT" separated by commas; size: "square" in a request draws that one. Each is previewed beside the others.',
+      ),
     ),
     h("div.actions.save-row", null, saveButton, dirtyNote),
     saveStatus,
@@ -206,7 +270,11 @@ export async function renderTemplateEditor(current, id) {
   // Room for the first picture before it arrives (each answer sets the ratio of its own size).
   frame.style.aspectRatio = `${SIZES[prefs.size].width} / ${SIZES[prefs.size].height}`;
   const previewStatus = h("p.preview-status", { role: "status", "aria-live": "polite" });
-  const previewCost = h("p.preview-cost#template-cost", { hidden: true, title: "What drawing this template costs at 2400×2400: a unit is one megapixel painted once; shadows, filters, gradients, clips and glyphs cost more. Over the budget, saving is refused." });
+  const previewCost = h("p.preview-cost#template-cost", {
+    hidden: true,
+    title:
+      "What drawing this template costs at 2400×2400: a unit is one megapixel painted once; shadows, filters, gradients, clips and glyphs cost more. Over the budget, saving is refused.",
+  });
   const sizeSet = h("div.size-set", { hidden: true, dataset: { testid: "size-set" } });
   const sizeSetTitle = h("h3", { hidden: true }, "Every size");
   const warningsList = h("ul#template-warnings");
@@ -251,13 +319,24 @@ export async function renderTemplateEditor(current, id) {
         .sort((a, b) => b.version - a.version)
         .map((v) => {
           const view = h("button.button.small", { type: "button", "aria-label": `View version ${v.version}` }, "View");
-          const restore = h("button.button.small", { type: "button", "aria-label": `Restore version ${v.version}`, disabled: v.version === latest.version }, "Restore");
+          const restore = h(
+            "button.button.small",
+            { type: "button", "aria-label": `Restore version ${v.version}`, disabled: v.version === latest.version },
+            "Restore",
+          );
           view.addEventListener("click", () => viewVersion(v.version));
           restore.addEventListener("click", () => restoreVersion(v.version, restore));
           return h(
             "li.version",
             { value: v.version, dataset: { version: String(v.version) } },
-            h("span.version-label", null, h("strong", null, `Version ${v.version}`), v.version === latest.version ? " (latest)" : "", h("br"), h("span.muted.small", null, dateTimeFormat.format(new Date(v.created_at)))),
+            h(
+              "span.version-label",
+              null,
+              h("strong", null, `Version ${v.version}`),
+              v.version === latest.version ? " (latest)" : "",
+              h("br"),
+              h("span.muted.small", null, dateTimeFormat.format(new Date(v.created_at))),
+            ),
             h("span.actions", null, view, restore),
           );
         }),
@@ -265,7 +344,11 @@ export async function renderTemplateEditor(current, id) {
   };
 
   // --- Using it: signed URL and curl ----------------------------------------------------------
-  const keySelect = h("select#template-signing-key", null, keys.data.map((key) => h("option", { value: key.id }, key.id)));
+  const keySelect = h(
+    "select#template-signing-key",
+    null,
+    keys.data.map((key) => h("option", { value: key.id }, key.id)),
+  );
   const urlOut = h("input#template-signed-url.mono", { type: "text", readonly: true, spellcheck: "false" });
   const copyUrl = h("button.button.small", { type: "button" }, "Copy URL");
   const curlOut = h("textarea#template-curl.mono", { readonly: true, rows: 6, spellcheck: "false", wrap: "off" });
@@ -279,16 +362,34 @@ export async function renderTemplateEditor(current, id) {
         "div.stack",
         null,
         labelled("Signing key", keySelect),
-        h("div.field", null, h("div.curl-head", null, h("label", { for: "template-signed-url" }, "Signed image URL"), copyUrl), urlOut, h("p.hint", null, "Pinned to the latest version (v), with the sample values and the preview's theme.")),
+        h(
+          "div.field",
+          null,
+          h("div.curl-head", null, h("label", { for: "template-signed-url" }, "Signed image URL"), copyUrl),
+          urlOut,
+          h("p.hint", null, "Pinned to the latest version (v), with the sample values and the preview's theme."),
+        ),
       )
-    : h("p.hint", null, "No signing key yet: create one on the ", h("a", { href: "#/signing-keys" }, "Signing keys page"), " to get a public image URL for <meta property=\"og:image\">.");
+    : h(
+        "p.hint",
+        null,
+        "No signing key yet: create one on the ",
+        h("a", { href: "#/signing-keys" }, "Signing keys page"),
+        ' to get a public image URL for <meta property="og:image">.',
+      );
 
   const usage = h(
     "section.card.stack",
     { "aria-labelledby": "tpl-use-title" },
     h("h2#tpl-use-title", null, "Use it"),
     urlBlock,
-    h("div.field", null, h("div.curl-head", null, h("label", { for: "template-curl" }, "curl command"), copyCurl), curlOut, h("p.hint", null, "Set OGSMITH_API_KEY in your shell; the dashboard never shows your key.")),
+    h(
+      "div.field",
+      null,
+      h("div.curl-head", null, h("label", { for: "template-curl" }, "curl command"), copyCurl),
+      curlOut,
+      h("p.hint", null, "Set OGSMITH_API_KEY in your shell; the dashboard never shows your key."),
+    ),
     usageStatus,
   );
 
@@ -378,7 +479,12 @@ export async function renderTemplateEditor(current, id) {
     previewStatus.className = "preview-status";
     previewStatus.textContent = "Rendering…";
     try {
-      const res = await call("POST", "/account-templates/preview", { template: def, theme: prefs.theme, width: size.width, height: size.height }, { raw: true, signal: controller.signal });
+      const res = await call(
+        "POST",
+        "/account-templates/preview",
+        { template: def, theme: prefs.theme, width: size.width, height: size.height },
+        { raw: true, signal: controller.signal },
+      );
       const blob = await res.blob();
       // An older answer never replaces a newer one.
       if (mine !== asked || mine < shown) return;
@@ -426,7 +532,12 @@ export async function renderTemplateEditor(current, id) {
       const img = h("img", { alt: `Preview of the ${name} size, ${size.width} × ${size.height}` });
       const box = h("div.size-frame", null, img);
       box.style.aspectRatio = `${size.width} / ${size.height}`;
-      return { name, size, img, figure: h("figure.size-preview", { dataset: { size: name } }, box, h("figcaption", null, h("strong", null, name), ` ${size.width} × ${size.height}`)) };
+      return {
+        name,
+        size,
+        img,
+        figure: h("figure.size-preview", { dataset: { size: name } }, box, h("figcaption", null, h("strong", null, name), ` ${size.width} × ${size.height}`)),
+      };
     });
     sizeSet.replaceChildren(...figures.map((f) => f.figure));
     for (const url of sizeUrls.splice(0)) URL.revokeObjectURL(url);
@@ -434,7 +545,12 @@ export async function renderTemplateEditor(current, id) {
       for (;;) {
         if (mine !== asked || !img.isConnected) return;
         try {
-          const res = await call("POST", "/account-templates/preview", { template: def, theme: prefs.theme, width: size.width, height: size.height }, { raw: true });
+          const res = await call(
+            "POST",
+            "/account-templates/preview",
+            { template: def, theme: prefs.theme, width: size.width, height: size.height },
+            { raw: true },
+          );
           const url = URL.createObjectURL(await res.blob());
           sizeUrls.push(url);
           img.src = url;
@@ -516,10 +632,7 @@ export async function renderTemplateEditor(current, id) {
 
   function showMeta() {
     heading.textContent = latest.name || latest.id;
-    subtitle.replaceChildren(
-      h("span.mono", null, latest.id),
-      ` · version ${latest.version} · saved ${dateTimeFormat.format(new Date(latest.updated_at))} UTC`,
-    );
+    subtitle.replaceChildren(h("span.mono", null, latest.id), ` · version ${latest.version} · saved ${dateTimeFormat.format(new Date(latest.updated_at))} UTC`);
     document.title = `${latest.name || latest.id} · Templates · ogsmith dashboard`;
   }
 
@@ -561,7 +674,11 @@ export async function renderTemplateEditor(current, id) {
     viewedDefinition = definitionOfView(view);
     const back = h("button.button.small", { type: "button" }, "Back to the editor");
     back.addEventListener("click", closeVersion);
-    viewing.replaceChildren(h("span", null, `Showing version ${version} (saved ${dateTimeFormat.format(new Date(view.created_at))} UTC), not your draft.`), " ", back);
+    viewing.replaceChildren(
+      h("span", null, `Showing version ${version} (saved ${dateTimeFormat.format(new Date(view.created_at))} UTC), not your draft.`),
+      " ",
+      back,
+    );
     viewing.hidden = false;
 
     // Its HTML, read-only, beside a line diff against what the editor holds now.
@@ -620,7 +737,13 @@ export async function renderTemplateEditor(current, id) {
         const number = line.kind === "add" ? line.after : line.before;
         const sign = line.kind === "add" ? "+" : line.kind === "del" ? "−" : " ";
         const tag = line.kind === "add" ? "ins" : line.kind === "del" ? "del" : "span";
-        return h(`${tag}.diff-line.diff-${line.kind}`, null, h("span.diff-number", { "aria-hidden": "true" }, String(number)), h("span.diff-sign", null, sign), h("span.diff-text", null, line.text));
+        return h(
+          `${tag}.diff-line.diff-${line.kind}`,
+          null,
+          h("span.diff-number", { "aria-hidden": "true" }, String(number)),
+          h("span.diff-sign", null, sign),
+          h("span.diff-text", null, line.text),
+        );
       }),
     );
     return changed[0];
@@ -758,7 +881,10 @@ function sizesText(sizes) {
  * as "name WIDTHxHEIGHT" is sent as it is written, so the server's answer names it.
  */
 function parseSizes(text) {
-  const pieces = String(text || "").split(",").map((piece) => piece.trim()).filter(Boolean);
+  const pieces = String(text || "")
+    .split(",")
+    .map((piece) => piece.trim())
+    .filter(Boolean);
   if (pieces.length === 0) return undefined;
   const sizes = {};
   for (const piece of pieces) {

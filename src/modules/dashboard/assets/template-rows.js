@@ -9,13 +9,20 @@ const FIELD_TYPES = ["text", "image_url", "color"];
 
 /** A label above its control (the control carries the id). `prefix` is shown before the input. */
 export function labelled(text, control, prefix) {
-  return h("div.field", null, h("label", { for: control.id }, text), prefix ? h("div.prefixed", null, h("span.prefix", { "aria-hidden": "true" }, prefix), control) : control);
+  return h(
+    "div.field",
+    null,
+    h("label", { for: control.id }, text),
+    prefix ? h("div.prefixed", null, h("span.prefix", { "aria-hidden": "true" }, prefix), control) : control,
+  );
 }
 
 /** The one-line summary of a field: its name, type, whether it is required, its sample. */
 function fieldSummary(f, index) {
   const name = f.name.trim() || `Field ${index + 1}`;
-  const facts = [f.type, f.required ? "required" : null, f.sample ? `“${f.sample.length > 40 ? `${f.sample.slice(0, 40)}…` : f.sample}”` : null].filter(Boolean);
+  const facts = [f.type, f.required ? "required" : null, f.sample ? `“${f.sample.length > 40 ? `${f.sample.slice(0, 40)}…` : f.sample}”` : null].filter(
+    Boolean,
+  );
   return `${name} · ${facts.join(" · ")}`;
 }
 
@@ -32,11 +39,35 @@ export function createFieldRows({ draft, nextKey, edited }) {
 
   function row(f, index) {
     const base = `field-${f.key}`;
-    const name = h(`input#${base}-name.mono`, { type: "text", value: f.name, autocomplete: "off", spellcheck: "false", maxlength: 64, dataset: { problem: `fields.${index}.name` } });
-    const type = h(`select#${base}-type`, { dataset: { problem: `fields.${index}.type` } }, FIELD_TYPES.map((t) => h("option", { value: t, selected: t === f.type }, t)));
+    const name = h(`input#${base}-name.mono`, {
+      type: "text",
+      value: f.name,
+      autocomplete: "off",
+      spellcheck: "false",
+      maxlength: 64,
+      dataset: { problem: `fields.${index}.name` },
+    });
+    const type = h(
+      `select#${base}-type`,
+      { dataset: { problem: `fields.${index}.type` } },
+      FIELD_TYPES.map((t) => h("option", { value: t, selected: t === f.type }, t)),
+    );
     const required = h(`input#${base}-required`, { type: "checkbox", checked: Boolean(f.required) });
-    const maxLength = h(`input#${base}-max`, { type: "number", min: 1, step: 1, inputmode: "numeric", value: f.max_length ?? "", dataset: { problem: `fields.${index}.max_length` } });
-    const description = h(`input#${base}-description`, { type: "text", value: f.description ?? "", autocomplete: "off", maxlength: 300, dataset: { problem: `fields.${index}.description` } });
+    const maxLength = h(`input#${base}-max`, {
+      type: "number",
+      min: 1,
+      step: 1,
+      inputmode: "numeric",
+      value: f.max_length ?? "",
+      dataset: { problem: `fields.${index}.max_length` },
+    });
+    const description = h(`input#${base}-description`, {
+      type: "text",
+      value: f.description ?? "",
+      autocomplete: "off",
+      maxlength: 300,
+      dataset: { problem: `fields.${index}.description` },
+    });
     const sample = h(`input#${base}-sample`, { type: "text", value: f.sample ?? "", autocomplete: "off", dataset: { problem: `sample.${f.name}` } });
     const remove = h("button.button.small.danger", { type: "button", "aria-label": `Remove field ${f.name || index + 1}` }, "Remove field");
     const summary = h("span.field-summary", null, fieldSummary(f, index));
@@ -67,7 +98,14 @@ export function createFieldRows({ draft, nextKey, edited }) {
       "details.field-row",
       { open: f.open === true },
       h("summary", null, summary),
-      h("div.field-grid", null, labelled("Name", name), labelled("Type", type), labelled("Max length", maxLength), h("div.check", null, required, h("label", { for: required.id }, "Required"))),
+      h(
+        "div.field-grid",
+        null,
+        labelled("Name", name),
+        labelled("Type", type),
+        labelled("Max length", maxLength),
+        h("div.check", null, required, h("label", { for: required.id }, "Required")),
+      ),
       labelled("Description", description),
       labelled("Sample value", sample),
       h("div.actions", null, remove),
@@ -97,8 +135,20 @@ export function createVariableRows({ draft, nextKey, edited }) {
   function row(v) {
     const base = `var-${v.key}`;
     const name = h(`input#${base}-name.mono`, { type: "text", value: v.name, autocomplete: "off", spellcheck: "false", dataset: { problem: `var:${v.name}` } });
-    const dark = h(`input#${base}-dark.mono`, { type: "text", value: v.dark, autocomplete: "off", spellcheck: "false", dataset: { problem: `themes.dark.${v.name}` } });
-    const light = h(`input#${base}-light.mono`, { type: "text", value: v.light, autocomplete: "off", spellcheck: "false", dataset: { problem: `themes.light.${v.name}` } });
+    const dark = h(`input#${base}-dark.mono`, {
+      type: "text",
+      value: v.dark,
+      autocomplete: "off",
+      spellcheck: "false",
+      dataset: { problem: `themes.dark.${v.name}` },
+    });
+    const light = h(`input#${base}-light.mono`, {
+      type: "text",
+      value: v.light,
+      autocomplete: "off",
+      spellcheck: "false",
+      dataset: { problem: `themes.light.${v.name}` },
+    });
     const remove = h("button.button.small.danger", { type: "button", "aria-label": `Remove variable ${v.name || ""}`.trim() }, "Remove");
     name.addEventListener("input", () =>
       edited(() => {

@@ -43,7 +43,12 @@ export async function renderTemplates(current) {
 
 /** A free id near `base`: base, base-2, base-3… (ids are at most 40 characters). */
 function freeId(base, taken) {
-  const clean = base.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^[^a-z]+/, "").slice(0, 34) || "template";
+  const clean =
+    base
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, "-")
+      .replace(/^[^a-z]+/, "")
+      .slice(0, 34) || "template";
   if (!taken.has(clean)) return clean;
   for (let n = 2; ; n++) if (!taken.has(`${clean}-${n}`)) return `${clean}-${n}`;
 }
@@ -93,10 +98,22 @@ async function renderTemplateList(current, notice) {
       no.focus();
     };
     const showDuplicate = () => {
-      const input = h(`input#duplicate-${t.id}`, { type: "text", value: freeId(`${t.id}-copy`, taken), autocomplete: "off", spellcheck: "false", maxlength: 40 });
+      const input = h(`input#duplicate-${t.id}`, {
+        type: "text",
+        value: freeId(`${t.id}-copy`, taken),
+        autocomplete: "off",
+        spellcheck: "false",
+        maxlength: 40,
+      });
       const create = h("button.button.small.primary", { type: "submit" }, "Create copy");
       const cancel = h("button.button.small", { type: "button" }, "Cancel");
-      const form = h("form.stack.duplicate", { novalidate: true }, field(`Id of the copy of ${t.id}`, input, { key: "id" }), h("p.form-error", { role: "alert", hidden: true, dataset: { errorFor: "_form" } }), h("div.actions", null, create, cancel));
+      const form = h(
+        "form.stack.duplicate",
+        { novalidate: true },
+        field(`Id of the copy of ${t.id}`, input, { key: "id" }),
+        h("p.form-error", { role: "alert", hidden: true, dataset: { errorFor: "_form" } }),
+        h("div.actions", null, create, cancel),
+      );
       cancel.addEventListener("click", () => {
         showActions();
         actions.querySelectorAll("button")[0]?.focus();
@@ -107,7 +124,11 @@ async function renderTemplateList(current, notice) {
         clearProblems(form);
         try {
           const latest = await call("GET", `/account-templates/${encodeURIComponent(t.id)}`);
-          const copy = await call("POST", "/account-templates", { ...definitionOf(latest), id: input.value.trim(), name: `${latest.name || latest.id} (copy)`.slice(0, 100) });
+          const copy = await call("POST", "/account-templates", {
+            ...definitionOf(latest),
+            id: input.value.trim(),
+            name: `${latest.name || latest.id} (copy)`.slice(0, 100),
+          });
           location.hash = `#/templates/${encodeURIComponent(copy.id)}`;
         } catch (failure) {
           create.disabled = false;
@@ -136,7 +157,15 @@ async function renderTemplateList(current, notice) {
         h(
           "table#template-list",
           null,
-          h("thead", null, h("tr", null, ["Name", "Id", "Version", "Updated (UTC)", "Actions"].map((label) => h("th", { scope: "col" }, label)))),
+          h(
+            "thead",
+            null,
+            h(
+              "tr",
+              null,
+              ["Name", "Id", "Version", "Updated (UTC)", "Actions"].map((label) => h("th", { scope: "col" }, label)),
+            ),
+          ),
           h("tbody", null, templates.map(rowFor)),
         ),
       )
@@ -166,7 +195,15 @@ async function renderTemplateList(current, notice) {
         "label",
         { for: radioId },
         // The picture repeats what the name and description say: decorative for a screen reader.
-        choice.id ? h("img.starter-picture", { src: `/dashboard/api/starters/${encodeURIComponent(choice.id)}/picture`, alt: "", width: 480, height: 252, loading: "lazy" }) : h("span.starter-picture.blank-picture", { "aria-hidden": "true" }),
+        choice.id
+          ? h("img.starter-picture", {
+              src: `/dashboard/api/starters/${encodeURIComponent(choice.id)}/picture`,
+              alt: "",
+              width: 480,
+              height: 252,
+              loading: "lazy",
+            })
+          : h("span.starter-picture.blank-picture", { "aria-hidden": "true" }),
         h("span.starter-name", null, choice.name),
         h("span.starter-description", null, choice.description),
       ),

@@ -16,7 +16,14 @@ export async function renderUsage(current) {
   fill.style.width = `${percent}%`;
   const meter = h(
     "div.meter",
-    { role: "progressbar", "aria-label": "Quota used", "aria-valuemin": "0", "aria-valuemax": String(usage.quota), "aria-valuenow": String(usage.used), "aria-valuetext": `${fmt(usage.used)} of ${fmt(usage.quota)} images` },
+    {
+      role: "progressbar",
+      "aria-label": "Quota used",
+      "aria-valuemin": "0",
+      "aria-valuemax": String(usage.quota),
+      "aria-valuenow": String(usage.used),
+      "aria-valuetext": `${fmt(usage.used)} of ${fmt(usage.quota)} images`,
+    },
     fill,
   );
   meter.classList.add(`is-${overview.quota_state}`);
@@ -26,7 +33,9 @@ export async function renderUsage(current) {
     warning: ["warn", "Quota above 80 %"],
     exhausted: ["bad", "Quota exhausted"],
   }[overview.quota_state];
-  const subscriptionPill = me.blocked ? ["bad", me.account.status === "canceled" ? "Subscription canceled" : "Payment past due"] : ["ok", "Subscription active"];
+  const subscriptionPill = me.blocked
+    ? ["bad", me.account.status === "canceled" ? "Subscription canceled" : "Payment past due"]
+    : ["ok", "Subscription active"];
   const reset = new Date(usage.reset_date);
 
   setMain(
@@ -120,7 +129,14 @@ function batchRow(batch) {
   fill.style.width = `${percent}%`;
   const meter = h(
     "div.meter",
-    { role: "progressbar", "aria-label": `Batch ${batch.id}`, "aria-valuemin": "0", "aria-valuemax": String(batch.total), "aria-valuenow": String(settled), "aria-valuetext": `${fmt(settled)} of ${fmt(batch.total)} images settled` },
+    {
+      role: "progressbar",
+      "aria-label": `Batch ${batch.id}`,
+      "aria-valuemin": "0",
+      "aria-valuemax": String(batch.total),
+      "aria-valuenow": String(settled),
+      "aria-valuetext": `${fmt(settled)} of ${fmt(batch.total)} images settled`,
+    },
     fill,
   );
   meter.classList.add(batch.failed > 0 ? "is-warning" : "is-available");
@@ -128,7 +144,13 @@ function batchRow(batch) {
   return h(
     "li.batch",
     { dataset: { testid: "batch", batchId: batch.id, status: batch.status } },
-    h("div.batch-head", null, h("code", null, batch.id), pill(kind, label), h("time.muted", { datetime: batch.created_at }, dateFormat.format(new Date(batch.created_at)))),
+    h(
+      "div.batch-head",
+      null,
+      h("code", null, batch.id),
+      pill(kind, label),
+      h("time.muted", { datetime: batch.created_at }, dateFormat.format(new Date(batch.created_at))),
+    ),
     meter,
     h("p.hint", { dataset: { testid: "batch-progress" } }, `${fmt(batch.done)} drawn, ${fmt(batch.failed)} failed, of ${fmt(batch.total)}`),
   );
@@ -143,7 +165,10 @@ function chartBlock(overview) {
   const holder = h("div.chart");
   const total = overview.daily.reduce((sum, d) => sum + d.count, 0);
   const busiest = overview.daily.reduce((best, d) => (d.count > best.count ? d : best), { day: null, count: 0 });
-  const summary = total === 0 ? "No images generated yet this month." : `${fmt(total)} images this month; busiest day ${dayFormat.format(new Date(busiest.day + "T00:00:00Z"))} with ${fmt(busiest.count)}.`;
+  const summary =
+    total === 0
+      ? "No images generated yet this month."
+      : `${fmt(total)} images this month; busiest day ${dayFormat.format(new Date(busiest.day + "T00:00:00Z"))} with ${fmt(busiest.count)}.`;
   const draw = () => {
     const width = Math.max(260, Math.floor(holder.clientWidth || 600));
     holder.replaceChildren(dailyChart(overview, width, summary));
@@ -177,7 +202,14 @@ function dailyChart(overview, width, summary) {
   const barW = Math.max(2, slot * 0.7);
   const y = (v) => pad.top + plotH - (v / max) * plotH;
 
-  const svg = s("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `Images per day this month. ${summary}`, class: "chart-svg" });
+  const svg = s("svg", {
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: "img",
+    "aria-label": `Images per day this month. ${summary}`,
+    class: "chart-svg",
+  });
   for (const tick of [0, max / 2, max]) {
     svg.append(
       s("line", { x1: pad.left, x2: width - pad.right, y1: y(tick), y2: y(tick), class: tick === 0 ? "axis" : "grid" }),
@@ -199,7 +231,13 @@ function dailyChart(overview, width, summary) {
     const every = slot < 14 ? 5 : slot < 22 ? 2 : 1;
     if (dayNumber === 1 || dayNumber % every === 0 || dayNumber === days.length) {
       if (dayNumber === days.length - 1 && every > 1 && days.length % every !== 0) return;
-      svg.append(s("text", { x: pad.left + i * slot + slot / 2, y: height - 8, "text-anchor": "middle", class: d.day === overview.today ? "tick today" : "tick" }, dayNumber));
+      svg.append(
+        s(
+          "text",
+          { x: pad.left + i * slot + slot / 2, y: height - 8, "text-anchor": "middle", class: d.day === overview.today ? "tick today" : "tick" },
+          dayNumber,
+        ),
+      );
     }
   });
   return svg;

@@ -15,15 +15,35 @@ export async function renderWebhooks(current) {
 
   setMain(
     h("h1", null, "Webhooks"),
-    h("p.muted.lede", null, "ogsmith POSTs events to your endpoints as JSON, signed with the secret (X-OG-Signature: sha256=…). Failed deliveries are retried after 1 min, 5 min, 30 min, 2 h and 24 h; after that the endpoint is disabled until you re-enable it."),
+    h(
+      "p.muted.lede",
+      null,
+      "ogsmith POSTs events to your endpoints as JSON, signed with the secret (X-OG-Signature: sha256=…). Failed deliveries are retried after 1 min, 5 min, 30 min, 2 h and 24 h; after that the endpoint is disabled until you re-enable it.",
+    ),
     h("div.webhooks-layout", null, webhookForm(hooks, limits), webhookList(hooks, limits)),
   );
 }
 
 function webhookForm(hooks, limits) {
   const editing = state.editing;
-  const url = h("input#webhook-url", { type: "url", name: "url", inputmode: "url", maxlength: limits.url_max_length, autocomplete: "off", spellcheck: "false", placeholder: "https://example.com/hooks/ogsmith", value: editing ? editing.url : "" });
-  const secret = h("input#webhook-secret", { type: "text", name: "secret", autocomplete: "off", spellcheck: "false", minlength: limits.secret_min_length, maxlength: limits.secret_max_length });
+  const url = h("input#webhook-url", {
+    type: "url",
+    name: "url",
+    inputmode: "url",
+    maxlength: limits.url_max_length,
+    autocomplete: "off",
+    spellcheck: "false",
+    placeholder: "https://example.com/hooks/ogsmith",
+    value: editing ? editing.url : "",
+  });
+  const secret = h("input#webhook-secret", {
+    type: "text",
+    name: "secret",
+    autocomplete: "off",
+    spellcheck: "false",
+    minlength: limits.secret_min_length,
+    maxlength: limits.secret_max_length,
+  });
   const checkboxes = limits.events.map((name) =>
     h(
       "div.check",
@@ -66,7 +86,12 @@ function webhookForm(hooks, limits) {
     h(
       "div",
       null,
-      field("Secret", secret, { key: "secret", hint: editing ? `${secretRange} characters. Leave empty to keep the current secret.` : `${secretRange} characters, used to sign every delivery. It is never shown again.` }),
+      field("Secret", secret, {
+        key: "secret",
+        hint: editing
+          ? `${secretRange} characters. Leave empty to keep the current secret.`
+          : `${secretRange} characters, used to sign every delivery. It is never shown again.`,
+      }),
       generate,
     ),
     h("p.form-error", { role: "alert", hidden: true, dataset: { errorFor: "_form" } }),
@@ -75,7 +100,17 @@ function webhookForm(hooks, limits) {
       null,
       save,
       editing
-        ? h("button.button.subtle", { type: "button", onclick: () => { state.editing = null; route(); } }, "Cancel")
+        ? h(
+            "button.button.subtle",
+            {
+              type: "button",
+              onclick: () => {
+                state.editing = null;
+                route();
+              },
+            },
+            "Cancel",
+          )
         : null,
     ),
     status,
@@ -99,7 +134,9 @@ function webhookForm(hooks, limits) {
       flash = editing ? "Webhook updated." : "Webhook added.";
       await route();
     } catch (failure) {
-      showProblems(form, failure, (name) => (name === "url" ? "url" : name === "secret" ? "secret" : name === "events" || name.startsWith("events.") ? "events" : null));
+      showProblems(form, failure, (name) =>
+        name === "url" ? "url" : name === "secret" ? "secret" : name === "events" || name.startsWith("events.") ? "events" : null,
+      );
     } finally {
       save.disabled = false;
     }
@@ -125,7 +162,13 @@ function webhookList(hooks, limits) {
     { "aria-labelledby": "webhook-list-title" },
     h("h2#webhook-list-title", null, `Endpoints (${hooks.length} of ${limits.max_per_account})`),
     message ? h("p.notice.success", { role: "status" }, message) : null,
-    hooks.length === 0 ? h("p.card.muted", null, "No webhooks yet. Add one with the form.") : h("ul.cards", null, hooks.map((hook) => h("li", null, webhookCard(hook)))),
+    hooks.length === 0
+      ? h("p.card.muted", null, "No webhooks yet. Add one with the form.")
+      : h(
+          "ul.cards",
+          null,
+          hooks.map((hook) => h("li", null, webhookCard(hook))),
+        ),
   );
 }
 
@@ -159,7 +202,9 @@ function webhookCard(hook) {
         result.classList.add("ok");
       } else {
         const extra = outcome.error && outcome.error !== `HTTP ${code}` ? ` ${outcome.error}` : "";
-        result.textContent = code ? `Failed: the receiver answered ${code} in ${fmt(outcome.duration_ms)} ms.${extra}` : `Failed: ${outcome.error || "no answer"}.`;
+        result.textContent = code
+          ? `Failed: the receiver answered ${code} in ${fmt(outcome.duration_ms)} ms.${extra}`
+          : `Failed: ${outcome.error || "no answer"}.`;
         result.classList.add("bad");
       }
       if (details.open) loadDeliveries();
@@ -172,7 +217,20 @@ function webhookCard(hook) {
   });
 
   const actions = [
-    h("button.button", { type: "button", onclick: () => { state.editing = hook; route().then(() => { const input = $("#webhook-url"); if (input) input.focus(); }); } }, "Edit"),
+    h(
+      "button.button",
+      {
+        type: "button",
+        onclick: () => {
+          state.editing = hook;
+          route().then(() => {
+            const input = $("#webhook-url");
+            if (input) input.focus();
+          });
+        },
+      },
+      "Edit",
+    ),
     testButton,
   ];
   if (hook.status === "disabled") {
@@ -205,7 +263,11 @@ function webhookCard(hook) {
     { "aria-label": `Webhook ${hook.url}` },
     h("div.webhook-head", null, h("p.url.mono.wrap", null, hook.url), hook.status === "enabled" ? pill("ok", "Enabled") : pill("bad", "Disabled")),
     hook.status === "disabled" ? h("p.reason", null, hook.disabled_reason || "Disabled.") : null,
-    h("ul.event-tags", { "aria-label": "Subscribed events" }, hook.events.map((name) => h("li.mono", null, name))),
+    h(
+      "ul.event-tags",
+      { "aria-label": "Subscribed events" },
+      hook.events.map((name) => h("li.mono", null, name)),
+    ),
     h("p.muted.small", null, `${hook.id} · added ${dateTimeFormat.format(new Date(hook.created_at))} UTC`),
     h("div.actions", null, actions),
     result,
@@ -252,7 +314,15 @@ function deliveryTable(rows) {
     h(
       "table",
       null,
-      h("thead", null, h("tr", null, ["Time (UTC)", "Event", "Attempt", "Result", "Duration"].map((label) => h("th", { scope: "col" }, label)))),
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          ["Time (UTC)", "Event", "Attempt", "Result", "Duration"].map((label) => h("th", { scope: "col" }, label)),
+        ),
+      ),
       h(
         "tbody",
         null,

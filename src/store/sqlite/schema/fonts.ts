@@ -25,5 +25,8 @@ export const accountFonts = sqliteTable(
     data: blob("data", { mode: "buffer" }).notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (table) => [uniqueIndex("account_fonts_face").on(table.accountId, table.familyKey, table.weight, table.style), index("account_fonts_digest").on(table.digest)],
+  (table) => [
+    uniqueIndex("account_fonts_face").on(table.accountId, table.familyKey, table.weight, table.style),
+    index("account_fonts_digest").on(table.digest),
+  ],
 );

@@ -29,7 +29,8 @@ export const borderShorthand: Grammar<Stroke> = (_value, nodes, report) => {
     if (isColorWord(text)) continue;
     const d = node.type === "word" ? dimension(node.value) : undefined;
     const px = d && toPx(d);
-    if (px === undefined || px < 0 || px > CSS_BOUNDS.borderWidthPx) return void report(`"${clipValue(text)}" is not a border width (0 to ${CSS_BOUNDS.borderWidthPx}px), style or colour`);
+    if (px === undefined || px < 0 || px > CSS_BOUNDS.borderWidthPx)
+      return void report(`"${clipValue(text)}" is not a border width (0 to ${CSS_BOUNDS.borderWidthPx}px), style or colour`);
     widthPx = Math.max(widthPx ?? 0, px);
   }
   return { kind: "stroke", ...(widthPx === undefined ? {} : { widthPx }), ...(style === undefined ? {} : { style }) };

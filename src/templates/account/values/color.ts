@@ -6,7 +6,11 @@
 import namedColors from "css-color-keywords/colors.json" with { type: "json" };
 import { clipValue, type Grammar } from "./nodes.ts";
 
-const NAMED = new Set(Object.keys(namedColors).map((n) => n.toLowerCase()).concat(["transparent", "rebeccapurple"]));
+const NAMED = new Set(
+  Object.keys(namedColors)
+    .map((n) => n.toLowerCase())
+    .concat(["transparent", "rebeccapurple"]),
+);
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
 const NUM = String.raw`[+-]?(?:\d+(?:\.\d+)?|\.\d+)`;
 const PCT = `${NUM}%`;
@@ -19,10 +23,7 @@ const RGB = new RegExp(
   String.raw`^rgba?\(\s*(?:${NUM_OR_PCT}${SEP}${NUM_OR_PCT}${SEP}${NUM_OR_PCT}${ALPHA_COMMA}|${NUM_OR_PCT}\s+${NUM_OR_PCT}\s+${NUM_OR_PCT}${ALPHA_SLASH})\s*\)$`,
   "i",
 );
-const HSL = new RegExp(
-  String.raw`^hsla?\(\s*(?:${ANGLE}${SEP}${PCT}${SEP}${PCT}${ALPHA_COMMA}|${ANGLE}\s+${PCT}\s+${PCT}${ALPHA_SLASH})\s*\)$`,
-  "i",
-);
+const HSL = new RegExp(String.raw`^hsla?\(\s*(?:${ANGLE}${SEP}${PCT}${SEP}${PCT}${ALPHA_COMMA}|${ANGLE}\s+${PCT}\s+${PCT}${ALPHA_SLASH})\s*\)$`, "i");
 
 export function isCssColor(value: string): boolean {
   const v = value.trim();

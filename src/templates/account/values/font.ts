@@ -61,7 +61,12 @@ export interface FontFamily {
 export function familyNames(value: string): string[] {
   return value
     .split(",")
-    .map((name) => name.trim().replace(/^(['"])(.*)\1$/, "$2").trim())
+    .map((name) =>
+      name
+        .trim()
+        .replace(/^(['"])(.*)\1$/, "$2")
+        .trim(),
+    )
     .filter((name) => name.length > 0);
 }
 

@@ -72,7 +72,12 @@ export const background: Grammar<Background> = (value, nodes, report) => {
   const gradients = commaGroups(nodes).map((layer) => significant(layer).filter((n) => n.type === "function" && !/^(rgba?|hsla?)$/i.test(n.value)));
   if (gradients.some((g) => g.length > 1)) return void report("takes one image per layer");
   const found = gradients.flat();
-  const layers = found.length ? imageLayerList(found.map((n) => [n]), report) : [];
+  const layers = found.length
+    ? imageLayerList(
+        found.map((n) => [n]),
+        report,
+      )
+    : [];
   if (!layers) return undefined;
   for (const word of words(nodes.filter((n) => n.type !== "function"))) {
     const w = word.toLowerCase();

@@ -36,7 +36,8 @@ export const transform: Grammar<Transform> = (value, nodes, report) => {
       }
       if (name.startsWith("skew") && d.unit === "deg" && Math.abs(d.number) > 89) return void report("skew is bounded to 89deg");
       const px = toPx(d);
-      if (name.startsWith("translate") && px !== undefined && Math.abs(px) > CSS_BOUNDS.lengthPx) return void report(`translate is bounded to ${CSS_BOUNDS.lengthPx}px`);
+      if (name.startsWith("translate") && px !== undefined && Math.abs(px) > CSS_BOUNDS.lengthPx)
+        return void report(`translate is bounded to ${CSS_BOUNDS.lengthPx}px`);
       args.push(d);
     }
     out.push({ name, args });
@@ -59,7 +60,10 @@ export function svgTransformScale(value: string | undefined): number {
   if (!value) return 1;
   let factor = 1;
   for (const m of value.matchAll(/(scale|matrix)\(([^)]*)\)/gi)) {
-    const numbers = m[2]!.split(/[\s,]+/).filter(Boolean).map((n) => Math.abs(Number(n)));
+    const numbers = m[2]!
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map((n) => Math.abs(Number(n)));
     const linear = m[1]!.toLowerCase() === "matrix" ? numbers.slice(0, 4) : numbers;
     factor *= Math.max(1, ...linear.filter(Number.isFinite));
   }

@@ -14,15 +14,27 @@ import { countInk } from "../../render/regions.ts";
 const WHITE: [number, number, number] = [255, 255, 255];
 
 async function draw(html: string, values: Record<string, string>): Promise<DecodedPng> {
-  const template = accountTemplateDefinition(parseAccountTemplate({ id: "t", fields: [{ name: "title", type: "text" }, { name: "date", type: "text" }], html }));
+  const template = accountTemplateDefinition(
+    parseAccountTemplate({
+      id: "t",
+      fields: [
+        { name: "title", type: "text" },
+        { name: "date", type: "text" },
+      ],
+      html,
+    }),
+  );
   const { bytes } = await renderTemplate(template, values, { width: 1200, height: 630, theme: "dark", images: {}, format: "png" });
   return decodePng(bytes);
 }
 
 /** A plain left-to-right design: a white card, a column of black text with 60 px padding, no alignment or direction said anywhere. */
-const card = (inner: string) => `<div style="display: flex; flex-direction: column; width: 100%; height: 100%; padding: 60px; background-color: white; color: black; font-family: Inter">${inner}</div>`;
+const card = (inner: string) =>
+  `<div style="display: flex; flex-direction: column; width: 100%; height: 100%; padding: 60px; background-color: white; color: black; font-family: Inter">${inner}</div>`;
 const TITLE = card('<h1 style="font-size: 64px; margin: 0">{{title}}</h1>');
-const FITTED = card('<h1 data-fit-lines="2" data-min-font-size="40" style="font-size: 64px; line-height: 1.2; margin: 0 0 24px 0">{{title}}</h1><div style="display: flex; height: 40px; background-color: black"></div>');
+const FITTED = card(
+  '<h1 data-fit-lines="2" data-min-font-size="40" style="font-size: 64px; line-height: 1.2; margin: 0 0 24px 0">{{title}}</h1><div style="display: flex; height: 40px; background-color: black"></div>',
+);
 
 /** Ink in the left and the right half of a band of rows. */
 function sides(png: DecodedPng, y: number, h: number): { left: number; right: number } {
@@ -104,18 +116,26 @@ describe("account templates: a value's writing direction", () => {
     expect(ink.left).toBeGreaterThan(500);
   });
 
-  test("an explicit text-align wins; dir=\"ltr\" keeps an Arabic value on the left", async () => {
+  test('an explicit text-align wins; dir="ltr" keeps an Arabic value on the left', async () => {
     const aligned = await draw(card('<h1 style="font-size: 64px; margin: 0; text-align: left">{{title}}</h1>'), { title: SCRIPTS.Arabic.title });
     expect(sides(aligned, 60, 90).right).toBe(0);
-    const inherited = await draw(card('<div style="display: flex; flex-direction: column; text-align: center"><h1 style="font-size: 64px; margin: 0">{{title}}</h1></div>'), { title: SCRIPTS.Arabic.title });
+    const inherited = await draw(
+      card('<div style="display: flex; flex-direction: column; text-align: center"><h1 style="font-size: 64px; margin: 0">{{title}}</h1></div>'),
+      { title: SCRIPTS.Arabic.title },
+    );
     const centred = sides(inherited, 60, 90);
     expect(Math.abs(centred.left - centred.right)).toBeLessThan(0.5 * Math.max(centred.left, centred.right));
     const ltr = await draw(card('<h1 dir="ltr" style="font-size: 64px; margin: 0">{{title}}</h1>'), { title: SCRIPTS.Arabic.title });
     expect(sides(ltr, 60, 90).right).toBe(0);
   });
 
-  test("dir=\"rtl\" puts literal text on the right; inside it a Latin value starts on the left again, as dir=\"auto\" gives it", async () => {
-    const png = await draw(card('<div dir="rtl" style="display: flex; flex-direction: column"><div style="font-size: 64px">مرحبا</div><div style="font-size: 64px">{{title}}</div></div>'), { title: "Hello" });
+  test('dir="rtl" puts literal text on the right; inside it a Latin value starts on the left again, as dir="auto" gives it', async () => {
+    const png = await draw(
+      card(
+        '<div dir="rtl" style="display: flex; flex-direction: column"><div style="font-size: 64px">مرحبا</div><div style="font-size: 64px">{{title}}</div></div>',
+      ),
+      { title: "Hello" },
+    );
     // Arabic lines are taller than Latin ones: the second line's ink starts below y = 190.
     expect(sides(png, 60, 110)).toMatchObject({ left: 0 });
     expect(sides(png, 60, 110).right).toBeGreaterThan(300);

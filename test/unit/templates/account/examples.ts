@@ -21,7 +21,15 @@ export const REPO_CARD = {
     light: { bg: "#ffffff", ink: "#1f2328", muted: "#59636e", line: "#d1d9e0" },
     dark: { bg: "#0d1117", ink: "#f0f6fc", muted: "#9198a1", line: "#3d444d" },
   },
-  sample: { owner: "ogsmith", repo: "ogsmith", description: "Open Graph images for every page, self-hosted.", language: "TypeScript", language_color: "#3178c6", stars: "1.2k", forks: "87" },
+  sample: {
+    owner: "ogsmith",
+    repo: "ogsmith",
+    description: "Open Graph images for every page, self-hosted.",
+    language: "TypeScript",
+    language_color: "#3178c6",
+    stars: "1.2k",
+    forks: "87",
+  },
   html: `<div style="display: flex; flex-direction: column; width: 100%; height: 100%; background-color: var(--bg); color: var(--ink); font-family: Inter; padding: 72px 80px 0 80px">
   <div style="display: flex; justify-content: space-between; align-items: flex-start">
     <div style="display: flex; flex-direction: column; max-width: 820px">
@@ -66,7 +74,10 @@ export const DOTTED_LOGO = {
     { name: "title", type: "text", required: true },
     { name: "site", type: "text" },
   ],
-  themes: { dark: { bg: "#0b1020", dot: "rgba(255, 255, 255, 0.22)", ink: "#ffffff" }, light: { bg: "#f8fafc", dot: "rgba(15, 23, 42, 0.14)", ink: "#0f172a" } },
+  themes: {
+    dark: { bg: "#0b1020", dot: "rgba(255, 255, 255, 0.22)", ink: "#ffffff" },
+    light: { bg: "#f8fafc", dot: "rgba(15, 23, 42, 0.14)", ink: "#0f172a" },
+  },
   sample: { title: "Dotted backgrounds are one gradient and a tile size", site: "ogsmith.dev" },
   html: `<div style="display: flex; flex-direction: column; justify-content: space-between; width: 100%; height: 100%; padding: 80px; background-color: var(--bg); background-image: radial-gradient(circle, var(--dot) 9%, transparent 11%); background-size: 32px 32px; color: var(--ink)">
   <div style="display: flex; align-items: center; gap: 20px">

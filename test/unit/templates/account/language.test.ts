@@ -24,7 +24,12 @@ function htmlProblem(html: string, fields: unknown[] = [], themes?: unknown) {
   return first;
 }
 
-function render(definition: Record<string, unknown>, values: Record<string, string | undefined>, theme: "dark" | "light" = "dark", images: Record<string, string> = {}): SatoriNode {
+function render(
+  definition: Record<string, unknown>,
+  values: Record<string, string | undefined>,
+  theme: "dark" | "light" = "dark",
+  images: Record<string, string> = {},
+): SatoriNode {
   return accountTemplateDefinition(parseAccountTemplate(definition)).render(values, { width: 1200, height: 630, theme, images });
 }
 
@@ -62,7 +67,15 @@ describe("accepted as written", () => {
   test("the spec is plain JSON with defaults filled in", () => {
     const spec = parseAccountTemplate({ id: "promo", html: "<div>{{title}}</div>", fields: [TEXT("title")] });
     expect(JSON.parse(JSON.stringify(spec))).toEqual(spec);
-    expect(spec).toMatchObject({ width: 1200, height: 630, name: "promo", description: "", themes: {}, sample: {}, fields: [{ name: "title", type: "text", required: false }] });
+    expect(spec).toMatchObject({
+      width: 1200,
+      height: 630,
+      name: "promo",
+      description: "",
+      themes: {},
+      sample: {},
+      fields: [{ name: "title", type: "text", required: false }],
+    });
     expect(accountTemplateDefinition(spec).canvas).toEqual({ width: 1200, height: 630 });
   });
 });
@@ -96,12 +109,30 @@ describe("refused with the position of the problem", () => {
     ["Tailwind hover variant", '<div class="hover:bg-red-500"></div>', /hover/, 1, 13],
     // Checked for square and tall cards too, though the design canvas (1200×630) is landscape.
     ["a portrait: class beyond a bound", '<div class="text-[40px] portrait:text-[2000px]"></div>', /400px/, 1, 13],
-    ["portrait fit lines beyond their bound", '<h1 style="font-size: 40px" data-fit-lines="2 portrait:30">{{title}}</h1>', /data-fit-lines takes a whole number from 1 to 10/, 1, 29],
+    [
+      "portrait fit lines beyond their bound",
+      '<h1 style="font-size: 40px" data-fit-lines="2 portrait:30">{{title}}</h1>',
+      /data-fit-lines takes a whole number from 1 to 10/,
+      1,
+      29,
+    ],
     ["fit lines for portrait cards only", '<h1 style="font-size: 40px" data-fit-lines="portrait:3">{{title}}</h1>', /data-fit-lines takes/, 1, 29],
-    ["a portrait minimum above the portrait size", '<h1 class="text-[40px] portrait:text-[60px]" data-fit-lines="2" data-min-font-size="20 portrait:70">{{title}}</h1>', /font-size \(60 on portrait cards\)/, 1, 46],
+    [
+      "a portrait minimum above the portrait size",
+      '<h1 class="text-[40px] portrait:text-[60px]" data-fit-lines="2" data-min-font-size="20 portrait:70">{{title}}</h1>',
+      /font-size \(60 on portrait cards\)/,
+      1,
+      46,
+    ],
     ["foreignObject in inline SVG", '<svg width="9" height="9"><foreignObject></foreignObject></svg>', /foreignObject/, 1, 27],
     ["external use in inline SVG", '<svg width="9" height="9"><use href="other.svg#a"/></svg>', /#fragments/, 1, 32],
-    ["nested data: SVG with an external image", `<img src="data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg"><image href="/etc/passwd"/></svg>')}">`, /nested SVG/, 1, 11],
+    [
+      "nested data: SVG with an external image",
+      `<img src="data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg"><image href="/etc/passwd"/></svg>')}">`,
+      /nested SVG/,
+      1,
+      11,
+    ],
   ];
   for (const [name, html, message, line, column] of cases) {
     test(name, () => {
@@ -151,7 +182,15 @@ describe("refused with the position of the problem", () => {
   });
 
   test("definition problems beside html problems", () => {
-    const details = refusal({ id: "Bad Id", html: "<div></div>", fields: [{ name: "theme", type: "text" }, { name: "x", type: "number" }], width: 10 });
+    const details = refusal({
+      id: "Bad Id",
+      html: "<div></div>",
+      fields: [
+        { name: "theme", type: "text" },
+        { name: "x", type: "number" },
+      ],
+      width: 10,
+    });
     expect(details.map((d) => d.field).sort()).toEqual(["fields.0.name", "fields.1.type", "id", "width"]);
   });
 
@@ -168,7 +207,8 @@ describe("refused with the position of the problem", () => {
 });
 
 describe("Tailwind classes drawn as Tailwind means them", () => {
-  const style = (classes: string, inline = "") => render({ id: "t", html: `<div class="${classes}"${inline ? ` style="${inline}"` : ""}>x</div>` }, {}).props.style;
+  const style = (classes: string, inline = "") =>
+    render({ id: "t", html: `<div class="${classes}"${inline ? ` style="${inline}"` : ""}>x</div>` }, {}).props.style;
 
   test("gap-*, gap-x-*, gap-y-* and gap-[…] set the gaps on Tailwind's spacing scale", () => {
     expect(style("flex gap-4")).toMatchObject({ rowGap: "16px", columnGap: "16px" });
@@ -275,8 +315,15 @@ describe("Tailwind 4 utilities whose properties the engines draw", () => {
 
   test("gradients: a direction with from-, via- and to- colours is one linear-gradient, in Tailwind's palette", () => {
     expect(style("bg-gradient-to-r from-red-500 to-blue-500").backgroundImage).toBe("linear-gradient(to right, #ef4444 0%, #3b82f6 100%)");
-    expect(style("to-blue-500 bg-linear-to-br from-red-500/50 via-slate-950").backgroundImage).toBe("linear-gradient(to bottom right, rgba(239, 68, 68, 0.5) 0%, #020617 50%, #3b82f6 100%)");
-    for (const [side, words] of [["t", "to top"], ["tr", "to top right"], ["bl", "to bottom left"], ["l", "to left"]]) {
+    expect(style("to-blue-500 bg-linear-to-br from-red-500/50 via-slate-950").backgroundImage).toBe(
+      "linear-gradient(to bottom right, rgba(239, 68, 68, 0.5) 0%, #020617 50%, #3b82f6 100%)",
+    );
+    for (const [side, words] of [
+      ["t", "to top"],
+      ["tr", "to top right"],
+      ["bl", "to bottom left"],
+      ["l", "to left"],
+    ]) {
       expect(style(`bg-gradient-to-${side} from-white to-black`).backgroundImage).toBe(`linear-gradient(${words}, #fff 0%, #000 100%)`);
     }
     expect(style("bg-linear-45 from-[#102030] to-black").backgroundImage).toBe("linear-gradient(45deg, #102030 0%, #000 100%)");
@@ -285,11 +332,17 @@ describe("Tailwind 4 utilities whose properties the engines draw", () => {
     // Colour stops with no direction draw nothing, as in Tailwind.
     expect(style("from-red-500 to-blue-500")).not.toHaveProperty("backgroundImage");
     expect(style("portrait:bg-gradient-to-r from-red-500")).not.toHaveProperty("backgroundImage");
-    expect(htmlProblem('<div class="bg-gradient-to-r from-mauve-500">x</div>')).toMatchObject({ message: expect.stringContaining('"from-mauve-500" is not supported'), line: 1, column: 30 });
+    expect(htmlProblem('<div class="bg-gradient-to-r from-mauve-500">x</div>')).toMatchObject({
+      message: expect.stringContaining('"from-mauve-500" is not supported'),
+      line: 1,
+      column: 30,
+    });
   });
 
   test("transforms: translate, rotate, scale, then skew, as Tailwind 4 composes them; origin-*", () => {
-    expect(style("skew-x-3 scale-50 rotate-45 -translate-x-1/2 translate-y-4").transform).toBe("translateX(-50%) translateY(16px) rotate(45deg) scaleX(0.5) scaleY(0.5) skewX(3deg)");
+    expect(style("skew-x-3 scale-50 rotate-45 -translate-x-1/2 translate-y-4").transform).toBe(
+      "translateX(-50%) translateY(16px) rotate(45deg) scaleX(0.5) scaleY(0.5) skewX(3deg)",
+    );
     expect(style("-rotate-12").transform).toBe("rotate(-12deg)");
     expect(style("rotate-[17deg]").transform).toBe("rotate(17deg)");
     // An axis wins over both axes, whatever the attribute's order.
@@ -366,7 +419,11 @@ describe("line breaks", () => {
 });
 
 describe("substitution", () => {
-  const definition = { id: "t", html: '<div style="display: flex"><h1>Hello {{name}}!</h1><img src="{{logo}}" alt="logo"></div>', fields: [TEXT("name"), { name: "logo", type: "image_url" }] };
+  const definition = {
+    id: "t",
+    html: '<div style="display: flex"><h1>Hello {{name}}!</h1><img src="{{logo}}" alt="logo"></div>',
+    fields: [TEXT("name"), { name: "logo", type: "image_url" }],
+  };
 
   test("a value is text, even when it looks like HTML", () => {
     const tree = render(definition, { name: "<b onclick=x>you</b>" });
@@ -383,14 +440,28 @@ describe("substitution", () => {
   });
 
   test("a colour field stands for a whole style value", () => {
-    const tree = render({ id: "t", html: '<div style="background-color: {{brand}}; color: white">x</div>', fields: [{ name: "brand", type: "color" }] }, { brand: "#ff0000" });
+    const tree = render(
+      { id: "t", html: '<div style="background-color: {{brand}}; color: white">x</div>', fields: [{ name: "brand", type: "color" }] },
+      { brand: "#ff0000" },
+    );
     expect(tree.props.style).toMatchObject({ backgroundColor: "#ff0000", color: "white" });
   });
 
   test("a request's colour field takes CSS colours only", () => {
     const template = accountTemplateDefinition(parseAccountTemplate({ id: "t", html: "<div></div>", fields: [{ name: "brand", type: "color" }] }));
     const lookup = { get: () => template, list: () => [template] };
-    for (const good of ["#abc", "#a1b2c3", "#a1b2c3d4", "rgb(1, 2, 3)", "rgba(1,2,3,0.5)", "rgb(1 2 3 / 50%)", "hsl(120, 50%, 50%)", "hsl(120deg 50% 50% / 0.3)", "rebeccapurple", "Red"]) {
+    for (const good of [
+      "#abc",
+      "#a1b2c3",
+      "#a1b2c3d4",
+      "rgb(1, 2, 3)",
+      "rgba(1,2,3,0.5)",
+      "rgb(1 2 3 / 50%)",
+      "hsl(120, 50%, 50%)",
+      "hsl(120deg 50% 50% / 0.3)",
+      "rebeccapurple",
+      "Red",
+    ]) {
       expect(parseRenderRequest({ template: "t", brand: good }, lookup).fields.brand).toBe(good);
     }
     for (const bad of ["red; background: url(x)", "#ab", "url(data:x)", "var(--x)", "rgb(1,2)", "expression(1)", "blue}", "notacolour"]) {
@@ -445,7 +516,11 @@ describe("theme variables", () => {
   });
 
   test("a theme value is checked as each theme draws it", () => {
-    const details = refusal({ id: "t", html: '<div style="box-shadow: var(--s)"></div>', themes: { dark: { s: "0 0 10px red" }, light: { s: "0 0 900px red" } } });
+    const details = refusal({
+      id: "t",
+      html: '<div style="box-shadow: var(--s)"></div>',
+      themes: { dark: { s: "0 0 10px red" }, light: { s: "0 0 900px red" } },
+    });
     expect(details[0]!.message).toMatch(/light theme/);
   });
 });

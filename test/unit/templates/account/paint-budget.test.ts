@@ -72,7 +72,12 @@ describe("paint budget", () => {
 
   test("a shadow's cost grows with the square of its blur, not the box alone", () => {
     // One 100 px box: a 20 px blur reaches 100 px around it, a 99 px blur 2,450 px.
-    const box = (blur: number) => ({ id: "t", width: 1200, height: 630, html: `<div style="display: flex; width: 100px; height: 100px; box-shadow: 0 0 ${blur}px red"></div>` });
+    const box = (blur: number) => ({
+      id: "t",
+      width: 1200,
+      height: 630,
+      html: `<div style="display: flex; width: 100px; height: 100px; box-shadow: 0 0 ${blur}px red"></div>`,
+    });
     expect(() => parseAccountTemplate(box(20))).not.toThrow();
     expect(refusal(box(99)).message).toMatch(BUDGET_MESSAGE);
   });
@@ -108,7 +113,17 @@ describe("paint budget", () => {
 
   test("a version stored before the budget still draws: rendering does not apply it", () => {
     const definition = REFUSED_TEMPLATES["shadow-stack"]!;
-    const stored: AccountTemplateSpec = { id: "shadow-stack", name: "", description: "", html: definition.html as string, fields: [], themes: {}, width: 2400, height: 2400, sample: {} };
+    const stored: AccountTemplateSpec = {
+      id: "shadow-stack",
+      name: "",
+      description: "",
+      html: definition.html as string,
+      fields: [],
+      themes: {},
+      width: 2400,
+      height: 2400,
+      sample: {},
+    };
     expect(() => parseAccountTemplate(stored)).toThrow(ApiError);
     const tree = accountTemplateDefinition(stored).render({}, { width: 2400, height: 2400, theme: "dark", images: {} });
     expect(tree.type).toBe("div");
@@ -132,7 +147,8 @@ describe("paint budget", () => {
       html: `<div style="display: flex; width: 100%; height: 100%; background: #fff"><svg width="1200" height="1200" viewBox="0 0 1200 1200"><defs>${defs}</defs>${inner}</svg></div>`,
     });
     const fits = (inner: string, defs?: string) => expect(() => parseAccountTemplate(svg(inner, defs))).not.toThrow();
-    const refused = (inner: string, defs?: string) => expect(refusal(svg(inner, defs)).message).toMatch(/This <svg> costs the most \(\d+, mostly its SVG drawing\)/);
+    const refused = (inner: string, defs?: string) =>
+      expect(refusal(svg(inner, defs)).message).toMatch(/This <svg> costs the most \(\d+, mostly its SVG drawing\)/);
     fits(`<rect ${full} fill="red"/>`.repeat(50));
     refused(`<rect ${full} fill="red"/>`.repeat(100));
     const mask = `<mask id="m"><rect ${full} fill="white"/></mask>`;
@@ -156,7 +172,13 @@ describe("paint budget", () => {
     fits(uses(1).inner, uses(1).defs);
     refused(uses(2).inner, uses(2).defs);
     // What designs are made of: an activity graph of 371 small squares, a dashed ring, icons.
-    fits(Array.from({ length: 371 }, (_, i) => `<rect x="${100 + (i % 53) * 18}" y="${400 + Math.floor(i / 53) * 18}" width="14" height="14" rx="3" fill="green" opacity="0.${1 + (i % 9)}"/>`).join(""));
+    fits(
+      Array.from(
+        { length: 371 },
+        (_, i) =>
+          `<rect x="${100 + (i % 53) * 18}" y="${400 + Math.floor(i / 53) * 18}" width="14" height="14" rx="3" fill="green" opacity="0.${1 + (i % 9)}"/>`,
+      ).join(""),
+    );
     fits('<circle cx="600" cy="600" r="300" fill="none" stroke="#888" stroke-width="6" stroke-dasharray="12 8"/>');
     // The same drawing in a data: SVG image, drawn over the whole card, costs the same.
     const image = (rects: number) => ({
@@ -193,8 +215,14 @@ describe("paint budget", () => {
   });
 
   test("SVG filters count, inline and in data: SVG images: an icon's shadow fits, canvas-wide or repeated filters do not", () => {
-    const page = (inner: string) => ({ id: "t", width: 2400, height: 2400, html: `<div style="display: flex; width: 100%; height: 100%; background: #fff">${inner}</div>` });
-    const icon = '<svg width="96" height="96" viewBox="0 0 24 24"><defs><filter id="s" x="-50%" y="-50%" width="200%" height="200%"><feGaussianBlur stdDeviation="1"/><feOffset dy="1"/></filter></defs><circle cx="12" cy="12" r="10" fill="red" filter="url(#s)"/></svg>';
+    const page = (inner: string) => ({
+      id: "t",
+      width: 2400,
+      height: 2400,
+      html: `<div style="display: flex; width: 100%; height: 100%; background: #fff">${inner}</div>`,
+    });
+    const icon =
+      '<svg width="96" height="96" viewBox="0 0 24 24"><defs><filter id="s" x="-50%" y="-50%" width="200%" height="200%"><feGaussianBlur stdDeviation="1"/><feOffset dy="1"/></filter></defs><circle cx="12" cy="12" r="10" fill="red" filter="url(#s)"/></svg>';
     expect(() => parseAccountTemplate(page(icon))).not.toThrow();
     // Four blurred canvas-wide rectangles drew in 21 s before the budget.
     const blurred = `<svg width="2400" height="2400" viewBox="0 0 2400 2400"><defs><filter id="f">${'<feGaussianBlur stdDeviation="64"/>'.repeat(4)}</filter></defs>${'<rect width="2400" height="2400" fill="red" filter="url(#f)"/>'.repeat(4)}</svg>`;
@@ -216,12 +244,20 @@ describe("paint budget: layers and glyphs (bench/paint-weights.ts)", () => {
   });
 
   test("a clip costs by the box it clips: a card-wide rounded frame passes", () => {
-    expect(() => parseAccountTemplate({ id: "t", html: '<div style="display: flex; width: 100%; height: 100%; overflow: hidden; border-radius: 32px; background: #fff"><div style="display: flex">x</div></div>' })).not.toThrow();
+    expect(() =>
+      parseAccountTemplate({
+        id: "t",
+        html: '<div style="display: flex; width: 100%; height: 100%; overflow: hidden; border-radius: 32px; background: #fff"><div style="display: flex">x</div></div>',
+      }),
+    ).not.toThrow();
   });
 
   test("glyphs count by their em squares: two thousand overlapping 400 px glyphs are refused, mostly for their glyphs", () => {
     const text = "W ".repeat(1990);
-    const problem = refusal({ id: "t", html: `<div style="display: flex; width: 500px; font-size: 400px; line-height: 0; color: rgba(0,0,0,0.5)">${text}</div>` });
+    const problem = refusal({
+      id: "t",
+      html: `<div style="display: flex; width: 500px; font-size: 400px; line-height: 0; color: rgba(0,0,0,0.5)">${text}</div>`,
+    });
     expect(problem.message).toMatch(/mostly its glyphs/);
     expect(() => parseAccountTemplate({ id: "t", html: `<div style="display: flex; font-size: 64px">${"W ".repeat(200)}</div>` })).not.toThrow();
   });

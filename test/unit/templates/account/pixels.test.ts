@@ -50,13 +50,21 @@ describe("pixels", () => {
   });
 
   test("theme variables follow the requested theme", async () => {
-    const definition = { id: "t", html: '<div style="width: 100%; height: 100%; background-color: var(--bg)"></div>', themes: { dark: { bg: "#000000" }, light: { bg: "#ff0000" } } };
+    const definition = {
+      id: "t",
+      html: '<div style="width: 100%; height: 100%; background-color: var(--bg)"></div>',
+      themes: { dark: { bg: "#000000" }, light: { bg: "#ff0000" } },
+    };
     expect(fractionNear(await draw(definition, {}, "dark"), 0, 0, 1200, 630, BLACK)).toBeGreaterThan(0.99);
     expect(fractionNear(await draw(definition, {}, "light"), 0, 0, 1200, 630, RED)).toBeGreaterThan(0.99);
   });
 
   test("a colour field paints where its placeholder stands", async () => {
-    const definition = { id: "t", html: '<div style="width: 100%; height: 100%; background-color: {{brand}}"></div>', fields: [{ name: "brand", type: "color" }] };
+    const definition = {
+      id: "t",
+      html: '<div style="width: 100%; height: 100%; background-color: {{brand}}"></div>',
+      fields: [{ name: "brand", type: "color" }],
+    };
     expect(fractionNear(await draw(definition, { brand: "rgb(0, 0, 255)" }), 0, 0, 1200, 630, BLUE)).toBeGreaterThan(0.99);
   });
 
@@ -147,7 +155,13 @@ describe("pixels", () => {
     // slanted, the top sits to the right of the bottom. (Both engines slant a face that has no
     // italic themselves; that the bundled italic faces are the ones given is text.test.ts's.)
     const slant = async (html: string) => {
-      const png = await draw({ id: "t", html: `<div style="display: flex; width: 100%; height: 100%; background-color: white; color: black; font-size: 300px; padding: 100px">${html}</div>` }, {});
+      const png = await draw(
+        {
+          id: "t",
+          html: `<div style="display: flex; width: 100%; height: 100%; background-color: white; color: black; font-size: 300px; padding: 100px">${html}</div>`,
+        },
+        {},
+      );
       const first = firstDarkColumns(png);
       const rows = first.flatMap((x, y) => (x < png.width ? [y] : []));
       const top = rows[0]!;
@@ -167,7 +181,15 @@ describe("pixels", () => {
     // drawn from the right face they match the Latin italic pixel for pixel; an upright face
     // slanted by the engine (what a subset without an italic face gets) draws other pixels.
     const italic = async (text: string) =>
-      (await draw({ id: "t", html: `<div style="display: flex; width: 100%; height: 100%; background-color: white; color: black; font-size: 200px; padding: 100px"><i>${text}</i></div>` }, {})).pixels;
+      (
+        await draw(
+          {
+            id: "t",
+            html: `<div style="display: flex; width: 100%; height: 100%; background-color: white; color: black; font-size: 200px; padding: 100px"><i>${text}</i></div>`,
+          },
+          {},
+        )
+      ).pixels;
     const latin = await italic("ABE");
     for (const text of ["\u0410\u0412\u0415", "\u0391\u0392\u0395"]) {
       const drawn = await italic(text);
@@ -180,9 +202,18 @@ describe("pixels", () => {
   test("Tailwind borders draw on the sides their classes name, in their colour", async () => {
     // A 400×200 box at (100, 100) on white; `at` reads a 4 px band just inside each side.
     const box = async (classes: string) => {
-      const png = await draw({ id: "t", html: `<div class="flex w-full h-full bg-white p-[100px]"><div class="w-[400px] h-[200px] ${classes}"></div></div>` }, {});
+      const png = await draw(
+        { id: "t", html: `<div class="flex w-full h-full bg-white p-[100px]"><div class="w-[400px] h-[200px] ${classes}"></div></div>` },
+        {},
+      );
       const band = (x: number, y: number, w: number, h: number) => fractionNear(png, x, y, w, h, RED) > 0.9;
-      return { top: band(120, 100, 360, 1), right: band(499, 120, 1, 160), bottom: band(120, 299, 360, 1), left: band(100, 120, 1, 160), inside: fractionNear(png, 110, 110, 380, 180, WHITE) > 0.99 };
+      return {
+        top: band(120, 100, 360, 1),
+        right: band(499, 120, 1, 160),
+        bottom: band(120, 299, 360, 1),
+        left: band(100, 120, 1, 160),
+        inside: fractionNear(png, 110, 110, 380, 180, WHITE) > 0.99,
+      };
     };
     expect(await box("border-t border-[#ff0000]")).toEqual({ top: true, right: false, bottom: false, left: false, inside: true });
     expect(await box("border-t border-solid border-[#ff0000]")).toEqual({ top: true, right: false, bottom: false, left: false, inside: true });
@@ -191,14 +222,20 @@ describe("pixels", () => {
     expect(await box("border-x border-[#ff0000]")).toEqual({ top: false, right: true, bottom: false, left: true, inside: true });
     expect(await box("border-l-4 border-[#ff0000]")).toEqual({ top: false, right: false, bottom: false, left: true, inside: true });
     // Widths: border-4 is 4 px deep, border-t 1 px.
-    const four = await draw({ id: "t", html: '<div class="flex w-full h-full bg-white p-[100px]"><div class="w-[400px] h-[200px] border-4 border-[#ff0000]"></div></div>' }, {});
+    const four = await draw(
+      { id: "t", html: '<div class="flex w-full h-full bg-white p-[100px]"><div class="w-[400px] h-[200px] border-4 border-[#ff0000]"></div></div>' },
+      {},
+    );
     expect(fractionNear(four, 120, 100, 360, 4, RED)).toBeGreaterThan(0.95);
     expect(fractionNear(four, 120, 105, 360, 4, WHITE)).toBeGreaterThan(0.95);
   });
 
   test("Tailwind gap-*, leading-* and tracking-* move what they space", async () => {
     const ink = (png: DecodedPng) => {
-      let left = png.width, right = -1, top = png.height, bottom = -1;
+      let left = png.width,
+        right = -1,
+        top = png.height,
+        bottom = -1;
       for (let y = 0; y < png.height; y++) {
         for (let x = 0; x < png.width; x++) {
           const i = (y * png.width + x) * 4;
@@ -214,7 +251,8 @@ describe("pixels", () => {
     };
     const card = (inner: string) => draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black p-[50px]">${inner}</div>` }, {});
     // Two 100 px black boxes: 200 px of ink wide, plus the gap.
-    const boxes = (classes: string) => card(`<div class="flex ${classes}"><div class="w-[100px] h-[50px] bg-black"></div><div class="w-[100px] h-[50px] bg-black"></div></div>`);
+    const boxes = (classes: string) =>
+      card(`<div class="flex ${classes}"><div class="w-[100px] h-[50px] bg-black"></div><div class="w-[100px] h-[50px] bg-black"></div></div>`);
     expect(ink(await boxes("gap-10")).width).toBe(240);
     expect(ink(await boxes("gap-x-[12px]")).width).toBe(212);
     expect(ink(await boxes("flex-col gap-y-4")).height).toBe(116);
@@ -231,7 +269,14 @@ describe("pixels", () => {
 
   test("<p>one<br>two</p> draws two lines", async () => {
     const lines = async (html: string) => {
-      const png = await draw({ id: "t", fields: [{ name: "a", type: "text" }], html: `<div style="display: flex; width: 100%; height: 100%; background-color: white; color: black; font-size: 40px; padding: 50px">${html}</div>` }, {});
+      const png = await draw(
+        {
+          id: "t",
+          fields: [{ name: "a", type: "text" }],
+          html: `<div style="display: flex; width: 100%; height: 100%; background-color: white; color: black; font-size: 40px; padding: 50px">${html}</div>`,
+        },
+        {},
+      );
       // Rows with ink, grouped into runs: one run per line of text.
       const rows = firstDarkColumns(png).map((x) => x < png.width);
       return rows.filter((inked, y) => inked && !rows[y - 1]).length;
@@ -252,13 +297,27 @@ describe("pixels", () => {
       expect({ inner, top: (await top(inner)) < 120 }).toEqual({ inner, top: true });
     }
     // A heading with no size or weight class is the text around it: the same ink as a <div>.
-    const ink = async (tag: string) => countInk(await draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[60px] p-[50px]"><${tag}>Hello</${tag}></div>` }, {}), 0, 0, 1200, 630, WHITE);
+    const ink = async (tag: string) =>
+      countInk(
+        await draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[60px] p-[50px]"><${tag}>Hello</${tag}></div>` }, {}),
+        0,
+        0,
+        1200,
+        630,
+        WHITE,
+      );
     expect(await ink("h2")).toBe(await ink("div"));
   });
 
   test("truncate keeps a text to one line and line-clamp-2 to two", async () => {
     const lines = async (classes: string) => {
-      const png = await draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[40px] p-[50px]"><p class="w-[500px] leading-[50px] ${classes}">A title far too long for one line of this narrow box, or for two</p></div>` }, {});
+      const png = await draw(
+        {
+          id: "t",
+          html: `<div class="flex w-full h-full bg-white text-black text-[40px] p-[50px]"><p class="w-[500px] leading-[50px] ${classes}">A title far too long for one line of this narrow box, or for two</p></div>`,
+        },
+        {},
+      );
       const rows = firstDarkColumns(png).map((x) => x < png.width);
       return rows.filter((inked, y) => inked && !rows[y - 1]).length;
     };
@@ -275,11 +334,16 @@ describe("pixels", () => {
       // The faces a render process adds for a card that names them (sandbox/font-cache.ts).
       const cardFonts = { key: bundled.join(), fonts: (await Promise.all(bundled.map(extraBundledFaces))).flat(), names: {} };
       const template = accountTemplateDefinition(parseAccountTemplate(definition));
-      const { bytes } = await renderTemplate(template, {}, { width: 1200, height: 630, theme: "dark", images: {}, format: "png", engine: testEngine(), cardFonts });
+      const { bytes } = await renderTemplate(
+        template,
+        {},
+        { width: 1200, height: 630, theme: "dark", images: {}, format: "png", engine: testEngine(), cardFonts },
+      );
       return countInk(decodePng(bytes), 0, 0, 1200, 630, WHITE);
     };
     const sans = await ink("font-sans");
-    for (const classes of ["font-serif", "font-mono", "font-[Source_Serif_4]"]) expect({ classes, same: (await ink(classes)) === sans }).toEqual({ classes, same: false });
+    for (const classes of ["font-serif", "font-mono", "font-[Source_Serif_4]"])
+      expect({ classes, same: (await ink(classes)) === sans }).toEqual({ classes, same: false });
   });
 
   test("Tailwind gradients: bg-gradient-to-*/bg-linear-to-* with from-, via- and to- colours", async () => {
@@ -339,7 +403,13 @@ describe("pixels", () => {
 
   test("Tailwind filters: grayscale, brightness and blur draw on the element", async () => {
     const box = (classes: string) =>
-      draw({ id: "t", html: `<div class="flex w-full h-full bg-white items-center justify-center"><div class="w-[200px] h-[200px] bg-[#ff0000] ${classes}"></div></div>` }, {});
+      draw(
+        {
+          id: "t",
+          html: `<div class="flex w-full h-full bg-white items-center justify-center"><div class="w-[200px] h-[200px] bg-[#ff0000] ${classes}"></div></div>`,
+        },
+        {},
+      );
     const grey = averageColour(await box("grayscale"), 560, 275, 80, 80);
     expect(Math.abs(grey[0] - grey[1])).toBeLessThan(12);
     expect(Math.abs(grey[1] - grey[2])).toBeLessThan(12);
@@ -355,7 +425,11 @@ describe("pixels", () => {
   });
 
   test("Tailwind decoration-* colours the underline and sets its style", async () => {
-    const text = (classes: string) => draw({ id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[60px] p-[50px]"><span class="underline ${classes}">Hamburg</span></div>` }, {});
+    const text = (classes: string) =>
+      draw(
+        { id: "t", html: `<div class="flex w-full h-full bg-white text-black text-[60px] p-[50px]"><span class="underline ${classes}">Hamburg</span></div>` },
+        {},
+      );
     const reds = (png: DecodedPng) => {
       let n = 0;
       for (let i = 0; i < png.pixels.length; i += 4) if (png.pixels[i]! > 200 && png.pixels[i + 1]! < 60 && png.pixels[i + 2]! < 60) n++;

@@ -24,11 +24,21 @@ const account = (id: string, html: string): RenderJob => ({
   height: 630,
   accountTemplate: { accountId: "acc_far", version: 1, spec: parseAccountTemplate({ id, html }) },
 });
-const event = (fields: Record<string, string>, images: Record<string, string> = {}): RenderJob => ({ template: "event", theme: "dark", fields, images, width: 1200, height: 630 });
+const event = (fields: Record<string, string>, images: Record<string, string> = {}): RenderJob => ({
+  template: "event",
+  theme: "dark",
+  fields,
+  images,
+  width: 1200,
+  height: 630,
+});
 
 const cases: [string, RenderJob][] = [
   ["scaled-image", account("scaled-image", `<div style="transform: scale(10)"><img src="${solidPngDataUri(4, 4, [255, 0, 0])}" width="20" height="20"></div>`)],
-  ["wide-translucent-text", account("wide-translucent-text", `<div class="flex w-[10000px] justify-end opacity-50"><div class="text-4xl">Far away</div></div>`)],
+  [
+    "wide-translucent-text",
+    account("wide-translucent-text", `<div class="flex w-[10000px] justify-end opacity-50"><div class="text-4xl">Far away</div></div>`),
+  ],
   ["inline-svg", account("inline-svg", `<div style="display: flex">${FAR_TRANSLUCENT_SVG.replace(/ xmlns="[^"]*"/, "")}</div>`)],
   ["svg-image-field", event({ title: "Far logo", logo_url: farSvgUri }, { logo_url: farSvgUri })],
 ];

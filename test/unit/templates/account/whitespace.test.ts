@@ -90,7 +90,9 @@ describe("whitespace: the tree the renderer gets", () => {
 
   test("white-space: pre-wrap (here or inherited) leaves whitespace as it always was", () => {
     expect(row('<p style="white-space: pre-wrap"><b>Bold</b> <i>italic</i></p>')).toEqual([{ b: ["Bold"] }, { i: ["italic"] }]);
-    expect(row('<div style="display: flex; white-space: pre-wrap"><p><b>Bold</b> <i>italic</i></p></div>')).toEqual([{ p: [{ b: ["Bold"] }, { i: ["italic"] }] }]);
+    expect(row('<div style="display: flex; white-space: pre-wrap"><p><b>Bold</b> <i>italic</i></p></div>')).toEqual([
+      { p: [{ b: ["Bold"] }, { i: ["italic"] }] },
+    ]);
   });
 
   test("&nbsp; is text: kept alone between elements and never collapsed", () => {
@@ -113,7 +115,14 @@ describe("whitespace: pixels", () => {
 
   async function draw(body: string, values: Record<string, string> = {}): Promise<DecodedPng> {
     const html = `<div style="display: flex; flex-direction: column; width: 100%; height: 100%; padding: 40px; background-color: white; color: black; font-family: Inter; font-size: 60px">${body}</div>`;
-    const { bytes } = await renderTemplate(definition(html), values, { width: 1200, height: 630, theme: "dark", images: {}, format: "png", engine: testEngine() });
+    const { bytes } = await renderTemplate(definition(html), values, {
+      width: 1200,
+      height: 630,
+      theme: "dark",
+      images: {},
+      format: "png",
+      engine: testEngine(),
+    });
     return decodePng(bytes);
   }
 
