@@ -4,12 +4,11 @@
  * and B at once (version 1 still pinned); deleted on A, it is gone on B at once — by generate,
  * by a signed URL, and from the list. No waiting: each step's first request must see it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
+import { describe, expect, test } from "bun:test";
 import { buildSignedUrl } from "../../src/signing/index.ts";
 import { decodePng, pixelAt } from "../support/png.ts";
-import { postgresAvailable, startPostgres, testDatabaseUrl, type PostgresServer } from "../support/postgres.ts";
-import { spawnServe } from "../support/process.ts";
+import { postgresAvailable } from "../support/postgres.ts";
+import { useThreeInstances } from "../support/three-instances.ts";
 
 const ADMIN = "cluster-templates-admin-token-0123456789";
 const available = postgresAvailable();
@@ -24,37 +23,13 @@ const card = (colour: string) => ({
 });
 
 maybe("account templates on three instances over one PostgreSQL", () => {
-  let pg: PostgresServer;
-  const urls: string[] = [];
-  const children: Subprocess[] = [];
-  let key: string;
-
-  beforeAll(async () => {
-    pg = await startPostgres();
-    const databaseUrl = await testDatabaseUrl(pg);
-    const spawned = await Promise.all(
-      [0, 1, 2].map(() => spawnServe({ adminToken: ADMIN, env: { OG_DATABASE_URL: databaseUrl, OG_TEST_CLOCK: "0" }, children, timeoutMs: 60_000 })),
-    );
-    urls.push(...spawned.map((s) => s.url));
-    const res = await fetch(`${urls[0]}/admin/accounts`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-      body: JSON.stringify({ email: "cluster-templates@example.com", plan: "custom", quota: 10_000, requests_per_second: 10_000 }),
-    });
-    expect(res.status).toBe(201);
-    key = (await res.json()).api_key;
-  }, 120_000);
-
-  afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-    await Promise.all(children.map((c) => c.exited));
-    await pg?.stop();
-  });
+  const cluster = useThreeInstances({ adminToken: ADMIN, email: "cluster-templates@example.com" });
+  const urls = cluster.urls;
 
   const api = (url: string, path: string, init: { method?: string; json?: unknown } = {}) =>
     fetch(url + path, {
       method: init.method ?? (init.json === undefined ? "GET" : "POST"),
-      headers: { "x-api-key": key, "content-type": "application/json" },
+      headers: { "x-api-key": cluster.key, "content-type": "application/json" },
       body: init.json === undefined ? undefined : JSON.stringify(init.json),
     });
   const generate = (url: string, extra: Record<string, unknown> = {}) =>
