@@ -8,7 +8,7 @@
  */
 import { beforeEach, describe, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
-import { browserTestsCanRun, screenshotPath, useBrowserWithService } from "../support/browser.ts";
+import { browserTestsCanRun, clickAfter, screenshotPath, useBrowserWithService } from "../support/browser.ts";
 import { asset, pixelFont, sfntFromWoff } from "../support/fonts.ts";
 
 const browserReady = browserTestsCanRun("fonts page browser tests");
@@ -279,27 +279,8 @@ describe.skipIf(!browserReady)("fonts in the dashboard", () => {
   );
 });
 
-/**
- * Selects the last `length` characters of `needle` in the code editor: a click just after it (as a
- * person would), then Shift+Left.
- */
+/** Selects the last `length` characters of `needle` in the code editor: a click just after it, then Shift+Left. */
 async function selectInEditor(page: Page, needle: string, length: number) {
-  const line = page.locator(".cm-line", { hasText: needle });
-  await line.scrollIntoViewIfNeeded();
-  const point = await line.evaluate((el, text) => {
-    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const at = node.textContent!.indexOf(text);
-      if (at < 0) continue;
-      const range = document.createRange();
-      range.setStart(node, at + text.length - 1);
-      range.setEnd(node, at + text.length);
-      const box = range.getBoundingClientRect();
-      return { x: box.right - 1, y: box.top + box.height / 2 };
-    }
-    return null;
-  }, needle);
-  if (!point) throw new Error(`${needle} is not in one piece of text in the editor`);
-  await page.mouse.click(point.x, point.y);
+  await clickAfter(page, needle);
   for (let i = 0; i < length; i++) await page.keyboard.press("Shift+ArrowLeft");
 }

@@ -9,7 +9,7 @@
  */
 import { beforeEach, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { browserTestsCanRun, screenshotPath, useBrowserWithService } from "../support/browser.ts";
+import { browserTestsCanRun, clickAfter, screenshotPath, useBrowserWithService } from "../support/browser.ts";
 import { decodePng } from "../support/png.ts";
 
 const browserReady = browserTestsCanRun("template studio browser tests");
@@ -56,31 +56,6 @@ describe.skipIf(!browserReady)("template studio in a browser", () => {
   async function nextPreview(page: Page, after: number) {
     await page.waitForFunction((n) => Number(document.querySelector<HTMLImageElement>("#template-preview")?.dataset.sequence ?? 0) > n, after);
     return previewNow(page);
-  }
-
-  /**
-   * Clicks in the code editor just after `needle` (on one line), as a person
-   * would (Home and End follow the wrapped visual line, so they cannot find a place in a long line).
-   */
-  async function clickAfter(page: Page, needle: string) {
-    const line = page.locator(".cm-line", { hasText: needle });
-    await line.scrollIntoViewIfNeeded();
-    const point = await line.evaluate((el, text) => {
-      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        const at = node.textContent!.indexOf(text);
-        if (at < 0) continue;
-        const range = document.createRange();
-        // The right half of the last character: the caret lands after it.
-        range.setStart(node, at + text.length - 1);
-        range.setEnd(node, at + text.length);
-        const box = range.getBoundingClientRect();
-        return { x: box.right - 1, y: box.top + box.height / 2 };
-      }
-      return null;
-    }, needle);
-    if (!point) throw new Error(`${needle} is not in one piece of text in the editor`);
-    await page.mouse.click(point.x, point.y);
   }
 
   const api = async (path: string, key: string, init: { method?: string; json?: unknown } = {}) => {

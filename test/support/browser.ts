@@ -143,3 +143,28 @@ export function useBrowserWithService(timeoutMs: number): ServiceWithReceiver & 
   });
   return fixture;
 }
+
+/**
+ * Clicks in the dashboard's code editor just after `needle` (on one line), as a person would
+ * (Home and End follow the wrapped visual line, so they cannot find a place in a long line).
+ */
+export async function clickAfter(page: Page, needle: string): Promise<void> {
+  const line = page.locator(".cm-line", { hasText: needle });
+  await line.scrollIntoViewIfNeeded();
+  const point = await line.evaluate((el, text) => {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.textContent!.indexOf(text);
+      if (at < 0) continue;
+      const range = document.createRange();
+      // The right half of the last character: the caret lands after it.
+      range.setStart(node, at + text.length - 1);
+      range.setEnd(node, at + text.length);
+      const box = range.getBoundingClientRect();
+      return { x: box.right - 1, y: box.top + box.height / 2 };
+    }
+    return null;
+  }, needle);
+  if (!point) throw new Error(`${needle} is not in one piece of text in the editor`);
+  await page.mouse.click(point.x, point.y);
+}
