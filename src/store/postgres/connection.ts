@@ -35,14 +35,16 @@ export function isRetryableConflict(error: unknown): boolean {
 /**
  * Connection-level faults are operational; others are bugs. `unreachable`: the server refused,
  * reset or cannot be resolved, or is shutting down (08xxx, 57P0x). `busy`: it answered that it
- * has too many clients (53300, 53400). `timeout`: a connect or socket timeout, which says
+ * has too many clients (53300, 53400), or it cancelled the statement (57014: a statement_timeout
+ * an operator set on the role or database, or pg_cancel_backend) — the server is there, the same
+ * call later may well succeed, and the client is not to blame. `timeout`: a connect or socket timeout, which says
  * nothing on its own: the caller decides (reachableAfterTimeout) whether it is busy or unreachable.
  */
 export function classifyPostgresError(error: unknown): "busy" | "unreachable" | "timeout" | undefined {
   const code = driverErrorCode(error);
   if (/^(ETIMEDOUT|CONNECT_TIMEOUT)/.test(code)) return "timeout";
   if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH|CONNECTION_)/.test(code)) return "unreachable";
-  if (/^(53300|53400)/.test(code)) return "busy";
+  if (/^(53300|53400|57014)/.test(code)) return "busy";
   if (/^(08|57P0)/.test(code)) return "unreachable";
   return undefined;
 }
