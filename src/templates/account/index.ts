@@ -8,7 +8,8 @@ import { validationError, type FieldProblem } from "../../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, TemplateField } from "../types.ts";
 import { renderTree } from "./compile.ts";
 import { checkDefinitionShape } from "./definition.ts";
-import { HTML_BOUNDS, type Orientation, orientationOf, parseTemplateHtml, themeVariables, usesOrientation } from "./html.ts";
+import { HTML_BOUNDS, type Orientation, orientationOf } from "./html-context.ts";
+import { parseTemplateHtml, themeVariables, usesOrientation } from "./html.ts";
 import { checkPaintBudget } from "./paint-cost.ts";
 import type { TemplateNode } from "./tree.ts";
 
