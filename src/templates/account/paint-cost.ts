@@ -1,3 +1,26 @@
+/**
+ * What drawing a template costs the rasterizer, estimated from the checked tree before it is ever
+ * drawn, so a definition whose drawing would take seconds is refused when it is created, updated
+ * or previewed instead of being stopped mid-render (a stopped resvg keeps its core busy until it
+ * ends). docs/render-bounds.md has the measurements behind the weights.
+ *
+ * The unit is one megapixel painted once at the largest output (2400×2400, where a canvas lays
+ * out as a max(width, height) square). Each box costs its area clipped to the canvas: ×1 for a
+ * fill, a border or an image, ×LAYER_WEIGHT when it is drawn apart by clip-path, ×OPACITY_WEIGHT
+ * when made translucent around children, ×CLIP_WEIGHT when it clips children (overflow: hidden,
+ * each level of nested clips a layer), ×GRADIENT_WEIGHT per gradient layer (background or mask);
+ * each character of its own text ×GLYPH_WEIGHT its em square. Each shadow and each filter
+ * function is a filter pass ×EFFECT_WEIGHT over its region as satori writes it: a box shadow's
+ * box grown by blur²/4 + spread + offset, a text shadow's text box likewise (once per run of
+ * text), a `filter`'s whole canvas grown by 3σ per blur — the part of the region past 5 canvases
+ * (which resvg does not draw) counts ×EFFECT_OUTSIDE_WEIGHT. SVG filters, inline or in a data:
+ * SVG image, are a pass per primitive for every element using one, over the element's reach (the
+ * numbers of its geometry) grown by the filter's region; an SVG's shapes (inline, or in a data:
+ * SVG image) count by their boxes as well, weighted for masks, clips, layers, patterns and dashes (svgDrawingCost), each
+ * `<use>` again. A size the layout decides (auto,
+ * flex) is taken at its largest: the parent's box, or for text whose values all have a
+ * max_length, one font size per character.
+ */
 import { svgDataUriText } from "../../media/svg-safety.ts";
 import { defaultTextLength, MAX_SIZE } from "../../media/card.ts";
 import type { FieldProblem } from "../../errors.ts";

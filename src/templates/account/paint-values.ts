@@ -1,3 +1,8 @@
+/**
+ * The units and weights of the paint estimate (paint-cost.ts has what they mean and
+ * docs/render-bounds.md the measurements behind them), and the reads of a checked tree's values
+ * that both the box walk and the SVG walk make.
+ */
 import type { CssValue } from "./css.ts";
 import { type ElementNode, isDeclaration, type StyleValue, type TemplateNode, type ThemedValue } from "./tree.ts";
 import { type Length, lengthPx as resolvePx } from "./values/length.ts";
