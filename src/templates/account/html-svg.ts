@@ -2,7 +2,8 @@
  * Inline SVG: the same allow-list as SVG images in templates, on parse5's namespaced tree.
  */
 import { drawnElements, expansionProblem, referencesOf, type SvgReferenceNode } from "../../media/svg-expansion.ts";
-import { drawnBySvgImage, SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from "../../media/svg-safety.ts";
+import { SVG_ATTRIBUTES, SVG_BOUNDS, SVG_ELEMENTS, SVG_NS } from "../../media/svg-allow-list.ts";
+import { drawnBySvgImage } from "../../media/svg-safety.ts";
 import {
   attributeOffset,
   attributeValueOffset,

@@ -9,7 +9,7 @@
  */
 import { parseFragment } from "parse5";
 import type { FieldProblem } from "../../errors.ts";
-import { SVG_NS } from "../../media/svg-safety.ts";
+import { SVG_NS } from "../../media/svg-allow-list.ts";
 import {
   attributeOffset,
   attributeValueOffset,
@@ -34,7 +34,7 @@ import type { AccountTemplateSpec } from "./index.ts";
 import { clip, splitPlaceholders, type Piece, type TagProblem } from "./placeholders.ts";
 import type { ElementNode, FieldRef, StyleValue, TemplateNode } from "./tree.ts";
 
-/** HTML elements a template may use (SVG's drawing elements are listed in svg-safety.ts). */
+/** HTML elements a template may use (SVG's drawing elements are listed in svg-allow-list.ts). */
 export const HTML_ELEMENTS = new Set(["div", "span", "p", "h1", "h2", "h3", "h4", "h5", "h6", "img", "svg", "br", "b", "strong", "i", "em", "u", "s", "small"]);
 const ATTRIBUTES_ANYWHERE = new Set(["style", "class", "lang", "dir", "data-fit-lines", "data-min-font-size"]);
 /** `dir` values, as in HTML: a direction, or `auto` (from the element's first strong character). */
