@@ -80,6 +80,8 @@ const JOBS_CHANNEL = "ogsmith_jobs";
 export const LIVENESS_NS = 0x6f67;
 /** Tries of a transaction PostgreSQL aborted to break a deadlock or a serialization conflict. */
 const TX_TRIES = 5;
+/** How often a claim also releases the leases of instances that are gone (./liveness.ts). */
+const LIVENESS_CHECK_MS = 2_000;
 
 export class PostgresConnection {
   /** Transactions run again after PostgreSQL aborted them for a deadlock or a serialization conflict. */
@@ -87,6 +89,7 @@ export class PostgresConnection {
   /** This instance's liveness key (the second key of its advisory lock; jobs' `claimed_by`, reservations' `instance_key`). */
   readonly instanceKey = 1 + Math.floor(Math.random() * 0x7ffffffe);
   #closed = false;
+  #lastLivenessCheck = 0;
   #probe: Promise<StoreFaultReason> | undefined;
   readonly #jobListeners = new Set<() => void>();
   readonly #unlisten: (() => Promise<void>)[] = [];
@@ -138,6 +141,13 @@ export class PostgresConnection {
         await Bun.sleep(Math.random() * 10 * tries);
       }
     }
+  }
+
+  /** True at most once every LIVENESS_CHECK_MS of real time: the claim that asks then looks for instances that are gone. */
+  livenessCheckDue(realNow: number): boolean {
+    if (realNow - this.#lastLivenessCheck < LIVENESS_CHECK_MS) return false;
+    this.#lastLivenessCheck = realNow;
+    return true;
   }
 
   /** Takes (or, after a reconnect, takes again) this instance's liveness lock. */

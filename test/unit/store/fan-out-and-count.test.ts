@@ -1,13 +1,16 @@
 /**
  * The domain logic the stores run on their transaction handle, beyond settling and claiming
  * (settle-and-claim.test.ts): an event's fan-out and its alert (src/events/fan-out.ts,
- * src/email/raise.ts), what follows a counted unit and the monthly reset
+ * src/events/raise-alert.ts), what follows a counted unit and the monthly reset
  * (src/metering/counting.ts), the delivery log's trim (src/webhooks/delivery-log.ts) and a
- * webhook's status change (src/webhooks/status-change.ts): run against the store OG_TEST_STORE
- * names.
+ * webhook's status change (src/webhooks/status-change.ts): run through the `transact` of the
+ * store OG_TEST_STORE names.
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import type { AlertDraft, Store, UsageDecision } from "../../../src/store/types.ts";
+import { recordEvents } from "../../../src/events/fan-out.ts";
+import type { AlertDraft, DeliveryAttemptRecord, EventDraft, Store, UsageDecision, WebhookChanges } from "../../../src/store/types.ts";
+import { DeliveryLog } from "../../../src/webhooks/delivery-log.ts";
+import { updateWebhook } from "../../../src/webhooks/status-change.ts";
 import { openTestStore } from "../../support/stores.ts";
 
 let store: Store;
@@ -46,6 +49,10 @@ async function webhook(accountId: string, id: string, events: string[], createdA
   return id;
 }
 
+const record = (accountId: string, drafts: EventDraft[], now: number) => store.transact((tx) => recordEvents(tx, accountId, drafts, now));
+const update = (accountId: string, id: string, changes: WebhookChanges) => store.transact((tx) => updateWebhook(tx, accountId, id, changes));
+const log = new DeliveryLog();
+const logAttempt = (attempt: DeliveryAttemptRecord) => store.transact((tx) => log.write(tx, attempt));
 const alert = (dedupeKey: string | null): AlertDraft => ({ kind: "usage_warning", subject: "80 % used", facts: { percent: 80 }, dedupeKey });
 const pendingDeliveries = async () => (await store.listJobs({ status: "pending" })).filter((job) => job.kind === "webhook_delivery");
 
@@ -55,7 +62,7 @@ test("an event gets one delivery per enabled webhook that takes its type, in cre
   await webhook(accountId, "wh_early", ["image.generated", "usage.warning"], NOW + 1);
   await webhook(accountId, "wh_other", ["usage.reset"]);
   await webhook(accountId, "wh_off", ["image.generated"]);
-  await store.updateWebhook(accountId, "wh_off", {
+  await update(accountId, "wh_off", {
     url: "https://example.com/h",
     events: ["image.generated"],
     enabled: false,
@@ -63,7 +70,7 @@ test("an event gets one delivery per enabled webhook that takes its type, in cre
     now: NOW,
   });
 
-  const [taken, untaken] = await store.recordEvents(
+  const [taken, untaken] = await record(
     accountId,
     [
       { type: "image.generated", data: '{"n":1}' },
@@ -83,9 +90,9 @@ test("an event gets one delivery per enabled webhook that takes its type, in cre
 
 test("an event's alert is raised once per dedupe key, with the email job that sends it, even when no webhook takes the event", async () => {
   const accountId = await account("alert");
-  await store.recordEvents(accountId, [{ type: "usage.warning", data: "{}", alert: alert(`${accountId}:${PERIOD}:usage_warning`) }], NOW);
-  await store.recordEvents(accountId, [{ type: "usage.warning", data: "{}", alert: alert(`${accountId}:${PERIOD}:usage_warning`) }], NOW + 1);
-  await store.recordEvents(accountId, [{ type: "usage.warning", data: "{}", alert: alert(null) }], NOW + 2);
+  await record(accountId, [{ type: "usage.warning", data: "{}", alert: alert(`${accountId}:${PERIOD}:usage_warning`) }], NOW);
+  await record(accountId, [{ type: "usage.warning", data: "{}", alert: alert(`${accountId}:${PERIOD}:usage_warning`) }], NOW + 1);
+  await record(accountId, [{ type: "usage.warning", data: "{}", alert: alert(null) }], NOW + 2);
   const alerts = await store.recentEmailAlerts(accountId, 10);
   expect(alerts.map((a) => [a.kind, a.recipient, a.state, a.facts])).toEqual([
     ["usage_warning", "alert@example.com", "pending", { percent: 80 }],
@@ -153,7 +160,7 @@ test("a webhook's delivery log keeps its newest 100 attempts, trimmed now and th
   const accountId = await account("log");
   await webhook(accountId, "wh_log", ["image.generated"]);
   for (let i = 0; i < 150; i++) {
-    const logged = await store.recordDeliveryAttempt({
+    const logged = await logAttempt({
       id: `dlv_${String(i).padStart(3, "0")}`,
       webhookId: "wh_log",
       accountId,
@@ -176,25 +183,25 @@ test("a webhook's delivery log keeps its newest 100 attempts, trimmed now and th
   expect(kept.at(-1)!.id).toBe("dlv_050");
   // A gone webhook's attempts are not logged.
   expect(await store.deleteWebhook(accountId, "wh_log")).toBe(true);
-  expect(await store.recordDeliveryAttempt({ ...kept[0]!, id: "dlv_late" })).toBe(false);
+  expect(await logAttempt({ ...kept[0]!, id: "dlv_late" })).toBe(false);
 });
 
 test("disabling a webhook cancels its queued deliveries and keeps the reason; enabling clears it; the same status changes nothing", async () => {
   const accountId = await account("status");
   await webhook(accountId, "wh_status", ["image.generated"]);
-  await store.recordEvents(accountId, [{ type: "image.generated", data: "{}" }], NOW);
+  await record(accountId, [{ type: "image.generated", data: "{}" }], NOW);
   const change = { url: "https://example.com/h2", events: ["image.generated"], disableReason: "paused by you", now: NOW + 1 };
-  expect(await store.updateWebhook(accountId, "wh_status", { ...change, enabled: false })).toMatchObject({
+  expect(await update(accountId, "wh_status", { ...change, enabled: false })).toMatchObject({
     status: "disabled",
     disabledReason: "paused by you",
     url: "https://example.com/h2",
   });
   expect(await store.listJobs({ status: "canceled" })).toEqual([expect.objectContaining({ webhookId: "wh_status", lastError: "dropped" })]);
-  expect(await store.updateWebhook(accountId, "wh_status", { ...change, disableReason: "other" })).toMatchObject({
+  expect(await update(accountId, "wh_status", { ...change, disableReason: "other" })).toMatchObject({
     status: "disabled",
     disabledReason: "paused by you",
   });
-  expect(await store.updateWebhook(accountId, "wh_status", { ...change, enabled: true })).toMatchObject({
+  expect(await update(accountId, "wh_status", { ...change, enabled: true })).toMatchObject({
     status: "enabled",
     disabledReason: null,
     events: ["image.generated"],

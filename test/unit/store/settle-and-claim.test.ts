@@ -1,10 +1,13 @@
 /**
  * The settle cascade and the lane fairness of a claim, as each store writes what the core
- * decides (src/events/settlement.ts, src/events/lane-claim.ts): run against the store
- * OG_TEST_STORE names.
+ * decides (src/events/settlement.ts, src/events/lane-claim.ts) through its `transact`: run
+ * against the store OG_TEST_STORE names.
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import type { Store } from "../../../src/store/types.ts";
+import { claimJobs } from "../../../src/events/lane-claim.ts";
+import { settleJob } from "../../../src/events/settlement.ts";
+import type { ClaimRequest, JobSettlement, Store } from "../../../src/store/types.ts";
+import { DeliveryLog } from "../../../src/webhooks/delivery-log.ts";
 import { openTestStore } from "../../support/stores.ts";
 
 let store: Store;
@@ -15,6 +18,9 @@ beforeEach(async () => {
 afterEach(async () => {
   await store.close();
 });
+const log = new DeliveryLog();
+const settle = (settlement: JobSettlement) => store.transact((tx) => settleJob(tx, settlement, log));
+const claim = (request: ClaimRequest) => store.transact((tx) => claimJobs(tx, request));
 
 async function accountWithWebhooks(tag: string, webhooks: number) {
   const accountId = `acc_${tag}`;
@@ -91,7 +97,7 @@ test("a final failure disables the enabled webhook, cancels its queued deliverie
   } = await accountWithWebhooks("cascade", 1);
   const failing = await delivery(accountId, hook!);
   const queued = await delivery(accountId, hook!, NOW + 1000);
-  expect(await store.settleJob(giveUp(accountId, hook!, failing))).toEqual({ wasPending: true, status: "failed" });
+  expect(await settle(giveUp(accountId, hook!, failing))).toEqual({ wasPending: true, status: "failed" });
   expect(await store.getWebhookById(hook!)).toMatchObject({ status: "disabled", disabledReason: "failing" });
   expect(await store.getJob(failing)).toMatchObject({ status: "failed", lastError: "http 500", finishedAt: NOW + 1 });
   expect(await store.getJob(queued)).toMatchObject({ status: "canceled", lastError: "dropped" });
@@ -100,7 +106,7 @@ test("a final failure disables the enabled webhook, cancels its queued deliverie
   expect((await store.listDeliveryAttempts(hook!, 10)).map((a) => a.jobId)).toEqual([failing]);
 
   // Settling the canceled one as a final failure too: it was not pending, so no second alert.
-  expect(await store.settleJob(giveUp(accountId, hook!, queued))).toEqual({ wasPending: false, status: "canceled" });
+  expect(await settle(giveUp(accountId, hook!, queued))).toEqual({ wasPending: false, status: "canceled" });
   expect(await store.recentEmailAlerts(accountId, 10)).toHaveLength(1);
 });
 
@@ -110,7 +116,7 @@ test("a retry puts the job back to pending at its next run time and leaves the w
     webhookIds: [hook],
   } = await accountWithWebhooks("retry", 1);
   const job = await delivery(accountId, hook!);
-  const settled = await store.settleJob({
+  const settled = await settle({
     jobId: job,
     now: NOW + 1,
     status: "pending",
@@ -134,12 +140,12 @@ test("a claim takes oldest first, at most each lane's room, up to the limit, and
   const request = { kinds: ["webhook_delivery"], now: NOW, realNow: NOW, leaseMs: 30_000, laneRoom: (lane: string) => (lane === busy ? 3 : 8) };
 
   // Limit 4: the window (24 rows) is all the busy lane, which has room for 3.
-  const first = await store.claimJobs({ ...request, limit: 4 });
+  const first = await claim({ ...request, limit: 4 });
   expect(first.jobs.map((j) => j.id)).toEqual(busyJobs.slice(0, 3));
   expect(first.searchedEmpty).toBe(false);
-  const past = await store.claimJobs({ ...request, limit: 4, laneRoom: (lane) => (lane === busy ? 0 : 8), searchPastFullLanes: true });
+  const past = await claim({ ...request, limit: 4, laneRoom: (lane) => (lane === busy ? 0 : 8), searchPastFullLanes: true });
   expect(past.jobs.map((j) => j.id)).toEqual([quietJob]);
   expect(past.jobs[0]).toMatchObject({ attempts: 1, claimedUntil: NOW + 30_000 });
-  const again = await store.claimJobs({ ...request, limit: 4, laneRoom: (lane) => (lane === busy ? 0 : 8), searchPastFullLanes: true });
+  const again = await claim({ ...request, limit: 4, laneRoom: (lane) => (lane === busy ? 0 : 8), searchPastFullLanes: true });
   expect(again).toEqual({ jobs: [], searchedEmpty: true });
 });
