@@ -22,7 +22,7 @@ import { templatesModule } from "../modules/templates/index.ts";
 import { templatePreviewModule } from "../modules/templates/preview.ts";
 import { usageModule } from "../modules/usage/index.ts";
 import { webhooksModule } from "../modules/webhooks/index.ts";
-import { requestGates } from "./gates.ts";
+import { metricsGate, requestGates } from "./gates/index.ts";
 import { parseRequestBody } from "../http/body.ts";
 import { isStoreUnavailable } from "../store/errors.ts";
 import { jsonError, unavailableError, unexpectedError, validationProblems, type HeaderBag } from "../http/error-mapper.ts";
@@ -130,7 +130,7 @@ export function createApp(deps: AppDeps) {
         detail: { hide: true },
       },
     )
-    .use(opsModule(services, metrics))
+    .use(opsModule(services, metrics, metricsGate(services.config)))
     .use(generateModule({ services, renderer: deps.renderer, templates: deps.templates }))
     .use(usageModule(services))
     .use(templatesModule({ services, templates: deps.templates }))

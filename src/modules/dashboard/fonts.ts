@@ -21,7 +21,7 @@ import { parseRenderRequest } from "../../render/request.ts";
 import type { RenderRequest, Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../templates/account/index.ts";
-import { sessionOf } from "./guard.ts";
+import { sessionOf } from "../../http/request-context.ts";
 
 export interface DashboardFontDeps {
   services: Pick<Services, "accountFonts" | "accountTemplates">;

@@ -1,5 +1,5 @@
 /**
- * The dashboard's gate, run in the request hook like the /api gate (`src/app/gates.ts`, so a
+ * The dashboard's gate, run in the request hook like the /api gate (`index.ts`, so a
  * bad session is reported before a body is read). In order:
  *   1. every state-changing request under /dashboard carries an Origin equal to this server's
  *      own origin (403 FORBIDDEN otherwise, also when it is missing): the cookie is
@@ -12,30 +12,16 @@
 import type { Config } from "../../config.ts";
 import { subscriptionBlock } from "../../accounts/access.ts";
 import { enforceRateLimit } from "../../http/rate-limit.ts";
-import type { DashboardSession, SessionService } from "../../sessions/sessions.ts";
+import type { SessionService } from "../../sessions/sessions.ts";
 import { ApiError } from "../../errors.ts";
 import type { RateLimiter } from "../../metering/rate-limit.ts";
 import { pathnameOf, requestState } from "../../http/request-context.ts";
+import { readCookie, SESSION_COOKIE } from "../../http/session-cookie.ts";
 
-export const SESSION_COOKIE = "ogsmith_session";
-export const SIGN_IN_PATH = "/dashboard/api/session";
+const SIGN_IN_PATH = "/dashboard/api/session";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-const sessions = new WeakMap<Request, DashboardSession>();
-
 export const isDashboardPath = (pathname: string) => pathname === "/dashboard" || pathname.startsWith("/dashboard/");
-
-/** The session the gate accepted for this request; only called on routes behind the gate. */
-export function sessionOf(request: Request): DashboardSession {
-  const session = sessions.get(request);
-  if (!session) throw new Error("sessionOf called on a request the dashboard gate did not accept");
-  return session;
-}
-
-export function readCookie(request: Request, name: string): string | undefined {
-  // Bun's own Cookie header parser (decoding, quoting) rather than a hand-rolled split.
-  return new Bun.CookieMap(request.headers.get("cookie") ?? "").get(name) ?? undefined;
-}
 
 /**
  * The origins this server answers as. With OG_BASE_URL set, that origin alone (the Host check
@@ -62,8 +48,8 @@ export function dashboardGate(deps: { config: Pick<Config, "publicOrigin">; sess
 
     const session = await deps.sessions.resolve(readCookie(request, SESSION_COOKIE));
     if (!session) throw new ApiError("UNAUTHORIZED", "Not signed in, or the session expired. Sign in with your API key.");
-    sessions.set(request, session);
-    requestState(request).sessionAccountId = session.account.id;
+    // Read by the dashboard's routes (sessionOf) and the access log.
+    requestState(request).session = session;
 
     if (!unsafe || pathname === SIGN_IN_PATH) return;
     const blocked = subscriptionBlock(session.account);

@@ -1,15 +1,17 @@
 /**
- * The request gates, one per protected prefix: /api (API key), /admin (operator token) and
- * /dashboard (session). They run in a single `onRequest` hook, before any body is read, and the
+ * The request gates, one per protected prefix: /api (API key, `api.ts`), /admin (operator token,
+ * `admin.ts`) and /dashboard (session, `dashboard.ts`). They run in a single `onRequest` hook, before any body is read, and the
  * path picks at most one of them. (They were one framework hook each: every awaited hook costs
  * a promise and a turn on every request, gated or not; measured A/B on an authenticated GET.)
  */
 import { Elysia } from "elysia";
-import { dashboardGate, isDashboardPath } from "../modules/dashboard/guard.ts";
-import type { Services } from "../services.ts";
-import { adminGate, isAdminPath } from "../http/admin-auth.ts";
-import { apiGate, isApiPath } from "./api-auth.ts";
-import { pathnameOf } from "../http/request-context.ts";
+import type { Services } from "../../services.ts";
+import { pathnameOf } from "../../http/request-context.ts";
+import { adminGate, isAdminPath } from "./admin.ts";
+import { apiGate, isApiPath } from "./api.ts";
+import { dashboardGate, isDashboardPath } from "./dashboard.ts";
+
+export { metricsGate } from "./metrics.ts";
 
 export function requestGates(services: Pick<Services, "accounts" | "limiter" | "sessions" | "config">) {
   const api = apiGate(services);

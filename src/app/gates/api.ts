@@ -1,15 +1,15 @@
 /**
  * The /api gate, in the order of docs/api.md: key present → key known and active → subscription
- * → rate limit. It runs in the request hook (`gates.ts`), before the body is read, so a client
+ * → rate limit. It runs in the request hook (`index.ts`), before the body is read, so a client
  * with a bad key or over its rate learns that first and costs no parsing. Validation and quota
  * come later.
  */
-import { API_KEY_PATTERN } from "../accounts/keys.ts";
-import { subscriptionBlock } from "../accounts/access.ts";
-import { ApiError } from "../errors.ts";
-import type { Services } from "../services.ts";
-import { enforceRateLimit } from "../http/rate-limit.ts";
-import { requestState } from "../http/request-context.ts";
+import { API_KEY_PATTERN } from "../../accounts/keys.ts";
+import { subscriptionBlock } from "../../accounts/access.ts";
+import { ApiError } from "../../errors.ts";
+import type { Services } from "../../services.ts";
+import { enforceRateLimit } from "../../http/rate-limit.ts";
+import { requestState } from "../../http/request-context.ts";
 
 export const isApiPath = (pathname: string) => pathname === "/api" || pathname.startsWith("/api/");
 
