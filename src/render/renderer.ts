@@ -21,12 +21,12 @@
  */
 import { ConfigError, type Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
-import { CONTENT_TYPES } from "./encode.ts";
-import { DiskCache } from "./disk-cache.ts";
-import { createImageCache, fetchImage, type FetchedImage, type FetchImageOptions } from "./fetch-image.ts";
-import type { RenderEngine } from "./engine.ts";
-import { createPngCache, DEFAULT_PNG_CACHE_BYTES, engineCacheKey, renderCacheKey, type PngCache } from "./png-cache.ts";
-import { RenderPool, type RenderJob, type RenderPoolOptions } from "./pool.ts";
+import { CONTENT_TYPES } from "./output/encode.ts";
+import { DiskCache } from "./caches/disk-cache.ts";
+import { createImageCache, fetchImage, type FetchedImage, type FetchImageOptions } from "./images/fetch-image.ts";
+import type { RenderEngine } from "./engines/engine.ts";
+import { createPngCache, DEFAULT_PNG_CACHE_BYTES, engineCacheKey, renderCacheKey, type PngCache } from "./caches/png-cache.ts";
+import { RenderPool, type RenderJob, type RenderPoolOptions } from "./sandbox/pool.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 export interface ServiceRendererOptions {

@@ -64,7 +64,7 @@ export class AccountTemplateService {
   constructor(
     private readonly store: TemplateStore,
     private readonly clock: Clock,
-    /** The account's font families (render/account-fonts.ts): a template may name only those and the bundled ones. */
+    /** The account's font families (render/fonts/account-fonts.ts): a template may name only those and the bundled ones. */
     private readonly fonts?: {
       familyKeys(accountId: string): Promise<Set<string>>;
       forTemplate(accountId: string, spec: AccountTemplateSpec, lenient?: boolean): Promise<{ fonts?: RenderFonts; warnings: FieldProblem[] }>;
@@ -72,7 +72,7 @@ export class AccountTemplateService {
   ) {}
 
   /**
-   * The fonts a render of `spec` for this account draws with (render/account-fonts.ts): 400 for a
+   * The fonts a render of `spec` for this account draws with (render/fonts/account-fonts.ts): 400 for a
    * family the account has no font of, or with `lenient` (a preview) a warning instead.
    */
   async fontsFor(accountId: string, spec: AccountTemplateSpec, lenient = false): Promise<{ fonts?: RenderFonts; warnings: FieldProblem[] }> {

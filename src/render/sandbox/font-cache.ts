@@ -7,8 +7,8 @@
  * reach the faces of the account whose card is being drawn.
  */
 import type { Font } from "satori";
-import type { AccountFace, RenderFonts } from "../account-fonts.ts";
-import { extraBundledFaces } from "../fonts.ts";
+import type { AccountFace, RenderFonts } from "../fonts/account-fonts.ts";
+import { extraBundledFaces } from "../fonts/fonts.ts";
 
 export const FONT_CACHE_BYTES = 48 * 1024 * 1024;
 

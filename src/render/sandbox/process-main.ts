@@ -12,15 +12,15 @@
  * even in the middle of native code (dieWithParent).
  */
 // First: nothing imported after it can reach the network.
-import "../no-network.ts";
+import "./no-network.ts";
 import { ApiError, toPlainError } from "../../errors.ts";
 import { silentLogger } from "../../logger.ts";
 import type { TemplateDefinition } from "../../templates/types.ts";
-import { loadLayout, renderTemplate, type RenderEngine } from "../engine.ts";
-import { layoutModule } from "../layout-wasm.ts";
+import { loadLayout, renderTemplate, type RenderEngine } from "../engines/engine.ts";
+import { layoutModule } from "../engines/layout-wasm.ts";
 import { withPreviewMark } from "../preview-mark.ts";
 import { prepareRendering, type RenderSetup } from "../setup.ts";
-import { createMemoryUpkeep } from "../worker-memory.ts";
+import { createMemoryUpkeep } from "./worker-memory.ts";
 import { FontCache } from "./font-cache.ts";
 import { libc } from "./libc.ts";
 import { PARENT_PID_ENV, type RenderJob, type RenderProcessInit, type RenderProcessReply, type RenderProcessRequest } from "./protocol.ts";

@@ -2,7 +2,7 @@
  * The families an account template names (`font-family`, Tailwind's `font-sans`, `font-serif`,
  * `font-mono` and `font-[…]`), and what each is drawn with: a bundled family (Inter; the bundled
  * serif and monospace faces, which the generic names stand for) or one of the account's own
- * fonts (render/account-fonts.ts). Which names a template may use is checked when it is created
+ * fonts (render/fonts/account-fonts.ts). Which names a template may use is checked when it is created
  * or updated (account-templates.ts) and again for every render, since fonts can be deleted.
  */
 import type { FieldProblem } from "../../errors.ts";

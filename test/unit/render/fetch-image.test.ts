@@ -13,8 +13,8 @@ import { Resvg } from "@resvg/resvg-js";
 import satori from "satori";
 
 import { ApiError } from "../../../src/errors.ts";
-import { createImageCache, type FetchImageOptions, fetchImage, sniffImage } from "../../../src/render/fetch-image.ts";
-import { encodePng } from "../../../src/render/png.ts";
+import { createImageCache, type FetchImageOptions, fetchImage, sniffImage } from "../../../src/render/images/fetch-image.ts";
+import { encodePng } from "../../../src/render/output/png.ts";
 import { fakeResolver, listenTcp, loopbackOnly, serveHttp, unusedPort } from "../../support/loopback.ts";
 
 const cleanups: (() => Promise<void>)[] = [];

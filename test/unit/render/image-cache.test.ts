@@ -1,7 +1,7 @@
 /** The fetched-image LRU: bounded by bytes, least recently used out first, TTL on an injected clock. */
 import { expect, test } from "bun:test";
 
-import { ImageCache } from "../../../src/render/image-cache.ts";
+import { ImageCache } from "../../../src/render/images/image-cache.ts";
 
 const cache = (maxBytes: number, ttlMs = 60_000, now = () => 0) => new ImageCache<string>({ maxBytes, ttlMs, now, sizeOf: (v) => v.length });
 

@@ -26,7 +26,7 @@
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { rename, rm, unlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../../logger.ts";
 
 const MAGIC = 0x4f474331; // "OGC1"
 export const HEADER_BYTES = 48;

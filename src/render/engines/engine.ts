@@ -17,16 +17,16 @@
  */
 import type { Font } from "satori";
 import { rasterize } from "./rasterize.ts";
-import { ApiError } from "../errors.ts";
-import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../templates/types.ts";
-import { emojiDataUri } from "./emoji.ts";
-import { fontsForCard, fontsForSegment, hanPreference, loadFonts, ownFontList, type HanPreference } from "./fonts.ts";
+import { ApiError } from "../../errors.ts";
+import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../../templates/types.ts";
+import { emojiDataUri } from "../fonts/emoji.ts";
+import { fontsForCard, fontsForSegment, hanPreference, loadFonts, ownFontList, type HanPreference } from "../fonts/fonts.ts";
 import type { initLayout as InitLayout, satori as Satori } from "./layout.ts";
-import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "./encode.ts";
-import { unpremultiply } from "./png.ts";
+import { CONTENT_TYPES, encodeImage, flattenPremultiplied, type ImageFormat } from "../output/encode.ts";
+import { unpremultiply } from "../output/png.ts";
 import { renderWithTakumi } from "./takumi.ts";
-import { withPreviewMark } from "./preview-mark.ts";
-import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
+import { withPreviewMark } from "../preview-mark.ts";
+import type { RenderRequest, RenderResult, Renderer } from "../types.ts";
 
 /**
  * What draws a card (OG_RENDER_ENGINE, `--engine`; docs/engines.md): satori + resvg, the
@@ -167,7 +167,7 @@ export interface RenderOptions {
   engine?: RenderEngine;
   /**
    * Faces the card names beyond the shared list: an account's fonts and the bundled serif or
-   * monospace family (sandbox/font-cache.ts), with the names its families are drawn under.
+   * monospace family (../sandbox/font-cache.ts), with the names its families are drawn under.
    */
   cardFonts?: { key: string; fonts: Font[]; names: Record<string, string> };
 }

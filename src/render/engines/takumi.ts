@@ -24,11 +24,11 @@
  * module's glyph cache both bounded (`TAKUMI_CACHE_BYTES`, `TAKUMI_GLYPH_CACHE_BYTES`); fonts
  * are registered once and kept, like satori's parsed faces.
  */
-import { ApiError } from "../errors.ts";
-import type { RenderContext, TemplateDefinition } from "../templates/types.ts";
-import { emojiDataUri } from "./emoji.ts";
-import { DEFAULT_QUALITY } from "./encode.ts";
-import { fontsForSegment, hanPreference, isIgnorable, loadFonts, sharedCoverage } from "./fonts.ts";
+import { ApiError } from "../../errors.ts";
+import type { RenderContext, TemplateDefinition } from "../../templates/types.ts";
+import { emojiDataUri } from "../fonts/emoji.ts";
+import { DEFAULT_QUALITY } from "../output/encode.ts";
+import { fontsForSegment, hanPreference, isIgnorable, loadFonts, sharedCoverage } from "../fonts/fonts.ts";
 import type { Font } from "satori";
 import { loadTakumiNative, type NativeRenderer } from "./takumi-native.ts";
 import { toTakumiTree, type TakumiNode } from "./takumi-tree.ts";

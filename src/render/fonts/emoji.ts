@@ -10,7 +10,7 @@
  */
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "bun";
-import packPath from "../../assets/emoji/twemoji.bin.gz" with { type: "file" };
+import packPath from "../../../assets/emoji/twemoji.bin.gz" with { type: "file" };
 
 interface EmojiPack {
   index: Record<string, [number, number]>;

@@ -5,16 +5,16 @@
  *
  * The files live in the store, so every instance has them. A render names the faces it needs by
  * digest (`RenderFonts`); the render process asks the serving process for the bytes it lacks and
- * keeps a bounded cache of them (sandbox/font-cache.ts), and the serving process keeps its own
+ * keeps a bounded cache of them (../sandbox/font-cache.ts), and the serving process keeps its own
  * bounded cache in front of the store (`bytes`). An account's fonts serve that account alone: a
  * render is only ever given the faces of the account that asked.
  */
-import type { Clock } from "../clock.ts";
-import { ApiError, validationError, type FieldProblem } from "../errors.ts";
-import { newId } from "../ids.ts";
-import type { FontRecord, FontStore } from "../store/types.ts";
-import { familyProblems, templateFamilies } from "../templates/account/fonts.ts";
-import type { AccountTemplateSpec } from "../templates/account/index.ts";
+import type { Clock } from "../../clock.ts";
+import { ApiError, validationError, type FieldProblem } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import type { FontRecord, FontStore } from "../../store/types.ts";
+import { familyProblems, templateFamilies } from "../../templates/account/fonts.ts";
+import type { AccountTemplateSpec } from "../../templates/account/index.ts";
 import { inspectFont } from "./font-inspect.ts";
 import { BUNDLED_FAMILIES, bundledFamilyOf } from "./fonts.ts";
 
@@ -34,7 +34,7 @@ export const FAMILY_NAME = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,63}$/;
 export const FONT_STYLES = ["normal", "italic"] as const;
 const UPLOAD_FIELDS = ["file", "family", "weight", "style"];
 
-import type { AccountFace, RenderFonts } from "../media/font-families.ts";
+import type { AccountFace, RenderFonts } from "../../media/font-families.ts";
 
 export type { AccountFace, RenderFonts };
 

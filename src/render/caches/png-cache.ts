@@ -10,10 +10,10 @@
  * Bounded by total bytes, least recently used first out (the LRU of image-cache.ts, without
  * expiry: an entry can never go stale, its key is its content).
  */
-import { fontDigests } from "./account-fonts.ts";
-import type { RenderEngine } from "./engine.ts";
-import { ImageCache } from "./image-cache.ts";
-import type { RenderRequest } from "./types.ts";
+import { fontDigests } from "../fonts/account-fonts.ts";
+import type { RenderEngine } from "../engines/engine.ts";
+import { ImageCache } from "../images/image-cache.ts";
+import type { RenderRequest } from "../types.ts";
 
 export const DEFAULT_PNG_CACHE_BYTES = 24 * 1024 * 1024;
 

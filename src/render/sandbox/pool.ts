@@ -1,5 +1,5 @@
 /**
- * The render pool: `OG_RENDER_WORKERS` render processes (sandbox/process-main.ts), children of
+ * The render pool: `OG_RENDER_WORKERS` render processes (process-main.ts), children of
  * the serving process, and a queue in front of them. The serving process never runs satori,
  * resvg or takumi: a render is native code working on what a tenant sent, and only a process can
  * be stopped in the middle of native code.
@@ -21,20 +21,20 @@
  *   (422 RENDER_FAILED) and nothing else: waiting jobs go to the other processes or to its
  *   replacement, started at once. If processes keep dying before they finish starting (a
  *   broken build), the pool stops respawning and fails jobs instead of looping.
- * - Repeat offenders (sandbox/offenders.ts): a killed or crashed render's content address is
+ * - Repeat offenders (offenders.ts): a killed or crashed render's content address is
  *   refused at once for 10 minutes, and an account with two of them in 10 minutes gets one
  *   process at a time for the next 10.
  */
 import { setPriority } from "node:os";
-import { ApiError, apiErrorFrom } from "../errors.ts";
-import type { Logger } from "../logger.ts";
-import type { RenderedImage, RenderEngine } from "./engine.ts";
-import { RenderChild, renderProcessCommand } from "./sandbox/child.ts";
-import { RepeatOffenders } from "./sandbox/offenders.ts";
-import type { RenderJob, RenderProcessReply } from "./sandbox/protocol.ts";
-import { residentMemoryReader, type ResidentMemoryReader } from "./sandbox/resident-memory.ts";
+import { ApiError, apiErrorFrom } from "../../errors.ts";
+import type { Logger } from "../../logger.ts";
+import type { RenderedImage, RenderEngine } from "../engines/engine.ts";
+import { RenderChild, renderProcessCommand } from "./child.ts";
+import { RepeatOffenders } from "./offenders.ts";
+import type { RenderJob, RenderProcessReply } from "./protocol.ts";
+import { residentMemoryReader, type ResidentMemoryReader } from "./resident-memory.ts";
 
-export type { RenderJob } from "./sandbox/protocol.ts";
+export type { RenderJob } from "./protocol.ts";
 
 export interface RenderPoolOptions {
   /** Render processes (OG_RENDER_WORKERS). */
@@ -78,7 +78,7 @@ export interface RenderPoolOptions {
   backgroundIdleMs?: number;
   /** The clock of the repeat-offender windows (ms). Default Date.now. */
   now?: () => number;
-  /** Account font files by digest, for a render process that asks for them (render/account-fonts.ts). */
+  /** Account font files by digest, for a render process that asks for them (render/fonts/account-fonts.ts). */
   fontBytes?: (digests: string[]) => Promise<Map<string, Uint8Array>>;
 }
 
