@@ -20,7 +20,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import jpegJs from "jpeg-js";
 import { encodeImage, encodeWithOptions, JPEG_OPTIONS, WEBP_OPTIONS } from "../src/render/output/encode.ts";
-import { renderTemplateToPng } from "../src/render/engines/engine.ts";
+import { renderTemplateToPng } from "../src/render/engines/in-process.ts";
 import { flattenPremultiplied } from "../src/render/output/encode.ts";
 import { encodePng } from "../src/render/output/png.ts";
 import { createTemplateRegistry } from "../src/templates/registry.ts";

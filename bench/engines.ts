@@ -20,7 +20,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { renderTemplate, type RenderEngine } from "../src/render/engines/engine.ts";
+import type { RenderEngine } from "../src/render/engines/engine.ts";
+import { renderTemplate } from "../src/render/engines/in-process.ts";
 import { encodeImage } from "../src/render/output/encode.ts";
 import { silentLogger } from "../src/logger.ts";
 import { RenderPool } from "../src/render/sandbox/pool.ts";

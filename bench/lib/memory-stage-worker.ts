@@ -50,7 +50,7 @@ self.onmessage = async (event: MessageEvent<StageRequest>) => {
   const times: number[] = [];
   const upkeepTimes: number[] = [];
   if (stage >= 4 && template) {
-    const { renderTemplate } = await import("../../src/render/engines/engine.ts");
+    const { renderTemplate } = await import("../../src/render/engines/in-process.ts");
     await renderTemplate(template, { title: "warm-up" }, CONTEXT);
     Bun.gc(true);
     if (stage >= 5) {

@@ -1,6 +1,6 @@
 /**
  * One render split into its phases, for bench/render-phases.ts: the same steps as
- * renderTemplateToPng (src/render/engines/engine.ts), each timed on its own, run either in the calling
+ * renderTemplateToPng (src/render/engines/in-process.ts), each timed on its own, run either in the calling
  * thread or inside a worker (bench/lib/phases-worker.ts) so the two can be compared.
  */
 import { Resvg } from "@resvg/resvg-js";

@@ -1,6 +1,6 @@
 /**
  * The renderer `ogsmith serve` and `ogsmith render --batch` use (a single `ogsmith render` and the
- * benchmark baseline keep the in-process one of engine.ts). Per request:
+ * benchmark baseline keep the in-process one of engines/in-process.ts). Per request:
  *
  *   1. images: each image field is fetched (or its data: URI decoded) on the main thread,
  *      where I/O belongs, through fetchImage and the address guard, with a per-service LRU

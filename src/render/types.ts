@@ -1,5 +1,5 @@
 /**
- * The render interface the HTTP face and the CLI call: in-process for the CLI (engine.ts), a
+ * The render interface the HTTP face and the CLI call: in-process for the CLI (engines/in-process.ts), a
  * worker pool with caches and image fetching for the service (renderer.ts).
  */
 import type { AccountTemplateSpec } from "../templates/account/index.ts";

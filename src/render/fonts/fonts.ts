@@ -382,7 +382,7 @@ export interface CardFonts {
  * would render differently in a busy worker than in a fresh one. With a loader of its own it
  * renders as in a fresh worker, every time, for 2–5 ms more per render (an empty shaping cache).
  * A template's own text is not known before the layout: the renderer lays a card out again with
- * a list of its own when satori asks the shared list for a fallback font (engine.ts).
+ * a list of its own when satori asks the shared list for a fallback font (../engines/satori.ts).
  */
 export async function fontsForCard(texts: Iterable<string | undefined>, extra?: ExtraCardFonts): Promise<CardFonts> {
   const shared = extra && extra.fonts.length > 0 ? await listWithExtra(extra) : await loadFonts();

@@ -12,7 +12,7 @@ import { extraBundledFaces } from "../fonts/fonts.ts";
 
 export const FONT_CACHE_BYTES = 48 * 1024 * 1024;
 
-/** What a card draws with beyond the shared list (engine.ts `RenderOptions.cardFonts`). */
+/** What a card draws with beyond the shared list (../engines/engine.ts `RenderOptions.cardFonts`). */
 export interface CardFontSet {
   /** Names the set: cards with the same set share one font list. */
   key: string;

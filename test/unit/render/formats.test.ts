@@ -5,7 +5,7 @@
  * onto the card's own background colour (or white), never black.
  */
 import { describe, expect, test } from "bun:test";
-import { createInProcessRenderer } from "../../../src/render/engines/engine.ts";
+import { createInProcessRenderer } from "../../../src/render/engines/in-process.ts";
 import { encodeImage, flattenPremultiplied } from "../../../src/render/output/encode.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import type { TemplateDefinition } from "../../../src/templates/types.ts";

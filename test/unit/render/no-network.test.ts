@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../../../src/logger.ts";
-import { renderTemplate } from "../../../src/render/engines/engine.ts";
+import { renderTemplate } from "../../../src/render/engines/in-process.ts";
 import { RenderPool } from "../../../src/render/sandbox/pool.ts";
 import type { TemplateDefinition } from "../../../src/templates/types.ts";
 import { serveHttp, type HttpFixture } from "../../support/loopback.ts";

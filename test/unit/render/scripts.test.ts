@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { emojiDataUri, emojiKey, loadAdditionalAsset } from "../../../src/render/fonts/emoji.ts";
-import { createInProcessRenderer } from "../../../src/render/engines/engine.ts";
+import { createInProcessRenderer } from "../../../src/render/engines/in-process.ts";
 import { describeFontFile, useExtraFonts } from "../../../src/render/fonts/fonts.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { renderRequest } from "../../support/render-request.ts";

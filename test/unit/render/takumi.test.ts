@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { renderTemplate } from "../../../src/render/engines/engine.ts";
+import { renderTemplate } from "../../../src/render/engines/in-process.ts";
 import { engineCacheKey } from "../../../src/render/caches/png-cache.ts";
 import { loadTakumiNative } from "../../../src/render/engines/takumi-native.ts";
 import { createServiceRenderer } from "../../../src/render/renderer.ts";

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { inflateSync } from "node:zlib";
-import { createInProcessRenderer, renderTemplateToPng } from "../../../src/render/engines/engine.ts";
+import { createInProcessRenderer, renderTemplateToPng } from "../../../src/render/engines/in-process.ts";
 import { firstFontOfCollection, fontsForCard, fontsForSegment, hanPreference, loadFonts, useExtraFonts } from "../../../src/render/fonts/fonts.ts";
 import { textDirectionStyle } from "../../../src/templates/kit.ts";
 import { BUILT_IN_TEMPLATES, createTemplateRegistry } from "../../../src/templates/registry.ts";

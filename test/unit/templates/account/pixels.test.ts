@@ -5,7 +5,7 @@
  * SVG and text fitting.
  */
 import { describe, expect, test } from "bun:test";
-import { renderTemplate } from "../../../../src/render/engines/engine.ts";
+import { renderTemplate } from "../../../../src/render/engines/in-process.ts";
 import { extraBundledFaces } from "../../../../src/render/fonts/fonts.ts";
 import { templateFamilies } from "../../../../src/templates/account/fonts.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
