@@ -25,7 +25,7 @@ import { OutboundError } from "../../net/outbound-error.ts";
 import type { Resolver } from "../../net/resolve.ts";
 import type { TlsOptions, Transport } from "../../net/transport.ts";
 import { version } from "../../../package.json";
-import { ImageCache } from "./image-cache.ts";
+import { createByteBoundedCache, type ImageCache } from "./image-cache.ts";
 import { IMAGE_LIMITS } from "../../media/image-limits.ts";
 import { sniffImage, type SourceFormat } from "../../media/sniff.ts";
 import { encodePng } from "../output/png.ts";
@@ -70,7 +70,7 @@ export interface FetchImageOptions extends AddressPolicy {
 }
 
 export function createImageCache(options: { maxBytes?: number; ttlMs?: number; now?: () => number } = {}): ImageCache<FetchedImage> {
-  return new ImageCache<FetchedImage>({
+  return createByteBoundedCache<FetchedImage>({
     maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
     ttlMs: options.ttlMs ?? 10 * 60 * 1000,
     now: options.now,

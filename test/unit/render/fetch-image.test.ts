@@ -323,10 +323,10 @@ describe("cache", () => {
     expect((await failure(fetchImage("logo_url", server.url("/t"), options({ cache })))).reason).toBe("http_error");
     status = 200;
     await fetchImage("logo_url", server.url("/t"), options({ cache }));
-    now = 999;
+    now = 1_000;
     await fetchImage("logo_url", server.url("/t"), options({ cache }));
     expect(server.requests).toHaveLength(2);
-    now = 1_000;
+    now = 1_001;
     await fetchImage("logo_url", server.url("/t"), options({ cache }));
     expect(server.requests).toHaveLength(3);
   });
