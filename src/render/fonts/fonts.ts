@@ -18,6 +18,7 @@
  * (`fontsForSegment`). A worker that renders only Latin holds 6 parsed faces (four upright, two
  * italic), not 42.
  */
+import { LRUCache } from "lru-cache";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Font } from "satori";
@@ -409,15 +410,15 @@ export interface ExtraCardFonts {
 }
 
 /** Lists of the shared faces and a set of extra ones, by the set's key; the most recently used last. */
-const extraLists = new Map<string, Promise<Font[]>>();
 const EXTRA_LISTS_KEPT = 16;
+const extraLists = new LRUCache<string, Promise<Font[]>>({ max: EXTRA_LISTS_KEPT });
 
 function listWithExtra(extra: ExtraCardFonts): Promise<Font[]> {
   let list = extraLists.get(extra.key);
-  if (list) extraLists.delete(extra.key);
-  else list = loadFonts().then((shared) => [...shared, ...extra.fonts]);
-  extraLists.set(extra.key, list);
-  if (extraLists.size > EXTRA_LISTS_KEPT) extraLists.delete(extraLists.keys().next().value!);
+  if (!list) {
+    list = loadFonts().then((shared) => [...shared, ...extra.fonts]);
+    extraLists.set(extra.key, list);
+  }
   return list;
 }
 

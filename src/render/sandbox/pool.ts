@@ -25,6 +25,7 @@
  *   refused at once for 10 minutes, and an account with two of them in 10 minutes gets one
  *   process at a time for the next 10.
  */
+import { LRUCache } from "lru-cache";
 import { setPriority } from "node:os";
 import { ApiError, apiErrorFrom } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
@@ -199,7 +200,7 @@ export class RenderPool {
    * process for the whole deadline): its own queue is estimated with it, so one account's slow
    * template makes its own backlog short, not everyone's. Bounded, least recently used out.
    */
-  private readonly accountRenderMs = new Map<string, number>();
+  private readonly accountRenderMs = new LRUCache<string, number>({ max: MAX_ACCOUNTS_REMEMBERED });
   private readonly options: Required<Pick<RenderPoolOptions, "gcEvery" | "warmUp" | "maxQueuedBytes" | "memoryWatchMs">> & RenderPoolOptions;
   private readonly timers: PoolTimers;
   private readonly offenders: RepeatOffenders;
@@ -323,7 +324,7 @@ export class RenderPool {
     if (account === undefined) return Math.round(everyone);
     let own = 0;
     for (const pending of this.queue) if (this.heldAccount(pending) === account) own++;
-    const theirs = this.accountRenderMs.get(account) ?? this.recentRenderMs;
+    const theirs = this.accountRenderMs.peek(account) ?? this.recentRenderMs;
     return Math.round(Math.max(everyone, (own * theirs) / this.shareOf(account)));
   }
 
@@ -484,9 +485,7 @@ export class RenderPool {
   private learnAccount(account: string | undefined, elapsedMs: number): void {
     if (account === undefined) return;
     const before = this.accountRenderMs.get(account);
-    this.accountRenderMs.delete(account);
     this.accountRenderMs.set(account, before === undefined ? elapsedMs : before + RECENT_WEIGHT * (elapsedMs - before));
-    if (this.accountRenderMs.size > MAX_ACCOUNTS_REMEMBERED) this.accountRenderMs.delete(this.accountRenderMs.keys().next().value!);
   }
 
   private dispatch(slot: Slot, pending: Pending): void {

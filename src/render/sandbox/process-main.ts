@@ -13,6 +13,7 @@
  */
 // First: nothing imported after it can reach the network.
 import "./no-network.ts";
+import { LRUCache } from "lru-cache";
 import { ApiError, toPlainError } from "../../errors.ts";
 import { silentLogger } from "../../logger.ts";
 import type { TemplateDefinition } from "../../templates/types.ts";
@@ -130,8 +131,7 @@ export function runRenderProcess(hooks: RenderProcessHooks = {}): void {
  * over), the most recently used last. An unsaved definition (version 0 without a revision, a
  * preview) is compiled each time: the editor sends a new one with every keystroke.
  */
-const accountDefinitions = new Map<string, TemplateDefinition>();
-const MAX_ACCOUNT_DEFINITIONS = 64;
+const accountDefinitions = new LRUCache<string, TemplateDefinition>({ max: 64 });
 
 /**
  * The template language (≈ 30 MB of parsers and tables) loads with the first account template,
@@ -144,10 +144,10 @@ async function accountDefinition(source: NonNullable<RenderJob["accountTemplate"
   if (source.version <= 0 && !source.revision) return accountTemplateDefinition(source.spec);
   const key = JSON.stringify([source.accountId, source.spec.id, source.version, source.revision ?? Bun.hash(JSON.stringify(source.spec)).toString(16)]);
   let definition = accountDefinitions.get(key);
-  if (definition) accountDefinitions.delete(key);
-  else definition = accountTemplateDefinition(source.spec);
-  accountDefinitions.set(key, definition);
-  if (accountDefinitions.size > MAX_ACCOUNT_DEFINITIONS) accountDefinitions.delete(accountDefinitions.keys().next().value!);
+  if (!definition) {
+    definition = accountTemplateDefinition(source.spec);
+    accountDefinitions.set(key, definition);
+  }
   return definition;
 }
 
