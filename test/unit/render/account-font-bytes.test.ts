@@ -29,7 +29,7 @@ async function setUp(cacheBytes: (sizes: number[]) => number) {
   const service = new AccountFontService(store.fonts, systemClock, cacheBytes(files.map((f) => f.byteLength)));
   const uploaded = [];
   for (const [i, data] of files.entries()) {
-    uploaded.push(await service.upload(account.id, { file: new Blob([data]), family: ["Alpha", "Beta", "Gamma"][i] }));
+    uploaded.push(await service.upload(account.id, { file: new Blob([new Uint8Array(data)]), family: ["Alpha", "Beta", "Gamma"][i] }));
   }
   const digests = files.map((data) => new Bun.CryptoHasher("sha256").update(data).digest("hex"));
   // Gone from the store: only the cache can answer now.
@@ -51,9 +51,9 @@ test("a read makes a file the most recently used", async () => {
   const digests = files.map((data) => new Bun.CryptoHasher("sha256").update(data).digest("hex"));
   const ids: string[] = [];
   for (const [i, data] of files.slice(0, 2).entries())
-    ids.push((await service.upload(account.id, { file: new Blob([data]), family: ["Alpha", "Beta"][i] })).id);
+    ids.push((await service.upload(account.id, { file: new Blob([new Uint8Array(data)]), family: ["Alpha", "Beta"][i] })).id);
   await service.bytes([digests[0]!]); // Alpha read: Beta is now the least recently used
-  ids.push((await service.upload(account.id, { file: new Blob([files[2]!]), family: "Gamma" })).id);
+  ids.push((await service.upload(account.id, { file: new Blob([new Uint8Array(files[2]!)]), family: "Gamma" })).id);
   for (const id of ids) await store.fonts.delete(account.id, id);
   expect([...(await service.bytes(digests)).keys()]).toEqual([digests[0], digests[2]]);
 });
