@@ -8,6 +8,7 @@
  * If an operator later adds an id an account already uses, the account's own template wins for
  * that account (`resolve` is asked first, see render/account-request.ts).
  */
+import { LRUCache } from "lru-cache";
 import type { Clock } from "../clock.ts";
 import { ApiError, type FieldProblem, validationError } from "../errors.ts";
 import type { RenderFonts } from "../media/font-families.ts";
@@ -59,7 +60,7 @@ export interface ResolvedTemplate {
 const SPEC_CACHE_ENTRIES = 512;
 
 export class AccountTemplateService {
-  private readonly specs = new Map<string, AccountTemplateSpec>();
+  private readonly specs = new LRUCache<string, AccountTemplateSpec>({ max: SPEC_CACHE_ENTRIES });
 
   constructor(
     private readonly store: TemplateStore,
@@ -199,11 +200,9 @@ export class AccountTemplateService {
     return { accountId, id: spec.id, definition, digest, now: this.clock.now() };
   }
 
-  /** Keeps a parsed spec by its digest (the oldest go past SPEC_CACHE_ENTRIES). */
+  /** Keeps a parsed spec by its digest (the least recently used go past SPEC_CACHE_ENTRIES). */
   private remember(digest: string, spec: AccountTemplateSpec): AccountTemplateSpec {
-    this.specs.delete(digest);
     this.specs.set(digest, spec);
-    if (this.specs.size > SPEC_CACHE_ENTRIES) this.specs.delete(this.specs.keys().next().value!);
     return spec;
   }
 

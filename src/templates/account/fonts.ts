@@ -5,6 +5,7 @@
  * fonts (render/fonts/account-fonts.ts). Which names a template may use is checked when it is created
  * or updated (account-templates.ts) and again for every render, since fonts can be deleted.
  */
+import { LRUCache } from "lru-cache";
 import type { FieldProblem } from "../../errors.ts";
 import { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, SERIF_FAMILY } from "../../media/font-families.ts";
 import { orientationOf, parseTemplateHtml, usesOrientation } from "./html.ts";
@@ -29,8 +30,7 @@ export interface TemplateFamilies {
   bundled: string[];
 }
 
-const byContent = new Map<string, TemplateFamilies>();
-const KEPT = 256;
+const byContent = new LRUCache<string, TemplateFamilies>({ max: 256 });
 
 /** What `spec` names, remembered by content (a render reads it for every card of a template version). */
 export function templateFamilies(spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">): TemplateFamilies {
@@ -40,7 +40,6 @@ export function templateFamilies(spec: Pick<AccountTemplateSpec, "html" | "field
   const known = byContent.get(key);
   if (known) return known;
   const found = collect(spec);
-  if (byContent.size >= KEPT) byContent.delete(byContent.keys().next().value!);
   byContent.set(key, found);
   return found;
 }
