@@ -409,9 +409,8 @@ export interface ExtraCardFonts {
   fonts: Font[];
 }
 
-/** Lists of the shared faces and a set of extra ones, by the set's key; the most recently used last. */
-const EXTRA_LISTS_KEPT = 16;
-const extraLists = new LRUCache<string, Promise<Font[]>>({ max: EXTRA_LISTS_KEPT });
+/** Lists of the shared faces and a set of extra ones, by the set's key: the 16 most recently used. */
+const extraLists = new LRUCache<string, Promise<Font[]>>({ max: 16 });
 
 function listWithExtra(extra: ExtraCardFonts): Promise<Font[]> {
   let list = extraLists.get(extra.key);

@@ -128,7 +128,7 @@ export function runRenderProcess(hooks: RenderProcessHooks = {}): void {
 /**
  * Compiled account templates, by account, id, version and revision (a saved version never
  * changes; the revision tells apart a template deleted and created again, whose versions start
- * over), the most recently used last. An unsaved definition (version 0 without a revision, a
+ * over), the 64 most recently used. An unsaved definition (version 0 without a revision, a
  * preview) is compiled each time: the editor sends a new one with every keystroke.
  */
 const accountDefinitions = new LRUCache<string, TemplateDefinition>({ max: 64 });
