@@ -20,7 +20,7 @@ import { JobWorker } from "./worker/index.ts";
 import { BatchDrawer } from "./batches/drawer.ts";
 import { Elysia } from "elysia";
 import { opsModule } from "./modules/ops/index.ts";
-import { warmFontInspection } from "./render/font-inspect.ts";
+import { warmFontInspection } from "./render/fonts/font-inspect.ts";
 import { warmTailwind } from "./templates/account/tailwind.ts";
 import { warmDashboardAssets } from "./modules/dashboard/assets.ts";
 

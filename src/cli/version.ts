@@ -9,8 +9,8 @@
  * the two modules takes a few milliseconds; nothing else (server, database, fonts) is loaded.
  */
 import { BUILD_TARGET } from "../build-target.ts";
-import { loadResvg } from "../render/rasterize.ts";
-import { loadTakumiNative } from "../render/takumi-native.ts";
+import { loadResvg } from "../render/engines/rasterize.ts";
+import { loadTakumiNative } from "../render/engines/takumi-native.ts";
 import { hostTarget } from "../platform.ts";
 import { VERSION } from "../version.ts";
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { createApp, type App } from "../../src/app/app.ts";
 import { silentLogger } from "../../src/logger.ts";
-import { createInProcessRenderer } from "../../src/render/engine.ts";
+import { createInProcessRenderer } from "../../src/render/engines/in-process.ts";
 import { prepareRendering } from "../../src/render/setup.ts";
 import { createServices, type Services } from "../../src/services.ts";
 import { apiRequest, type ApiInit } from "../support/harness.ts";

@@ -3,7 +3,8 @@
  * silently: the core never imports a face, `src/http` is plumbing that knows nothing of the app
  * built on it, no two source files need each other at run time, within the core the template
  * language sits below the renderer that draws it (no src/templates ⇄ src/render loop), the store
- * knows nothing of the core it serves, and no two folders of the core need each other.
+ * knows nothing of the core it serves, no two folders of the core need each other, and no two
+ * files of the store or of the renderer need each other even for a type.
  */
 import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
@@ -40,6 +41,9 @@ const BELOW: Array<[lower: string, upper: string]> = [
   ["src/media", "src/templates"],
   ["src/media", "src/render"],
 ];
+
+/** What every render engine is given and gives back; the engines import it, never the reverse. */
+const ENGINE_SEAM = "src/render/engines/engine.ts";
 
 interface Import {
   /** A repository path (`src/http/app.ts`) for a relative specifier, else the specifier itself (a package). */
@@ -221,6 +225,15 @@ describe("the dependency rule (docs/architecture.md)", () => {
 
   test("no two folders of the core import each other, through any circle, not even for types", () => {
     expect(folderCycles(files, STORE_IMPORTS_OF_FEATURES_ALLOWED)).toEqual([]);
+  });
+
+  test("no files under src/render import each other, not even for types", () => {
+    expect(typeCycles(files.filter((f) => under(f.path, "src/render")))).toEqual([]);
+  });
+
+  test("the engine seam imports no engine: each engine imports it, and only in-process.ts knows them all", () => {
+    const seam = files.find((f) => f.path === ENGINE_SEAM)!;
+    expect(seam.imports.filter((i) => under(i.target, "src/render/engines")).map((i) => i.target)).toEqual([]);
   });
 });
 

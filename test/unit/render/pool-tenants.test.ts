@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiError } from "../../../src/errors.ts";
 import { createLogger, silentLogger } from "../../../src/logger.ts";
-import { BACKGROUND_NICE, RenderPool, type RenderJob, type RenderPoolOptions } from "../../../src/render/pool.ts";
+import { BACKGROUND_NICE, RenderPool, type RenderJob, type RenderPoolOptions } from "../../../src/render/sandbox/pool.ts";
 import { parseAccountTemplate } from "../../../src/templates/account/index.ts";
 import { ManualTimers } from "../../support/manual-timers.ts";
 import { GATED_PROCESS } from "../../support/gated-render-process.ts";

@@ -2,7 +2,7 @@
  * The takumi engine (OG_RENDER_ENGINE=takumi; docs/engines.md): the same template element
  * trees drawn by takumi's Rust renderer, which lays out and rasterizes in one native call,
  * instead of satori (tree → SVG) and resvg (SVG → pixels). Templates do not know which engine
- * draws them; engine.ts picks one per render.
+ * draws them; in-process.ts picks one per render.
  *
  * Per card:
  *   1. the template's tree becomes takumi's node tree (takumi-tree.ts: function components run,
@@ -24,23 +24,20 @@
  * module's glyph cache both bounded (`TAKUMI_CACHE_BYTES`, `TAKUMI_GLYPH_CACHE_BYTES`); fonts
  * are registered once and kept, like satori's parsed faces.
  */
-import { ApiError } from "../errors.ts";
-import type { RenderContext, TemplateDefinition } from "../templates/types.ts";
-import { emojiDataUri } from "./emoji.ts";
-import { DEFAULT_QUALITY } from "./encode.ts";
-import { fontsForSegment, hanPreference, isIgnorable, loadFonts, sharedCoverage } from "./fonts.ts";
+import { ApiError } from "../../errors.ts";
+import type { RenderContext, TemplateDefinition } from "../../templates/types.ts";
+import { emojiDataUri } from "../fonts/emoji.ts";
+import { DEFAULT_QUALITY } from "../output/encode.ts";
+import { fontsForSegment, hanPreference, isIgnorable, loadFonts, sharedCoverage } from "../fonts/fonts.ts";
 import type { Font } from "satori";
 import { loadTakumiNative, type NativeRenderer } from "./takumi-native.ts";
 import { toTakumiTree, type TakumiNode } from "./takumi-tree.ts";
-import type { RenderedImage, RenderOptions } from "./engine.ts";
+import { MISSING_GLYPH_BOX, type EngineOptions, type RenderedImage } from "./engine.ts";
 
 /** Decoded images and SVG rasters takumi keeps between renders (its default is 64 MiB). */
 export const TAKUMI_CACHE_BYTES = 8 * 1024 * 1024;
 /** Shaped and rasterized glyphs, shared by every renderer in the thread (its default, 8 MiB). */
 export const TAKUMI_GLYPH_CACHE_BYTES = 8 * 1024 * 1024;
-
-/** What a character no font has is drawn as (as on the satori engine). */
-const MISSING_GLYPH_BOX = "\u25A1";
 
 let renderer: NativeRenderer | undefined;
 
@@ -210,13 +207,13 @@ function opaqueColour(css: string): Promise<[number, number, number]> {
 }
 
 /**
- * The takumi half of engine.ts's `renderTemplate`: same arguments, same result. `logical` is the
+ * The takumi half of in-process.ts's `renderTemplate`: same arguments, same result. `logical` is the
  * canvas the template lays out on; `background` the card's own colour (JPEG only).
  */
 export async function renderWithTakumi(
   template: TemplateDefinition,
   fields: Record<string, string | undefined>,
-  options: RenderOptions & { logical: { width: number; height: number }; background?: string },
+  options: EngineOptions & { background?: string },
 ): Promise<RenderedImage> {
   const { width, height, logical } = options;
   const format = options.format ?? "png";

@@ -1,5 +1,5 @@
 /**
- * The render pool: `OG_RENDER_WORKERS` render processes (sandbox/process-main.ts), children of
+ * The render pool: `OG_RENDER_WORKERS` render processes (process-main.ts), children of
  * the serving process, and a queue in front of them. The serving process never runs satori,
  * resvg or takumi: a render is native code working on what a tenant sent, and only a process can
  * be stopped in the middle of native code.
@@ -21,20 +21,21 @@
  *   (422 RENDER_FAILED) and nothing else: waiting jobs go to the other processes or to its
  *   replacement, started at once. If processes keep dying before they finish starting (a
  *   broken build), the pool stops respawning and fails jobs instead of looping.
- * - Repeat offenders (sandbox/offenders.ts): a killed or crashed render's content address is
+ * - Repeat offenders (offenders.ts): a killed or crashed render's content address is
  *   refused at once for 10 minutes, and an account with two of them in 10 minutes gets one
  *   process at a time for the next 10.
  */
+import { LRUCache } from "lru-cache";
 import { setPriority } from "node:os";
-import { ApiError, apiErrorFrom } from "../errors.ts";
-import type { Logger } from "../logger.ts";
-import type { RenderedImage, RenderEngine } from "./engine.ts";
-import { RenderChild, renderProcessCommand } from "./sandbox/child.ts";
-import { RepeatOffenders } from "./sandbox/offenders.ts";
-import type { RenderJob, RenderProcessReply } from "./sandbox/protocol.ts";
-import { residentMemoryReader, type ResidentMemoryReader } from "./sandbox/resident-memory.ts";
+import { ApiError, apiErrorFrom } from "../../errors.ts";
+import type { Logger } from "../../logger.ts";
+import type { RenderedImage, RenderEngine } from "../engines/engine.ts";
+import { RenderChild, renderProcessCommand } from "./child.ts";
+import { RepeatOffenders } from "./offenders.ts";
+import type { RenderJob, RenderProcessReply } from "./protocol.ts";
+import { residentMemoryReader, type ResidentMemoryReader } from "./resident-memory.ts";
 
-export type { RenderJob } from "./sandbox/protocol.ts";
+export type { RenderJob } from "./protocol.ts";
 
 export interface RenderPoolOptions {
   /** Render processes (OG_RENDER_WORKERS). */
@@ -78,7 +79,7 @@ export interface RenderPoolOptions {
   backgroundIdleMs?: number;
   /** The clock of the repeat-offender windows (ms). Default Date.now. */
   now?: () => number;
-  /** Account font files by digest, for a render process that asks for them (render/account-fonts.ts). */
+  /** Account font files by digest, for a render process that asks for them (render/fonts/account-fonts.ts). */
   fontBytes?: (digests: string[]) => Promise<Map<string, Uint8Array>>;
 }
 
@@ -199,7 +200,7 @@ export class RenderPool {
    * process for the whole deadline): its own queue is estimated with it, so one account's slow
    * template makes its own backlog short, not everyone's. Bounded, least recently used out.
    */
-  private readonly accountRenderMs = new Map<string, number>();
+  private readonly accountRenderMs = new LRUCache<string, number>({ max: MAX_ACCOUNTS_REMEMBERED });
   private readonly options: Required<Pick<RenderPoolOptions, "gcEvery" | "warmUp" | "maxQueuedBytes" | "memoryWatchMs">> & RenderPoolOptions;
   private readonly timers: PoolTimers;
   private readonly offenders: RepeatOffenders;
@@ -323,7 +324,7 @@ export class RenderPool {
     if (account === undefined) return Math.round(everyone);
     let own = 0;
     for (const pending of this.queue) if (this.heldAccount(pending) === account) own++;
-    const theirs = this.accountRenderMs.get(account) ?? this.recentRenderMs;
+    const theirs = this.accountRenderMs.peek(account) ?? this.recentRenderMs;
     return Math.round(Math.max(everyone, (own * theirs) / this.shareOf(account)));
   }
 
@@ -484,9 +485,7 @@ export class RenderPool {
   private learnAccount(account: string | undefined, elapsedMs: number): void {
     if (account === undefined) return;
     const before = this.accountRenderMs.get(account);
-    this.accountRenderMs.delete(account);
     this.accountRenderMs.set(account, before === undefined ? elapsedMs : before + RECENT_WEIGHT * (elapsedMs - before));
-    if (this.accountRenderMs.size > MAX_ACCOUNTS_REMEMBERED) this.accountRenderMs.delete(this.accountRenderMs.keys().next().value!);
   }
 
   private dispatch(slot: Slot, pending: Pending): void {

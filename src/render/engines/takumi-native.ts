@@ -13,8 +13,8 @@
  * into JSON, which takumi.ts does itself.
  */
 import type { RenderOptions, RendererOptions, RegisteredFamily, FontDetails } from "@takumi-rs/core";
-import { BUILD_TARGET } from "../build-target.ts";
-import { hostTarget } from "../platform.ts";
+import { BUILD_TARGET } from "../../build-target.ts";
+import { hostTarget } from "../../platform.ts";
 
 /** The native renderer's methods we call (the addon's own class, not the package's wrapper). */
 export interface NativeRenderer {

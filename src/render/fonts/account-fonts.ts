@@ -5,16 +5,17 @@
  *
  * The files live in the store, so every instance has them. A render names the faces it needs by
  * digest (`RenderFonts`); the render process asks the serving process for the bytes it lacks and
- * keeps a bounded cache of them (sandbox/font-cache.ts), and the serving process keeps its own
+ * keeps a bounded cache of them (../sandbox/font-cache.ts), and the serving process keeps its own
  * bounded cache in front of the store (`bytes`). An account's fonts serve that account alone: a
  * render is only ever given the faces of the account that asked.
  */
-import type { Clock } from "../clock.ts";
-import { ApiError, validationError, type FieldProblem } from "../errors.ts";
-import { newId } from "../ids.ts";
-import type { FontRecord, FontStore } from "../store/types.ts";
-import { familyProblems, templateFamilies } from "../templates/account/fonts.ts";
-import type { AccountTemplateSpec } from "../templates/account/index.ts";
+import { LRUCache } from "lru-cache";
+import type { Clock } from "../../clock.ts";
+import { ApiError, validationError, type FieldProblem } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import type { FontRecord, FontStore } from "../../store/types.ts";
+import { familyProblems, templateFamilies } from "../../templates/account/fonts.ts";
+import type { AccountTemplateSpec } from "../../templates/account/index.ts";
 import { inspectFont } from "./font-inspect.ts";
 import { BUNDLED_FAMILIES, bundledFamilyOf } from "./fonts.ts";
 
@@ -34,7 +35,7 @@ export const FAMILY_NAME = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,63}$/;
 export const FONT_STYLES = ["normal", "italic"] as const;
 const UPLOAD_FIELDS = ["file", "family", "weight", "style"];
 
-import type { AccountFace, RenderFonts } from "../media/font-families.ts";
+import type { AccountFace, RenderFonts } from "../../media/font-families.ts";
 
 export type { AccountFace, RenderFonts };
 
@@ -63,14 +64,16 @@ export interface BuiltinFontView {
 const DEFAULT_CACHE_BYTES = 64 * MiB;
 
 export class AccountFontService {
-  private readonly cache = new Map<string, Uint8Array>();
-  private cached = 0;
+  /** Font files by digest, bounded by their bytes; a file larger than the whole bound is not kept. */
+  private readonly cache: LRUCache<string, Uint8Array>;
 
   constructor(
     private readonly store: FontStore,
     private readonly clock: Clock,
-    private readonly cacheBytes = DEFAULT_CACHE_BYTES,
-  ) {}
+    cacheBytes = DEFAULT_CACHE_BYTES,
+  ) {
+    this.cache = new LRUCache<string, Uint8Array>({ maxSize: cacheBytes, sizeCalculation: (data) => Math.max(1, data.byteLength) });
+  }
 
   /**
    * Stores an uploaded font (`input`: the multipart form's fields). 400 naming `file` when it is
@@ -139,7 +142,7 @@ export class AccountFontService {
     );
     if (stored === "too_many") throw new ApiError("CONFLICT", `An account can have at most ${FONT_LIMITS.fonts} fonts. Delete one first.`);
     if (stored === "too_large") throw new ApiError("CONFLICT", `An account's fonts can take at most ${FONT_LIMITS.accountBytes / MiB} MiB. Delete one first.`);
-    this.remember(digest, data!);
+    this.cache.set(digest, data!);
     return view(stored.font);
   }
 
@@ -199,27 +202,13 @@ export class AccountFontService {
     const found = new Map<string, Uint8Array>();
     for (const digest of digests) {
       let data = this.cache.get(digest);
-      if (data) {
-        this.cache.delete(digest);
-        this.cache.set(digest, data);
-      } else {
+      if (!data) {
         data = await this.store.data(digest);
-        if (data) this.remember(digest, data);
+        if (data) this.cache.set(digest, data);
       }
       if (data) found.set(digest, data);
     }
     return found;
-  }
-
-  private remember(digest: string, data: Uint8Array): void {
-    if (this.cache.has(digest) || data.byteLength > this.cacheBytes) return;
-    this.cache.set(digest, data);
-    this.cached += data.byteLength;
-    while (this.cached > this.cacheBytes) {
-      const [oldest, bytes] = this.cache.entries().next().value!;
-      this.cache.delete(oldest);
-      this.cached -= bytes.byteLength;
-    }
   }
 }
 

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "bun";
-import packPath from "../../assets/emoji/twemoji.bin.gz" with { type: "file" };
+import packPath from "../../../assets/emoji/twemoji.bin.gz" with { type: "file" };
 
 interface EmojiPack {
   index: Record<string, [number, number]>;
@@ -66,7 +66,7 @@ export function emojiDataUri(segment: string): string | undefined {
 }
 
 /**
- * The emoji half of satori's `loadAdditionalAsset` hook (engine.ts answers text segments from
+ * The emoji half of satori's `loadAdditionalAsset` hook (../engines/satori.ts answers text segments from
  * the bundled fallback fonts of fonts.ts); nothing is ever fetched.
  */
 export async function loadAdditionalAsset(code: string, segment: string): Promise<string | never[]> {

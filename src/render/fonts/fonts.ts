@@ -18,63 +18,64 @@
  * (`fontsForSegment`). A worker that renders only Latin holds 6 parsed faces (four upright, two
  * italic), not 42.
  */
+import { LRUCache } from "lru-cache";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Font } from "satori";
-import { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, PRIMARY_FAMILY, SERIF_FAMILY } from "../media/font-families.ts";
+import { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, PRIMARY_FAMILY, SERIF_FAMILY } from "../../media/font-families.ts";
 import { cmapCodePoints, fontCodePoints, sfntTables, woffTable } from "./cmap.ts";
 
 export { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, SERIF_FAMILY };
 
-import fallbackPackPath from "../../assets/fonts/noto-fallback.bin" with { type: "file" };
-import inter_latin_400 from "../../assets/fonts/inter-latin-400-normal.woff" with { type: "file" };
-import inter_latin_600 from "../../assets/fonts/inter-latin-600-normal.woff" with { type: "file" };
-import inter_latin_700 from "../../assets/fonts/inter-latin-700-normal.woff" with { type: "file" };
-import inter_latin_800 from "../../assets/fonts/inter-latin-800-normal.woff" with { type: "file" };
-import inter_latin_ext_400 from "../../assets/fonts/inter-latin-ext-400-normal.woff" with { type: "file" };
-import inter_latin_ext_600 from "../../assets/fonts/inter-latin-ext-600-normal.woff" with { type: "file" };
-import inter_latin_ext_700 from "../../assets/fonts/inter-latin-ext-700-normal.woff" with { type: "file" };
-import inter_latin_ext_800 from "../../assets/fonts/inter-latin-ext-800-normal.woff" with { type: "file" };
-import inter_latin_400_italic from "../../assets/fonts/inter-latin-400-italic.woff" with { type: "file" };
-import inter_latin_700_italic from "../../assets/fonts/inter-latin-700-italic.woff" with { type: "file" };
-import inter_latin_ext_400_italic from "../../assets/fonts/inter-latin-ext-400-italic.woff" with { type: "file" };
-import inter_latin_ext_700_italic from "../../assets/fonts/inter-latin-ext-700-italic.woff" with { type: "file" };
-import inter_cyrillic_400 from "../../assets/fonts/inter-cyrillic-400-normal.woff" with { type: "file" };
-import inter_cyrillic_600 from "../../assets/fonts/inter-cyrillic-600-normal.woff" with { type: "file" };
-import inter_cyrillic_700 from "../../assets/fonts/inter-cyrillic-700-normal.woff" with { type: "file" };
-import inter_cyrillic_800 from "../../assets/fonts/inter-cyrillic-800-normal.woff" with { type: "file" };
-import inter_cyrillic_ext_400 from "../../assets/fonts/inter-cyrillic-ext-400-normal.woff" with { type: "file" };
-import inter_cyrillic_ext_600 from "../../assets/fonts/inter-cyrillic-ext-600-normal.woff" with { type: "file" };
-import inter_cyrillic_ext_700 from "../../assets/fonts/inter-cyrillic-ext-700-normal.woff" with { type: "file" };
-import inter_cyrillic_ext_800 from "../../assets/fonts/inter-cyrillic-ext-800-normal.woff" with { type: "file" };
-import inter_greek_400 from "../../assets/fonts/inter-greek-400-normal.woff" with { type: "file" };
-import inter_greek_600 from "../../assets/fonts/inter-greek-600-normal.woff" with { type: "file" };
-import inter_greek_700 from "../../assets/fonts/inter-greek-700-normal.woff" with { type: "file" };
-import inter_greek_800 from "../../assets/fonts/inter-greek-800-normal.woff" with { type: "file" };
-import inter_greek_ext_400 from "../../assets/fonts/inter-greek-ext-400-normal.woff" with { type: "file" };
-import inter_greek_ext_600 from "../../assets/fonts/inter-greek-ext-600-normal.woff" with { type: "file" };
-import inter_greek_ext_700 from "../../assets/fonts/inter-greek-ext-700-normal.woff" with { type: "file" };
-import inter_greek_ext_800 from "../../assets/fonts/inter-greek-ext-800-normal.woff" with { type: "file" };
-import inter_vietnamese_400 from "../../assets/fonts/inter-vietnamese-400-normal.woff" with { type: "file" };
-import inter_vietnamese_600 from "../../assets/fonts/inter-vietnamese-600-normal.woff" with { type: "file" };
-import inter_vietnamese_700 from "../../assets/fonts/inter-vietnamese-700-normal.woff" with { type: "file" };
-import inter_vietnamese_800 from "../../assets/fonts/inter-vietnamese-800-normal.woff" with { type: "file" };
-import inter_cyrillic_400_italic from "../../assets/fonts/inter-cyrillic-400-italic.woff" with { type: "file" };
-import inter_cyrillic_700_italic from "../../assets/fonts/inter-cyrillic-700-italic.woff" with { type: "file" };
-import inter_cyrillic_ext_400_italic from "../../assets/fonts/inter-cyrillic-ext-400-italic.woff" with { type: "file" };
-import inter_cyrillic_ext_700_italic from "../../assets/fonts/inter-cyrillic-ext-700-italic.woff" with { type: "file" };
-import inter_greek_400_italic from "../../assets/fonts/inter-greek-400-italic.woff" with { type: "file" };
-import inter_greek_700_italic from "../../assets/fonts/inter-greek-700-italic.woff" with { type: "file" };
-import inter_greek_ext_400_italic from "../../assets/fonts/inter-greek-ext-400-italic.woff" with { type: "file" };
-import inter_greek_ext_700_italic from "../../assets/fonts/inter-greek-ext-700-italic.woff" with { type: "file" };
-import inter_vietnamese_400_italic from "../../assets/fonts/inter-vietnamese-400-italic.woff" with { type: "file" };
-import inter_vietnamese_700_italic from "../../assets/fonts/inter-vietnamese-700-italic.woff" with { type: "file" };
-import mono_400 from "../../assets/fonts/jetbrains-mono-latin-400-normal.woff" with { type: "file" };
-import mono_700 from "../../assets/fonts/jetbrains-mono-latin-700-normal.woff" with { type: "file" };
-import mono_400_italic from "../../assets/fonts/jetbrains-mono-latin-400-italic.woff" with { type: "file" };
-import serif_400 from "../../assets/fonts/source-serif-4-latin-400-normal.woff" with { type: "file" };
-import serif_700 from "../../assets/fonts/source-serif-4-latin-700-normal.woff" with { type: "file" };
-import serif_400_italic from "../../assets/fonts/source-serif-4-latin-400-italic.woff" with { type: "file" };
+import fallbackPackPath from "../../../assets/fonts/noto-fallback.bin" with { type: "file" };
+import inter_latin_400 from "../../../assets/fonts/inter-latin-400-normal.woff" with { type: "file" };
+import inter_latin_600 from "../../../assets/fonts/inter-latin-600-normal.woff" with { type: "file" };
+import inter_latin_700 from "../../../assets/fonts/inter-latin-700-normal.woff" with { type: "file" };
+import inter_latin_800 from "../../../assets/fonts/inter-latin-800-normal.woff" with { type: "file" };
+import inter_latin_ext_400 from "../../../assets/fonts/inter-latin-ext-400-normal.woff" with { type: "file" };
+import inter_latin_ext_600 from "../../../assets/fonts/inter-latin-ext-600-normal.woff" with { type: "file" };
+import inter_latin_ext_700 from "../../../assets/fonts/inter-latin-ext-700-normal.woff" with { type: "file" };
+import inter_latin_ext_800 from "../../../assets/fonts/inter-latin-ext-800-normal.woff" with { type: "file" };
+import inter_latin_400_italic from "../../../assets/fonts/inter-latin-400-italic.woff" with { type: "file" };
+import inter_latin_700_italic from "../../../assets/fonts/inter-latin-700-italic.woff" with { type: "file" };
+import inter_latin_ext_400_italic from "../../../assets/fonts/inter-latin-ext-400-italic.woff" with { type: "file" };
+import inter_latin_ext_700_italic from "../../../assets/fonts/inter-latin-ext-700-italic.woff" with { type: "file" };
+import inter_cyrillic_400 from "../../../assets/fonts/inter-cyrillic-400-normal.woff" with { type: "file" };
+import inter_cyrillic_600 from "../../../assets/fonts/inter-cyrillic-600-normal.woff" with { type: "file" };
+import inter_cyrillic_700 from "../../../assets/fonts/inter-cyrillic-700-normal.woff" with { type: "file" };
+import inter_cyrillic_800 from "../../../assets/fonts/inter-cyrillic-800-normal.woff" with { type: "file" };
+import inter_cyrillic_ext_400 from "../../../assets/fonts/inter-cyrillic-ext-400-normal.woff" with { type: "file" };
+import inter_cyrillic_ext_600 from "../../../assets/fonts/inter-cyrillic-ext-600-normal.woff" with { type: "file" };
+import inter_cyrillic_ext_700 from "../../../assets/fonts/inter-cyrillic-ext-700-normal.woff" with { type: "file" };
+import inter_cyrillic_ext_800 from "../../../assets/fonts/inter-cyrillic-ext-800-normal.woff" with { type: "file" };
+import inter_greek_400 from "../../../assets/fonts/inter-greek-400-normal.woff" with { type: "file" };
+import inter_greek_600 from "../../../assets/fonts/inter-greek-600-normal.woff" with { type: "file" };
+import inter_greek_700 from "../../../assets/fonts/inter-greek-700-normal.woff" with { type: "file" };
+import inter_greek_800 from "../../../assets/fonts/inter-greek-800-normal.woff" with { type: "file" };
+import inter_greek_ext_400 from "../../../assets/fonts/inter-greek-ext-400-normal.woff" with { type: "file" };
+import inter_greek_ext_600 from "../../../assets/fonts/inter-greek-ext-600-normal.woff" with { type: "file" };
+import inter_greek_ext_700 from "../../../assets/fonts/inter-greek-ext-700-normal.woff" with { type: "file" };
+import inter_greek_ext_800 from "../../../assets/fonts/inter-greek-ext-800-normal.woff" with { type: "file" };
+import inter_vietnamese_400 from "../../../assets/fonts/inter-vietnamese-400-normal.woff" with { type: "file" };
+import inter_vietnamese_600 from "../../../assets/fonts/inter-vietnamese-600-normal.woff" with { type: "file" };
+import inter_vietnamese_700 from "../../../assets/fonts/inter-vietnamese-700-normal.woff" with { type: "file" };
+import inter_vietnamese_800 from "../../../assets/fonts/inter-vietnamese-800-normal.woff" with { type: "file" };
+import inter_cyrillic_400_italic from "../../../assets/fonts/inter-cyrillic-400-italic.woff" with { type: "file" };
+import inter_cyrillic_700_italic from "../../../assets/fonts/inter-cyrillic-700-italic.woff" with { type: "file" };
+import inter_cyrillic_ext_400_italic from "../../../assets/fonts/inter-cyrillic-ext-400-italic.woff" with { type: "file" };
+import inter_cyrillic_ext_700_italic from "../../../assets/fonts/inter-cyrillic-ext-700-italic.woff" with { type: "file" };
+import inter_greek_400_italic from "../../../assets/fonts/inter-greek-400-italic.woff" with { type: "file" };
+import inter_greek_700_italic from "../../../assets/fonts/inter-greek-700-italic.woff" with { type: "file" };
+import inter_greek_ext_400_italic from "../../../assets/fonts/inter-greek-ext-400-italic.woff" with { type: "file" };
+import inter_greek_ext_700_italic from "../../../assets/fonts/inter-greek-ext-700-italic.woff" with { type: "file" };
+import inter_vietnamese_400_italic from "../../../assets/fonts/inter-vietnamese-400-italic.woff" with { type: "file" };
+import inter_vietnamese_700_italic from "../../../assets/fonts/inter-vietnamese-700-italic.woff" with { type: "file" };
+import mono_400 from "../../../assets/fonts/jetbrains-mono-latin-400-normal.woff" with { type: "file" };
+import mono_700 from "../../../assets/fonts/jetbrains-mono-latin-700-normal.woff" with { type: "file" };
+import mono_400_italic from "../../../assets/fonts/jetbrains-mono-latin-400-italic.woff" with { type: "file" };
+import serif_400 from "../../../assets/fonts/source-serif-4-latin-400-normal.woff" with { type: "file" };
+import serif_700 from "../../../assets/fonts/source-serif-4-latin-700-normal.woff" with { type: "file" };
+import serif_400_italic from "../../../assets/fonts/source-serif-4-latin-400-italic.woff" with { type: "file" };
 
 type Weight = 400 | 600 | 700 | 800;
 /**
@@ -382,7 +383,7 @@ export interface CardFonts {
  * would render differently in a busy worker than in a fresh one. With a loader of its own it
  * renders as in a fresh worker, every time, for 2–5 ms more per render (an empty shaping cache).
  * A template's own text is not known before the layout: the renderer lays a card out again with
- * a list of its own when satori asks the shared list for a fallback font (engine.ts).
+ * a list of its own when satori asks the shared list for a fallback font (../engines/satori.ts).
  */
 export async function fontsForCard(texts: Iterable<string | undefined>, extra?: ExtraCardFonts): Promise<CardFonts> {
   const shared = extra && extra.fonts.length > 0 ? await listWithExtra(extra) : await loadFonts();
@@ -408,16 +409,15 @@ export interface ExtraCardFonts {
   fonts: Font[];
 }
 
-/** Lists of the shared faces and a set of extra ones, by the set's key; the most recently used last. */
-const extraLists = new Map<string, Promise<Font[]>>();
-const EXTRA_LISTS_KEPT = 16;
+/** Lists of the shared faces and a set of extra ones, by the set's key: the 16 most recently used. */
+const extraLists = new LRUCache<string, Promise<Font[]>>({ max: 16 });
 
 function listWithExtra(extra: ExtraCardFonts): Promise<Font[]> {
   let list = extraLists.get(extra.key);
-  if (list) extraLists.delete(extra.key);
-  else list = loadFonts().then((shared) => [...shared, ...extra.fonts]);
-  extraLists.set(extra.key, list);
-  if (extraLists.size > EXTRA_LISTS_KEPT) extraLists.delete(extraLists.keys().next().value!);
+  if (!list) {
+    list = loadFonts().then((shared) => [...shared, ...extra.fonts]);
+    extraLists.set(extra.key, list);
+  }
   return list;
 }
 

@@ -1,6 +1,6 @@
 /**
  * A minimal PNG writer for resvg's RGBA pixels. resvg-js's own `asPng()` spends more time in
- * its encoder than this does with zlib (see the timings in engine.ts), for the same pixels.
+ * its encoder than this does with zlib (see the timings in ../engines/satori.ts), for the same pixels.
  */
 import { crc32, deflateSync } from "node:zlib";
 

@@ -18,18 +18,18 @@ import decodeWebp, { init as initWebpDecoder } from "@jsquash/webp/decode";
 // executable under `bun build --compile` (typed by `declare module "*.wasm"` in src/render/assets.d.ts).
 import webpWasmPath from "@jsquash/webp/codec/dec/webp_dec.wasm" with { type: "file" };
 
-import { ApiError } from "../errors.ts";
-import type { AddressPolicy } from "../net/address-guard.ts";
-import { formatBytes, guardedFetch } from "../net/guarded-request.ts";
-import { OutboundError } from "../net/outbound-error.ts";
-import type { Resolver } from "../net/resolve.ts";
-import type { TlsOptions, Transport } from "../net/transport.ts";
-import { version } from "../../package.json";
-import { ImageCache } from "./image-cache.ts";
-import { IMAGE_LIMITS } from "../media/image-limits.ts";
-import { sniffImage, type SourceFormat } from "../media/sniff.ts";
-import { encodePng } from "./png.ts";
-import { checkSvgText } from "../media/svg-safety.ts";
+import { ApiError } from "../../errors.ts";
+import type { AddressPolicy } from "../../net/address-guard.ts";
+import { formatBytes, guardedFetch } from "../../net/guarded-request.ts";
+import { OutboundError } from "../../net/outbound-error.ts";
+import type { Resolver } from "../../net/resolve.ts";
+import type { TlsOptions, Transport } from "../../net/transport.ts";
+import { version } from "../../../package.json";
+import { createByteBoundedCache, type ImageCache } from "./image-cache.ts";
+import { IMAGE_LIMITS } from "../../media/image-limits.ts";
+import { sniffImage, type SourceFormat } from "../../media/sniff.ts";
+import { encodePng } from "../output/png.ts";
+import { checkSvgText } from "../../media/svg-safety.ts";
 
 export { IMAGE_LIMITS, sniffImage };
 
@@ -43,7 +43,7 @@ export type ImageFailureReason =
   | "network_error"
   | "too_many_redirects";
 
-export type { SniffedImage, SourceFormat } from "../media/sniff.ts";
+export type { SniffedImage, SourceFormat } from "../../media/sniff.ts";
 
 export interface FetchedImage {
   /** What to put in satori's `<img src>`. */
@@ -70,7 +70,7 @@ export interface FetchImageOptions extends AddressPolicy {
 }
 
 export function createImageCache(options: { maxBytes?: number; ttlMs?: number; now?: () => number } = {}): ImageCache<FetchedImage> {
-  return new ImageCache<FetchedImage>({
+  return createByteBoundedCache<FetchedImage>({
     maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
     ttlMs: options.ttlMs ?? 10 * 60 * 1000,
     now: options.now,

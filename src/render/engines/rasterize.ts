@@ -13,7 +13,7 @@
  * says what that means for the server.
  */
 import type { Resvg as ResvgClass } from "@resvg/resvg-js";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../errors.ts";
 
 /**
  * The binding, loaded on the first rasterization (a takumi render worker never needs it), so that

@@ -15,8 +15,8 @@
  *   stored have 0 there and read as before.)
  * - Writes go to a temp file in the same directory and are renamed over the final name, so a
  *   reader (or a crash) never sees half a file under a real name.
- * - Last use is tracked in memory (a Map in least-recently-used order: a hit moves its key to
- *   the end) and mirrored to the file's mtime, which is what the start-up scan orders by, so
+ * - Last use is tracked in memory (an LRUCache of the files' sizes, bounded by their sum: a hit
+ *   makes its key the most recent, and what it evicts is unlinked) and mirrored to the file's mtime, which is what the start-up scan orders by, so
  *   the order survives a restart without a database. The mtime update after a hit is not
  *   awaited: losing one to a crash only makes that file look older. (Wall-clock time on
  *   purpose: mtimes are the file system's clock, not the service's test clock.)
@@ -26,7 +26,8 @@
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { rename, rm, unlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Logger } from "../logger.ts";
+import { LRUCache } from "lru-cache";
+import type { Logger } from "../../logger.ts";
 
 const MAGIC = 0x4f474331; // "OGC1"
 export const HEADER_BYTES = 48;
@@ -74,9 +75,8 @@ export class DiskCache {
   readonly dir: string;
   readonly maxBytes: number;
   private readonly logger: Logger;
-  /** Keys in least-recently-used order (first = oldest). */
-  private readonly index = new Map<string, Entry>();
-  private bytes = 0;
+  /** The files by key, bounded by their sizes: the least recently used are evicted, and their files unlinked. */
+  private readonly index: LRUCache<string, Entry>;
   private readonly counters = { hits: 0, misses: 0, corrupt: 0, evicted: 0 };
   private readonly pending = new Set<Promise<unknown>>();
   private tmpCounter = 0;
@@ -86,6 +86,16 @@ export class DiskCache {
     this.dir = dir;
     this.maxBytes = maxBytes;
     this.logger = logger;
+    this.index = new LRUCache<string, Entry>({
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (entry) => Math.max(1, entry.size),
+      // Only an eviction removes the file: a key forgotten or replaced has no file to remove, or a new one.
+      dispose: (_entry, key, reason) => {
+        if (reason !== "evict") return;
+        this.counters.evicted++;
+        this.track(unlink(this.pathOf(key)).catch(() => {}));
+      },
+    });
     mkdirSync(dir, { recursive: true });
     const found: { key: string; size: number; mtimeMs: number }[] = [];
     for (const shard of readdirSync(dir, { withFileTypes: true })) {
@@ -107,16 +117,13 @@ export class DiskCache {
         }
       }
     }
+    // Oldest first, so that past the bound the least recently used files are the ones evicted.
     found.sort((a, b) => a.mtimeMs - b.mtimeMs);
-    for (const file of found) {
-      this.index.set(file.key, { size: file.size, mtimeMs: file.mtimeMs });
-      this.bytes += file.size;
-    }
-    this.evict();
+    for (const file of found) this.index.set(file.key, { size: file.size, mtimeMs: file.mtimeMs });
   }
 
   get stats(): DiskCacheStats {
-    return { entries: this.index.size, bytes: this.bytes, maxBytes: this.maxBytes, ...this.counters };
+    return { entries: this.index.size, bytes: this.index.calculatedSize, maxBytes: this.maxBytes, ...this.counters };
   }
 
   has(key: string): boolean {
@@ -164,8 +171,6 @@ export class DiskCache {
   used(key: string, force = false): void {
     const entry = this.index.get(key);
     if (!entry) return;
-    this.index.delete(key);
-    this.index.set(key, entry);
     const now = Date.now();
     if (force || now - entry.mtimeMs >= MTIME_REFRESH_MS) {
       entry.mtimeMs = now;
@@ -175,7 +180,7 @@ export class DiskCache {
   }
 
   /**
-   * Stores `bytes` under `key` (temp file + rename), then evicts down to the bound. Resolves
+   * Stores `bytes` under `key` (temp file + rename); the index then evicts down to the bound. Resolves
    * when the file is in place; failures are logged, not thrown.
    */
   set(key: string, bytes: Uint8Array, missingGlyphs: readonly number[] = []): Promise<void> {
@@ -194,12 +199,7 @@ export class DiskCache {
         this.logger.warn("render cache write failed", { file: path, error: error instanceof Error ? error.message : String(error) });
         return;
       }
-      const previous = this.index.get(key);
-      if (previous) this.bytes -= previous.size;
-      this.index.delete(key);
       this.index.set(key, { size, mtimeMs: Date.now() });
-      this.bytes += size;
-      this.evict();
     })();
     return this.track(write);
   }
@@ -216,20 +216,7 @@ export class DiskCache {
   }
 
   private forget(key: string): void {
-    const entry = this.index.get(key);
-    if (!entry) return;
     this.index.delete(key);
-    this.bytes -= entry.size;
-  }
-
-  private evict(): void {
-    for (const [key, entry] of this.index) {
-      if (this.bytes <= this.maxBytes) return;
-      this.index.delete(key);
-      this.bytes -= entry.size;
-      this.counters.evicted++;
-      this.track(unlink(this.pathOf(key)).catch(() => {}));
-    }
   }
 }
 

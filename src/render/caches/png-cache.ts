@@ -7,20 +7,20 @@
  * new bytes is a new key, and two URLs serving the same bytes with otherwise equal fields
  * still differ (the URL is a field), which keeps the key honest for templates that print a URL.
  *
- * Bounded by total bytes, least recently used first out (the LRU of image-cache.ts, without
- * expiry: an entry can never go stale, its key is its content).
+ * Bounded by total bytes, least recently used first out (the LRU of ../images/image-cache.ts,
+ * without expiry: an entry can never go stale, its key is its content).
  */
-import { fontDigests } from "./account-fonts.ts";
-import type { RenderEngine } from "./engine.ts";
-import { ImageCache } from "./image-cache.ts";
-import type { RenderRequest } from "./types.ts";
+import { fontDigests } from "../fonts/account-fonts.ts";
+import type { RenderEngine } from "../engines/engine.ts";
+import { createByteBoundedCache, type ImageCache } from "../images/image-cache.ts";
+import type { RenderRequest } from "../types.ts";
 
 export const DEFAULT_PNG_CACHE_BYTES = 24 * 1024 * 1024;
 
 export type PngCache = ImageCache<Uint8Array>;
 
 export function createPngCache(maxBytes = DEFAULT_PNG_CACHE_BYTES): PngCache {
-  return new ImageCache<Uint8Array>({ maxBytes, ttlMs: Number.POSITIVE_INFINITY, sizeOf: (png) => png.byteLength });
+  return createByteBoundedCache<Uint8Array>({ maxBytes, sizeOf: (png) => png.byteLength });
 }
 
 /** Digests of image bytes, remembered per byte array: the image cache hands back the same array for a repeated URL. */
