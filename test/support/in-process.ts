@@ -25,6 +25,7 @@ import { prepareRendering } from "../../src/render/setup.ts";
 import type { RunningService } from "../../src/serve.ts";
 import { createServices } from "../../src/services.ts";
 import { JobWorker } from "../../src/worker/index.ts";
+import { startReceiver, type TestReceiver } from "./receiver.ts";
 import { ADMIN_TOKEN, apiRequest, storeEnv, type ApiInit, type TestService, type TestServiceOptions } from "./harness.ts";
 
 /** Requests resolve against this origin; the app never sees a socket. */
@@ -145,4 +146,27 @@ export function useInProcessApp(env: Record<string, string> = {}, options: TestS
   });
   afterAll(() => fixture.s?.stop());
   return new Proxy({} as InProcessApp, { get: (_, key) => Reflect.get(fixture.s, key) });
+}
+
+export interface AppWithReceiver {
+  s: InProcessApp;
+  r: TestReceiver;
+}
+
+/**
+ * An app that may call loopback (OG_ALLOW_PRIVATE_NETWORKS=1) and a receiver for it to call
+ * (a real HTTP server: webhook deliveries leave through real sockets), started before and stopped
+ * after the tests of the enclosing scope. The fields are set once that scope's beforeAll has run.
+ */
+export function useAppWithReceiver(): AppWithReceiver {
+  const fixture = {} as AppWithReceiver;
+  beforeAll(async () => {
+    fixture.s = await startInProcessApp({ OG_ALLOW_PRIVATE_NETWORKS: "1" });
+    fixture.r = await startReceiver();
+  });
+  afterAll(async () => {
+    await fixture.s?.stop();
+    await fixture.r?.stop();
+  });
+  return fixture;
 }
