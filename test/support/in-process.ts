@@ -79,7 +79,7 @@ export async function startInProcessApp(env: Record<string, string> = {}, option
 
   // With OG_BASE_URL the app answers only that Host: the requests say it, as a proxy in front would.
   const host = env.OG_BASE_URL ? new URL(env.OG_BASE_URL).host : undefined;
-  const handle = (request: Request) => app.handle(request);
+  const handle = (request: Request) => app.handle(asServed(request));
   const api: InProcessApp["api"] = (path, init: ApiInit = {}) =>
     handle(apiRequest(IN_PROCESS_ORIGIN + path, host ? { ...init, headers: { host, ...init.headers } } : init));
   const admin: InProcessApp["admin"] = (path, init = {}) =>
@@ -114,6 +114,20 @@ export async function startInProcessApp(env: Record<string, string> = {}, option
         rmSync(dir, { recursive: true, force: true });
       })()),
   };
+}
+
+/**
+ * The request as the server would hand it to the app: Bun builds `request.url` from the Host
+ * header, so a request that names another host (a proxy's, a rebinding page's) is addressed there.
+ */
+function asServed(request: Request): Request {
+  const host = request.headers.get("host");
+  if (!host) return request;
+  const url = new URL(request.url);
+  if (url.host === host.toLowerCase()) return request;
+  url.host = host;
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  return new Request(url, { method: request.method, headers: request.headers, body: hasBody ? request.body : undefined, duplex: "half" } as RequestInit);
 }
 
 let accounts = 0;
