@@ -169,7 +169,7 @@ function batchRendererOf(renderer: Renderer & Partial<BatchRenderer>): BatchRend
 
 /**
  * The response schemas describe the API (/openapi.json) and are what the test suite checks every
- * answer's body against (test/e2e/response-schemas.test.ts); the framework does not check them
+ * answer's body against (test/http/ops.test.ts); the framework does not check them
  * again on every request. That check (TypeBox's compiled Check, a date-time regex) was ≈ 11 µs
  * of a 75 µs authenticated request over HTTP, for answers built by code the tests cover.
  * Set before the first request: the framework compiles each route's handler on first use.

@@ -14,7 +14,7 @@ import { waitFor } from "../support/wait.ts";
 import { startInProcessApp, type InProcessApp } from "../support/in-process.ts";
 
 /**
- * Batches end to end (docs/api.md, "Batches"): the real service with real render processes (a
+ * Batches (docs/api.md, "Batches"): the app in process with real render processes (a
  * gated one, so a test can hold a drawing while it looks at the batch), a real webhook receiver,
  * either store. A batch validates every item first, reserves its units at once, draws its items in
  * the background (each counted once, cached, given a signed URL that a crawler then fetches for

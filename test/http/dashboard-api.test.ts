@@ -1,5 +1,5 @@
 /**
- * The dashboard's JSON API (/dashboard/api/…) and its pages and assets over plain HTTP, in process
+ * The dashboard's JSON API (/dashboard/api/…) and its pages and assets, in process
  * (test/support/in-process.ts): no browser (the browser tests are test/e2e/dashboard*.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -9,7 +9,7 @@ import { inkIn, pixelFont } from "../support/fonts.ts";
 import { startInProcessApp, type InProcessApp } from "../support/in-process.ts";
 
 /**
- * The dashboard's session and JSON endpoints over plain HTTP against the real service (no
+ * The dashboard's session and JSON endpoints through the app (no
  * browser): cookie attributes, Origin checks, expiry on the service clock, key replacement,
  * blocked accounts, previews that are rate limited but never counted.
  */
@@ -284,7 +284,7 @@ describe("sessions and the dashboard's JSON endpoints", () => {
 });
 
 /**
- * The template studio's endpoints over plain HTTP against the real service (no browser): they
+ * The template studio's endpoints through the app (no browser): they
  * need a session and a same-origin Origin, another account's template is not there, a preview
  * is capped and never counted, a definition error names its line, the starters are
  * complete definitions, and editor-sized bodies (up to 1 MiB) are accepted.
@@ -460,7 +460,7 @@ describe("templates in the dashboard", () => {
 });
 
 /**
- * The Fonts page's endpoints over plain HTTP against the real service (no browser; satori, or
+ * The Fonts page's endpoints through the app (no browser; satori, or
  * the other engine with OG_TEST_ENGINE=takumi): the session and the Origin check guard them;
  * upload, list and delete answer as /api/fonts does (the same core, the same words for 400, 409
  * and 413); the sample picture is drawn in the face it names (its ink against a sample drawn by

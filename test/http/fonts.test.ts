@@ -11,7 +11,7 @@ import { decodePng } from "../support/png.ts";
 import { startInProcessApp, type InProcessApp } from "../support/in-process.ts";
 
 /**
- * Account fonts end to end (real server, real render processes; SQLite by default,
+ * Account fonts through the app in process (real render processes; SQLite by default,
  * OG_TEST_STORE=postgres for PostgreSQL, OG_TEST_ENGINE=takumi for the other engine): uploading
  * each format, what a file that is no font, a variable font or too large gets, the per-account
  * bounds, cards drawn in the uploaded face (pixels against the bundled sans), isolation between

@@ -373,7 +373,7 @@ describe("every answer matches its documented schema", () => {
 });
 
 /**
- * What a security review asked of the running service: /metrics behind a token unless made
+ * What a security review asked of the service: /metrics behind a token unless made
  * public, /readyz answered from a check run at most once a second, only OG_BASE_URL's Host
  * answered when it is set (421 otherwise), no cache keeping an answer that carries a secret,
  * /docs never framed nor leaking its address, and sign-in attempts limited over HTTP.

@@ -37,7 +37,7 @@ describe("shapes", () => {
 });
 
 /**
- * The account template API end to end (real server on port 0; SQLite by default,
+ * The account template API through the app in process (SQLite by default,
  * OG_TEST_STORE=postgres for the same tests on PostgreSQL): create, list with `source`, read,
  * update = a new version, versions list and read, delete, the 50-template limit, isolation
  * (another account's template is 404 TEMPLATE_NOT_FOUND on every route, exactly like a missing
@@ -418,7 +418,7 @@ describe("size sets", () => {
 });
 
 /**
- * Previews and the render bound through a real server (SQLite by default, OG_TEST_STORE=postgres
+ * Previews and the render bound through the app in process (SQLite by default, OG_TEST_STORE=postgres
  * for PostgreSQL): POST /api/templates/preview (capped, marked, not counted, no event, under the
  * rate limit, create's 400 for a bad definition, in the OpenAPI document), the dashboard
  * playground's preview (capped and marked too), and an account template rendering past 5 s

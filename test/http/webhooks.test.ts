@@ -26,7 +26,7 @@ describe("routes that do not exist", () => {
 });
 
 /**
- * Webhooks end to end (docs/api.md, docs/events.md): the real service on port 0, real
+ * Webhooks (docs/api.md, docs/events.md): the app in process, real
  * receivers on 127.0.0.1 (OG_ALLOW_PRIVATE_NETWORKS=1 so loopback is allowed), the test clock.
  */
 describe("webhooks", () => {

@@ -36,8 +36,11 @@ export interface InProcessApp extends Pick<TestService, "dir" | "storeEnv" | "ap
   url: string;
   /** What `startService` would return, less the listening server. */
   service: Pick<RunningService, "app" | "services" | "renderer" | "worker" | "drawer">;
-  /** `fetch` against the app: a path (or a URL on any origin) and the usual init. */
-  fetch(input: string | Request, init?: RequestInit): Promise<Response>;
+  /**
+   * `fetch` against the app: a path (or a URL on any origin) and fetch's init. The answer is
+   * never decoded on the way (as `fetch` with `decompress: false`).
+   */
+  fetch(input: string | Request, init?: BunFetchRequestInit): Promise<Response>;
   stop(): Promise<void>;
 }
 
