@@ -11,6 +11,12 @@ import { MAX_IMAGE_BODY_BYTES } from "../../src/http/body.ts";
 import { buildSignedUrl } from "../../src/signing/index.ts";
 import { testEngine } from "../support/engines.ts";
 import { decodePng, fractionNear, paddedPngDataUri, type DecodedPng } from "../support/png.ts";
+import { decodeJpeg, decodeWebp } from "../support/decode.ts";
+import { startInProcessRenderService, type RenderTestService } from "../support/render-service.ts";
+import { createLogger } from "../../src/logger.ts";
+import { createServiceRenderer } from "../../src/render/renderer.ts";
+import { createTemplateRegistry } from "../../src/templates/registry.ts";
+import { renderRequest } from "../support/render-request.ts";
 
 const s = useInProcessApp();
 
@@ -514,5 +520,145 @@ describe("data: image values", () => {
       expect(new URL(url).pathname.length + new URL(url).search.length).toBeLessThan(8 * 1024);
       await expectProblem(await s.fetch(url), 400, "VALIDATION_ERROR", "speaker_avatar_url", /^must be at most 2048 characters in a signed URL/);
     });
+  });
+});
+
+/**
+ * format and quality through POST /api/generate on the real service (render workers encode):
+ * Content-Type follows the format, the bytes decode with independent decoders and show the
+ * card, the ETag and the render cache tell formats and qualities apart, and bad values are a
+ * VALIDATION_ERROR naming the field.
+ */
+describe("format and quality", () => {
+  const DARK_BG: [number, number, number] = [0x0b, 0x0b, 0x14];
+  const body = { title: "Formats over HTTP", subtitle: "JPEG and WebP from the workers" };
+
+  let svc: RenderTestService;
+  beforeAll(async () => {
+    svc = await startInProcessRenderService();
+  });
+  afterAll(() => svc.stop());
+
+  const bytesOf = async (res: Response) => new Uint8Array(await res.arrayBuffer());
+
+  describe("POST /api/generate with format and quality", () => {
+    test("jpeg: image/jpeg that jpeg-js decodes to the dark card with white title ink", async () => {
+      const res = await svc.generate({ ...body, format: "jpeg" });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/jpeg");
+      const image = decodeJpeg(await bytesOf(res));
+      expect([image.width, image.height]).toEqual([1200, 630]);
+      expect(fractionNear(image, 1150, 590, 40, 30, DARK_BG, 8)).toBeGreaterThan(0.95);
+      expect(fractionNear(image, 72, 200, 900, 250, [255, 255, 255], 40)).toBeGreaterThan(0.03);
+    });
+
+    test("webp at another size: image/webp that libwebp's decoder reads, light card", async () => {
+      const res = await svc.generate({ ...body, format: "webp", quality: 70, theme: "light", width: 600, height: 315 });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/webp");
+      const image = await decodeWebp(await bytesOf(res));
+      expect([image.width, image.height]).toEqual([600, 315]);
+      expect(fractionNear(image, 560, 290, 30, 20, [0xfc, 0xfc, 0xfa], 8)).toBeGreaterThan(0.95);
+    });
+
+    test("png stays the default; a quality sent with png is ignored (same ETag, one render)", async () => {
+      const plain = await svc.generate({ ...body, title: "PNG default" });
+      expect(plain.headers.get("content-type")).toBe("image/png");
+      expect(decodePng(await bytesOf(plain)).width).toBe(1200);
+      const rendered = svc.renderer.pool.stats.rendered;
+      const withQuality = await svc.generate({ ...body, title: "PNG default", format: "png", quality: 10 });
+      expect(withQuality.status).toBe(200);
+      expect(withQuality.headers.get("etag")).toBe(plain.headers.get("etag"));
+      expect(svc.renderer.pool.stats.rendered).toBe(rendered);
+    });
+
+    test("the ETag and the render cache key include format and quality", async () => {
+      const variants = [{}, { format: "jpeg" }, { format: "jpeg", quality: 60 }, { format: "webp" }, { format: "webp", quality: 60 }];
+      const etags: string[] = [];
+      for (const v of variants) {
+        const res = await svc.generate({ ...body, title: "Cache key", ...v });
+        expect(res.status).toBe(200);
+        await res.arrayBuffer();
+        etags.push(res.headers.get("etag")!);
+      }
+      expect(new Set(etags).size).toBe(variants.length);
+      // Repeats hit the cache: same ETag, same bytes, no new render. jpeg without quality is jpeg at 85.
+      const rendered = svc.renderer.pool.stats.rendered;
+      const again = await svc.generate({ ...body, title: "Cache key", format: "jpeg", quality: 85 });
+      expect(again.headers.get("etag")).toBe(etags[1]!);
+      expect(again.headers.get("content-type")).toBe("image/jpeg");
+      expect(decodeJpeg(await bytesOf(again)).width).toBe(1200);
+      expect(svc.renderer.pool.stats.rendered).toBe(rendered);
+    });
+
+    test("bad format and quality: 400 VALIDATION_ERROR naming each field, nothing counted", async () => {
+      const before = await svc.used();
+      for (const [over, fields] of [
+        [{ format: "jpg" }, ["format"]],
+        [{ format: "jpeg", quality: 0 }, ["quality"]],
+        [{ format: "webp", quality: 101 }, ["quality"]],
+        [{ format: "jpeg", quality: 85.5 }, ["quality"]],
+        [{ format: "gif", quality: "high" }, ["format", "quality"]],
+      ] as const) {
+        const res = await svc.generate({ ...body, ...over });
+        expect(res.status).toBe(400);
+        const err = (await res.json()) as { code: string; details: { field: string }[] };
+        expect(err.code).toBe("VALIDATION_ERROR");
+        expect(err.details.map((d) => d.field).sort()).toEqual([...fields]);
+      }
+      expect(await svc.used()).toBe(before);
+    });
+  });
+});
+
+/**
+ * Characters no font has are never silent: POST /api/generate through the worker pool answers
+ * with `X-Missing-Glyphs: <count>`, also when the image comes from the cache, and 0 when every
+ * character has a glyph (CJK and Arabic included, from the bundled fallback fonts).
+ */
+describe("missing glyphs", () => {
+  describe("X-Missing-Glyphs", () => {
+    let svc: RenderTestService;
+    beforeAll(async () => {
+      svc = await startInProcessRenderService({ OG_RENDER_WORKERS: "1" });
+      await svc.renderer.pool.ready();
+    });
+    afterAll(() => svc.stop());
+
+    test("counts the characters drawn as boxes, rendered or cached", async () => {
+      const body = { title: "Runes ᚠᚢᚦ", theme: "light" };
+      const first = await svc.generate(body);
+      expect(first.status).toBe(200);
+      expect(first.headers.get("x-missing-glyphs")).toBe("3");
+      const cached = await svc.generate(body);
+      expect(cached.status).toBe(200);
+      expect(cached.headers.get("x-missing-glyphs")).toBe("3");
+    });
+
+    test("is 0 when the bundled fonts cover everything", async () => {
+      const res = await svc.generate({ title: "日本語 한국어 中文 עברית العربية हिन्दी ไทย 🚀" });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-missing-glyphs")).toBe("0");
+    });
+  });
+
+  test("the server log names the missing code points", async () => {
+    const lines: string[] = [];
+    const renderer = createServiceRenderer({
+      config: { renderWorkers: 1, allowPrivateNetworks: false, templatesDir: undefined, fontsDir: undefined },
+      logger: createLogger("info", (line) => lines.push(line)),
+      pool: { warmUp: false },
+    });
+    try {
+      const result = await renderer.render(
+        renderRequest(createTemplateRegistry(), { template: "event", theme: "dark", fields: { title: "ᚠ and 𓀀" }, width: 1200, height: 630, format: "png" }),
+      );
+      expect(result.missingGlyphs).toEqual([0x16a0, 0x13000]);
+      const warning = lines.find((line) => line.includes("no font has these characters"));
+      expect(warning).toBeDefined();
+      expect(warning).toContain("U+16A0 U+13000");
+    } finally {
+      await renderer.close();
+    }
   });
 });
