@@ -524,7 +524,7 @@ describe("data: image values", () => {
 });
 
 /**
- * format and quality through POST /api/generate on the real service (render workers encode):
+ * format and quality through POST /api/generate in process (the render processes encode):
  * Content-Type follows the format, the bytes decode with independent decoders and show the
  * card, the ETag and the render cache tell formats and qualities apart, and bad values are a
  * VALIDATION_ERROR naming the field.
