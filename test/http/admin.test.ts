@@ -1,5 +1,6 @@
 /**
- * The admin API (/admin/…) in process.
+ * The admin API (/admin/…) in process (test/support/in-process.ts). Its validation and the
+ * admin token's checks are with the routes they guard (generate.test.ts: authentication, validation).
  */
 import { describe, test } from "bun:test";
 import { envelope } from "../support/envelope.ts";

@@ -1,7 +1,8 @@
 /**
  * POST /api/generate in process (test/support/in-process.ts): the documented order of checks
- * (key, subscription, rate limit, validation, quota), body parsing and its limits, validation
- * details, and the image answer's headers.
+ * (key, subscription, rate limit, validation, quota), authentication, body parsing and its
+ * limits, validation details, data: image values, formats and qualities, and missing glyphs,
+ * drawn by real render processes.
  */
 import { beforeAll, describe, expect, test, afterAll } from "bun:test";
 import { envelope } from "../support/envelope.ts";

@@ -1,5 +1,8 @@
 /**
- * The app-level answers in process: /healthz, and routes that do not exist (404 and 405 in the envelope).
+ * The app-level answers in process (test/support/in-process.ts): /healthz, /readyz, /metrics and
+ * /docs, routes that do not exist (404 and 405 in the envelope), the OpenAPI document's schemas
+ * and every answer against them, and the security headers. (/metrics' request counters come from
+ * the listening server: test/e2e/openapi.test.ts.)
  */
 import { describe, expect, test, afterAll, beforeAll } from "bun:test";
 import { envelope } from "../support/envelope.ts";

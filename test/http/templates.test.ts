@@ -1,5 +1,6 @@
 /**
- * GET /api/templates in process: the built-in templates and their typed fields.
+ * Templates in process (test/support/in-process.ts): GET /api/templates, account templates and
+ * their size sets, previews, and an account's template beside an operator's of the same id.
  */
 import { describe, expect, test, afterAll, beforeAll } from "bun:test";
 import { customAccount, useInProcessApp, startInProcessApp, type InProcessApp } from "../support/in-process.ts";

@@ -1,5 +1,6 @@
 /**
- * GET /api/user/usage in process: the documented fields and headers.
+ * GET /api/user/usage and metering in process (test/support/in-process.ts): the documented
+ * fields and headers, quota and rate limit, and the messages that say how to proceed.
  */
 import { describe, expect, test, afterAll, beforeAll } from "bun:test";
 import { customAccount, useInProcessApp, startInProcessApp, type InProcessApp } from "../support/in-process.ts";
@@ -191,5 +192,27 @@ describe("metering", () => {
       expect(png.getUint32(16)).toBe(1200); // IHDR width
       expect(png.getUint32(20)).toBe(630); // IHDR height
     });
+  });
+});
+
+/** A newcomer's paper cut: the rate-limit message reads well for one request per second. */
+describe("messages that say how to proceed", () => {
+  let s: InProcessApp;
+  let apiKey: string;
+  beforeAll(async () => {
+    s = await startInProcessApp();
+    ({ apiKey } = await s.createAccount({ plan: "pro" }));
+  });
+  afterAll(() => s.stop());
+
+  test("the rate-limit message is grammatical for one request per second", async () => {
+    const { apiKey: freeKey } = await s.createAccount({ plan: "free" });
+    let limited: Response | undefined;
+    for (let i = 0; i < 3 && !limited; i++) {
+      const res = await s.api("/api/user/usage", { key: freeKey });
+      if (res.status === 429) limited = res;
+    }
+    expect(limited).toBeDefined();
+    expect(((await limited!.json()) as { message: string }).message).toContain("Rate limit exceeded: 1 request per second.");
   });
 });

@@ -1020,3 +1020,40 @@ describe("usage events", () => {
     });
   });
 });
+
+/** A newcomer's paper cut: a refusal names the setting that would allow it. */
+describe("messages that say how to proceed", () => {
+  let s: InProcessApp;
+  let apiKey: string;
+  beforeAll(async () => {
+    s = await startInProcessApp();
+    ({ apiKey } = await s.createAccount({ plan: "pro" }));
+  });
+  afterAll(() => s.stop());
+
+  test("a localhost or private URL is refused with a message that names OG_ALLOW_PRIVATE_NETWORKS", async () => {
+    const hook = await s.api("/api/webhooks", {
+      key: apiKey,
+      json: { url: "http://localhost:8080/hook", events: ["usage.reset"], secret: "0123456789abcdef" },
+    });
+    expect(hook.status).toBe(400);
+    const hookBody = (await hook.json()) as { details: { field: string; message: string }[] };
+    expect(hookBody.details).toHaveLength(1);
+    expect(hookBody.details[0]!.field).toBe("url");
+    expect(hookBody.details[0]!.message).toContain("OG_ALLOW_PRIVATE_NETWORKS=true");
+
+    const image = await s.api("/api/generate", { key: apiKey, json: { title: "x", logo_url: "http://192.168.1.1/logo.png" } });
+    expect(image.status).toBe(422);
+    const imageBody = (await image.json()) as { details: { field: string; message: string; reason: string }[] };
+    expect(imageBody.details[0]).toMatchObject({ field: "logo_url", reason: "blocked_address" });
+    expect(imageBody.details[0]!.message).toContain("OG_ALLOW_PRIVATE_NETWORKS=true");
+
+    // The metadata address stays blocked even with the flag: no hint that would not work.
+    const metadata = await s.api("/api/webhooks", {
+      key: apiKey,
+      json: { url: "http://169.254.169.254/latest", events: ["usage.reset"], secret: "0123456789abcdef" },
+    });
+    expect(metadata.status).toBe(400);
+    expect(JSON.stringify(await metadata.json())).not.toContain("OG_ALLOW_PRIVATE_NETWORKS");
+  });
+});

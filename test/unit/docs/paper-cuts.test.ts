@@ -1,55 +1,13 @@
 /**
- * The newcomer's paper cuts that are not CLI exits or dashboard layout: messages that say how to
- * proceed, and the documentation and container text a first user copies.
+ * The newcomer's paper cuts in the documentation and container text a first user copies (the
+ * messages that say how to proceed are checked with their routes, test/http/webhooks.test.ts and
+ * test/http/usage.test.ts).
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { startTestService, type TestService } from "../support/harness.ts";
-import { REPO_ROOT } from "../support/process.ts";
-import { isTarget } from "../../src/platform.ts";
-
-let s: TestService;
-let apiKey: string;
-beforeAll(async () => {
-  s = await startTestService();
-  ({ apiKey } = await s.createAccount({ plan: "pro" }));
-});
-afterAll(() => s.stop());
-
-test("a localhost or private URL is refused with a message that names OG_ALLOW_PRIVATE_NETWORKS", async () => {
-  const hook = await s.api("/api/webhooks", { key: apiKey, json: { url: "http://localhost:8080/hook", events: ["usage.reset"], secret: "0123456789abcdef" } });
-  expect(hook.status).toBe(400);
-  const hookBody = (await hook.json()) as { details: { field: string; message: string }[] };
-  expect(hookBody.details).toHaveLength(1);
-  expect(hookBody.details[0]!.field).toBe("url");
-  expect(hookBody.details[0]!.message).toContain("OG_ALLOW_PRIVATE_NETWORKS=true");
-
-  const image = await s.api("/api/generate", { key: apiKey, json: { title: "x", logo_url: "http://192.168.1.1/logo.png" } });
-  expect(image.status).toBe(422);
-  const imageBody = (await image.json()) as { details: { field: string; message: string; reason: string }[] };
-  expect(imageBody.details[0]).toMatchObject({ field: "logo_url", reason: "blocked_address" });
-  expect(imageBody.details[0]!.message).toContain("OG_ALLOW_PRIVATE_NETWORKS=true");
-
-  // The metadata address stays blocked even with the flag: no hint that would not work.
-  const metadata = await s.api("/api/webhooks", {
-    key: apiKey,
-    json: { url: "http://169.254.169.254/latest", events: ["usage.reset"], secret: "0123456789abcdef" },
-  });
-  expect(metadata.status).toBe(400);
-  expect(JSON.stringify(await metadata.json())).not.toContain("OG_ALLOW_PRIVATE_NETWORKS");
-});
-
-test("the rate-limit message is grammatical for one request per second", async () => {
-  const { apiKey: freeKey } = await s.createAccount({ plan: "free" });
-  let limited: Response | undefined;
-  for (let i = 0; i < 3 && !limited; i++) {
-    const res = await s.api("/api/user/usage", { key: freeKey });
-    if (res.status === 429) limited = res;
-  }
-  expect(limited).toBeDefined();
-  expect(((await limited!.json()) as { message: string }).message).toContain("Rate limit exceeded: 1 request per second.");
-});
+import { REPO_ROOT } from "../../support/process.ts";
+import { isTarget } from "../../../src/platform.ts";
 
 test("README: the curl example fails on an HTTP error instead of writing JSON into card.png", () => {
   const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
