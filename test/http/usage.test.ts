@@ -198,10 +198,8 @@ describe("metering", () => {
 /** A newcomer's paper cut: the rate-limit message reads well for one request per second. */
 describe("messages that say how to proceed", () => {
   let s: InProcessApp;
-  let apiKey: string;
   beforeAll(async () => {
     s = await startInProcessApp();
-    ({ apiKey } = await s.createAccount({ plan: "pro" }));
   });
   afterAll(() => s.stop());
 
