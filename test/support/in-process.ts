@@ -9,8 +9,10 @@
  * of this tier also runs in CI's PostgreSQL pass. The render processes start on the first render,
  * so a file that renders nothing starts none.
  *
- * What stays end-to-end: what needs a real process or socket (kill -9, restart, the binary, the
- * cluster, raw HTTP on the wire, process trees, Chromium).
+ * What stays end-to-end: what needs a real process or socket (kill -9 and restarts of a process,
+ * the CLI and the binary, the cluster, raw HTTP on the wire, process trees, Chromium) and what
+ * the listening server adds around the app (src/app/server.ts: the access log, the request
+ * metrics, requests with a missing or malformed Host).
  */
 import { afterAll, beforeAll, expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
