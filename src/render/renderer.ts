@@ -27,7 +27,8 @@ import { DiskCache } from "./caches/disk-cache.ts";
 import { createImageCache, fetchImage, type FetchedImage, type FetchImageOptions } from "./images/fetch-image.ts";
 import type { RenderEngine } from "./engines/engine.ts";
 import { createPngCache, DEFAULT_PNG_CACHE_BYTES, engineCacheKey, renderCacheKey, type PngCache } from "./caches/png-cache.ts";
-import { RenderPool, type RenderJob, type RenderPoolOptions } from "./sandbox/pool.ts";
+import { RenderPool, type RenderJob } from "./sandbox/pool.ts";
+import type { RenderPoolOptions } from "./sandbox/pool-options.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
 
 /** Cards with missing glyphs whose code points a cache hit reports (the image caches keep bytes only). */

@@ -8,7 +8,7 @@
  * account, id and version.
  *
  * It keeps nothing worth losing: the serving process kills it at a render's deadline, when its
- * memory passes the bound, and replaces it (pool.ts). It ends with the serving process too,
+ * memory passes the bound, and replaces it (render-processes.ts). It ends with the serving process too,
  * even in the middle of native code (dieWithParent).
  */
 // First: nothing imported after it can reach the network.
