@@ -1,7 +1,7 @@
 /**
- * The font families every card may name: the bundled ones (src/render/fonts/fonts.ts holds their
- * files) and the generic names that stand for them. The template language checks the names a
- * template uses against these; the renderer loads the faces.
+ * The font families every card may name: the bundled ones (src/render/fonts/bundled-fonts.ts
+ * holds their files) and the generic names that stand for them. The template language checks
+ * the names a template uses against these; the renderer loads the faces.
  */
 
 /** The family templates name; its faces (Latin) are the only ones satori gets up front. */

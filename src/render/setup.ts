@@ -7,7 +7,8 @@
 import type { Logger } from "../logger.ts";
 import { loadTemplatesFromDir, type TemplateLoadError } from "../templates/loader.ts";
 import { createTemplateRegistry, type TemplateRegistry } from "../templates/registry.ts";
-import { useExtraFonts, type ExtraFontsReport } from "./fonts/fonts.ts";
+import { useExtraFonts } from "./fonts/fonts.ts";
+import type { ExtraFontsReport } from "./fonts/fonts-dir.ts";
 
 export interface RenderSetupOptions {
   templatesDir?: string;

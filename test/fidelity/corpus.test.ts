@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { resolveImages, type RenderEngine } from "../../src/render/engines/engine.ts";
 import { renderTemplate } from "../../src/render/engines/in-process.ts";
-import { extraBundledFaces } from "../../src/render/fonts/fonts.ts";
+import { extraBundledFaces } from "../../src/render/fonts/bundled-fonts.ts";
 import { encodePng } from "../../src/render/output/png.ts";
 import { templateFamilies } from "../../src/templates/account/fonts.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../src/templates/account/index.ts";

@@ -14,7 +14,8 @@
  */
 import type { Font } from "satori";
 import type { RenderContext, SatoriNode, TemplateDefinition } from "../../templates/types.ts";
-import { fontsForCard, fontsForSegment, hanPreference, ownFontList, type HanPreference } from "../fonts/fonts.ts";
+import { fontsForCard, fontsForSegment, ownFontList } from "../fonts/fonts.ts";
+import { hanPreference, type HanPreference } from "../fonts/noto-fallback.ts";
 import { emojiDataUri } from "../fonts/emoji.ts";
 import { encodeImage, flattenPremultiplied } from "../output/encode.ts";
 import { unpremultiply } from "../output/png.ts";

@@ -17,7 +17,7 @@ import type { FontRecord, FontStore } from "../../store/types.ts";
 import { familyProblems, templateFamilies } from "../../templates/account/fonts.ts";
 import type { AccountTemplateSpec } from "../../templates/account/index.ts";
 import { inspectFont } from "./font-inspect.ts";
-import { BUNDLED_FAMILIES, bundledFamilyOf } from "./fonts.ts";
+import { BUNDLED_FAMILIES, bundledFamilyOf } from "../../media/font-families.ts";
 
 const MiB = 1024 * 1024;
 

@@ -12,7 +12,7 @@
  */
 import type { Font } from "satori";
 import type { AccountFace, RenderFonts } from "../fonts/account-fonts.ts";
-import { extraBundledFaces } from "../fonts/fonts.ts";
+import { extraBundledFaces } from "../fonts/bundled-fonts.ts";
 
 export const FONT_CACHE_BYTES = 48 * 1024 * 1024;
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { renderTemplate } from "../../../../src/render/engines/in-process.ts";
-import { extraBundledFaces } from "../../../../src/render/fonts/fonts.ts";
+import { extraBundledFaces } from "../../../../src/render/fonts/bundled-fonts.ts";
 import { templateFamilies } from "../../../../src/templates/account/fonts.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 import { averageColour, decodePng, firstDarkColumns, fractionNear, solidPngDataUri, type DecodedPng } from "../../../support/png.ts";
