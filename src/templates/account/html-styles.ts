@@ -7,16 +7,8 @@
 import type { P5Element } from "./html-context.ts";
 import { attributeValueOffset, type Context, report } from "./html-context.ts";
 import { checkDataImage } from "../../media/svg-safety.ts";
-import {
-  CSS_BOUNDS,
-  camelCaseProperty,
-  clipValue,
-  COLOR_PROPERTIES,
-  EFFECT_PROPERTIES,
-  kebabCaseProperty,
-  parseDeclaration,
-  splitDeclarations,
-} from "./css.ts";
+import { CSS_BOUNDS, clipValue, COLOR_PROPERTIES, EFFECT_PROPERTIES } from "./css.ts";
+import { camelCaseProperty, kebabCaseProperty, parseDeclaration, splitDeclarations } from "./css-declarations.ts";
 import { embeddedImageProblem } from "./images.ts";
 import { clip } from "./placeholders.ts";
 import { expandClasses } from "./tailwind.ts";

@@ -38,7 +38,7 @@ function imageLayerList(layers: ValueNode[][], report: Report): ImageLayer[] | u
     const fn = parts[0]!;
     const name = fn.value.toLowerCase();
     if (name === "url") {
-      out.push({ kind: "url" }); // checked with every url() (css.ts)
+      out.push({ kind: "url" }); // checked with every url() (css-declarations.ts)
       continue;
     }
     if (!GRADIENTS.has(name)) return void report(`${fn.value}() is not supported here (gradients and url(data:…) only)`);

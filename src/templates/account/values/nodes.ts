@@ -1,13 +1,13 @@
 /**
  * What every grammar in this folder shares: postcss-value-parser's nodes (a value is tokenized
- * once, in css.ts, and each grammar reads the nodes), how a grammar reports a problem, and the
- * helpers that split a node list the way CSS does.
+ * once, in css-declarations.ts, and each grammar reads the nodes), how a grammar reports a
+ * problem, and the helpers that split a node list the way CSS does.
  */
 import valueParser, { type Node as ValueNode } from "postcss-value-parser";
 
 export type { ValueNode };
 
-/** A grammar reports each problem it finds; css.ts keeps the first. */
+/** A grammar reports each problem it finds; css-declarations.ts keeps the first. */
 export type Report = (message: string) => void;
 
 /**
