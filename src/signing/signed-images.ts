@@ -19,7 +19,7 @@ import type { Clock } from "../clock.ts";
 import { ApiError, validationError } from "../errors.ts";
 import type { Metering } from "../metering/quota.ts";
 import { parseAccountRenderRequest } from "../render/account-request.ts";
-import type { PreparedRender } from "../render/renderer.ts";
+import type { PreparedRender } from "../render/render-front.ts";
 import type { TemplateLookup } from "../render/request.ts";
 import type { Renderer, RenderRequest, RenderResult } from "../render/types.ts";
 import type { AccountRecord } from "../store/types.ts";

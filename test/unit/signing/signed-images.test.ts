@@ -14,7 +14,7 @@ import { Outbox } from "../../../src/events/outbox.ts";
 import { enforceRateLimit } from "../../../src/http/rate-limit.ts";
 import { Metering } from "../../../src/metering/quota.ts";
 import { SlidingWindowLimiter } from "../../../src/metering/rate-limit.ts";
-import type { PreparedRender } from "../../../src/render/renderer.ts";
+import type { PreparedRender } from "../../../src/render/render-front.ts";
 import type { RenderRequest, RenderResult } from "../../../src/render/types.ts";
 import { buildSignedUrl } from "../../../src/signing/index.ts";
 import { SigningKeyService } from "../../../src/signing/keys.ts";
