@@ -4,7 +4,7 @@
  * built on it, no two source files need each other at run time, within the core the template
  * language sits below the renderer that draws it (no src/templates ⇄ src/render loop), the store
  * knows nothing of the core it serves, no two folders of the core need each other, and no two
- * files of the store or of the renderer need each other even for a type.
+ * files anywhere (the store and the renderer named apart) need each other even for a type.
  */
 import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
@@ -229,6 +229,10 @@ describe("the dependency rule (docs/architecture.md)", () => {
 
   test("no files under src/render import each other, not even for types", () => {
     expect(typeCycles(files.filter((f) => under(f.path, "src/render")))).toEqual([]);
+  });
+
+  test("no files anywhere under src import each other through any circle, not even for types", () => {
+    expect(typeCycles(files)).toEqual([]);
   });
 
   test("the engine seam imports no engine: each engine imports it, and only in-process.ts knows them all", () => {

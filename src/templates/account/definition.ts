@@ -7,7 +7,7 @@ import type { FieldProblem } from "../../errors.ts";
 import { COMMON_FIELDS, MAX_IMAGE_BYTES, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE } from "../../media/card.ts";
 import { TEMPLATE_ID } from "../loader.ts";
 import { COLOR_FORMS, isCssColor } from "./values/color.ts";
-import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
+import type { AccountFieldSpec, AccountTemplateSpec } from "./spec.ts";
 
 export const LIMITS = {
   fields: 30,

@@ -10,7 +10,7 @@ import type { FieldProblem } from "../../errors.ts";
 import { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, SERIF_FAMILY } from "../../media/font-families.ts";
 import { orientationOf } from "./html-context.ts";
 import { parseTemplateHtml, usesOrientation } from "./html.ts";
-import type { AccountTemplateSpec } from "./index.ts";
+import type { AccountTemplateSpec } from "./spec.ts";
 import { isDeclaration, type TemplateNode } from "./tree.ts";
 
 export { familyNames } from "./values/font.ts";

@@ -6,7 +6,7 @@
 import type { DefaultTreeAdapterMap } from "parse5";
 import type { FieldProblem } from "../../errors.ts";
 import { checkDataImage } from "../../media/svg-safety.ts";
-import type { AccountFieldSpec } from "./index.ts";
+import type { AccountFieldSpec } from "./spec.ts";
 import { embeddedImageProblem } from "./images.ts";
 import type { ElementNode } from "./tree.ts";
 

@@ -30,7 +30,7 @@ import {
 import { readFit } from "./html-fit.ts";
 import { lastKeyword, paddingShorthand, pxOf, readStyles } from "./html-styles.ts";
 import { convertSvg } from "./html-svg.ts";
-import type { AccountTemplateSpec } from "./index.ts";
+import type { AccountTemplateSpec } from "./spec.ts";
 import { clip, splitPlaceholders, type Piece, type TagProblem } from "./placeholders.ts";
 import type { ElementNode, FieldRef, StyleValue, TemplateNode } from "./tree.ts";
 

@@ -12,31 +12,10 @@ import { checkDefinitionShape } from "./definition.ts";
 import { HTML_BOUNDS, type Orientation, orientationOf } from "./html-context.ts";
 import { parseTemplateHtml, themeVariables, usesOrientation } from "./html.ts";
 import { checkPaintBudget } from "./paint-cost.ts";
+import type { AccountTemplateSpec } from "./spec.ts";
 import type { TemplateNode } from "./tree.ts";
 
-export interface AccountFieldSpec {
-  name: string;
-  type: "text" | "image_url" | "color";
-  required: boolean;
-  max_length?: number;
-  description?: string;
-}
-
-/** A validated, normalized definition: plain JSON (stored as is, sent to render workers by structured clone). */
-export interface AccountTemplateSpec {
-  id: string;
-  name: string;
-  description: string;
-  html: string;
-  fields: AccountFieldSpec[];
-  themes: { dark?: Record<string, string>; light?: Record<string, string> };
-  /** The design canvas, default 1200×630, each 200–2400. */
-  width: number;
-  height: number;
-  /** Named sizes (at most 8) the same HTML is drawn at; `size: "<name>"` in a request picks one. Absent when none. */
-  sizes?: Record<string, { width: number; height: number }>;
-  sample: Record<string, string>;
-}
+export type { AccountFieldSpec, AccountTemplateSpec } from "./spec.ts";
 
 /** What drawing each definition parseAccountTemplate accepted costs (paint-cost.ts), for the studio. */
 const costs = new WeakMap<AccountTemplateSpec, number>();

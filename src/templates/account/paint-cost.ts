@@ -25,7 +25,7 @@ import { svgDataUriText } from "../../media/svg-safety.ts";
 import { defaultTextLength, MAX_SIZE } from "../../media/card.ts";
 import type { FieldProblem } from "../../errors.ts";
 import type { ParsedHtml } from "./html.ts";
-import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
+import type { AccountFieldSpec, AccountTemplateSpec } from "./spec.ts";
 import { type ElementNode, type TemplateNode, type ThemedValue } from "./tree.ts";
 import { lengthPx as resolvePx } from "./values/length.ts";
 import { transformScale } from "./values/transform.ts";
