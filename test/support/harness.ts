@@ -209,14 +209,14 @@ export interface ServiceWithReceiver {
 }
 
 /**
- * A service that may call loopback (OG_ALLOW_PRIVATE_NETWORKS=1) and a receiver for it to call,
- * started before and stopped after the tests of the enclosing scope (the file or a `describe`).
- * The fields are set once that scope's beforeAll has run, so read them inside tests.
+ * A server `start` starts and a receiver for it to call, started before and stopped after the
+ * tests of the enclosing scope (the file or a `describe`). The fields are set once that scope's
+ * beforeAll has run, so read them inside tests.
  */
-export function useServiceWithReceiver(): ServiceWithReceiver {
-  const fixture = {} as ServiceWithReceiver;
+export function useWithReceiver<S extends { stop(): Promise<void> }>(start: () => Promise<S>): { s: S; r: TestReceiver } {
+  const fixture = {} as { s: S; r: TestReceiver };
   beforeAll(async () => {
-    fixture.s = await startTestService({ OG_ALLOW_PRIVATE_NETWORKS: "1" });
+    fixture.s = await start();
     fixture.r = await startReceiver();
   });
   afterAll(async () => {
@@ -224,4 +224,9 @@ export function useServiceWithReceiver(): ServiceWithReceiver {
     await fixture.r?.stop();
   });
   return fixture;
+}
+
+/** A service that may call loopback (OG_ALLOW_PRIVATE_NETWORKS=1) and a receiver for it to call (useWithReceiver). */
+export function useServiceWithReceiver(): ServiceWithReceiver {
+  return useWithReceiver(() => startTestService({ OG_ALLOW_PRIVATE_NETWORKS: "1" }));
 }

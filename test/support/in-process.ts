@@ -27,8 +27,8 @@ import { prepareRendering } from "../../src/render/setup.ts";
 import type { RunningService } from "../../src/serve.ts";
 import { createServices } from "../../src/services.ts";
 import { JobWorker } from "../../src/worker/index.ts";
-import { startReceiver, type TestReceiver } from "./receiver.ts";
-import { ADMIN_TOKEN, apiRequest, storeEnv, type ApiInit, type TestService, type TestServiceOptions } from "./harness.ts";
+import type { TestReceiver } from "./receiver.ts";
+import { ADMIN_TOKEN, apiRequest, storeEnv, type ApiInit, type TestService, type TestServiceOptions, useWithReceiver } from "./harness.ts";
 
 /** Requests resolve against this origin; the app never sees a socket. */
 export const IN_PROCESS_ORIGIN = "http://localhost";
@@ -174,18 +174,8 @@ export interface AppWithReceiver {
 
 /**
  * An app that may call loopback (OG_ALLOW_PRIVATE_NETWORKS=1) and a receiver for it to call
- * (a real HTTP server: webhook deliveries leave through real sockets), started before and stopped
- * after the tests of the enclosing scope. The fields are set once that scope's beforeAll has run.
+ * (a real HTTP server: webhook deliveries leave through real sockets), as useWithReceiver.
  */
 export function useAppWithReceiver(): AppWithReceiver {
-  const fixture = {} as AppWithReceiver;
-  beforeAll(async () => {
-    fixture.s = await startInProcessApp({ OG_ALLOW_PRIVATE_NETWORKS: "1" });
-    fixture.r = await startReceiver();
-  });
-  afterAll(async () => {
-    await fixture.s?.stop();
-    await fixture.r?.stop();
-  });
-  return fixture;
+  return useWithReceiver(() => startInProcessApp({ OG_ALLOW_PRIVATE_NETWORKS: "1" }));
 }

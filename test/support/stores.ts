@@ -42,3 +42,22 @@ export async function openTestStore(options: { kind?: TestStoreKind; lockWaitMs?
   if (kind === "postgres") return createStore({ dbPath: ":memory:", databaseUrl: await testDatabaseUrl() }, storeOptions);
   return createStore({ dbPath: ":memory:", databaseUrl: undefined }, storeOptions);
 }
+
+/** Writes an active starter account `acc_<tag>` with one key `key_<tag>` straight into the store; returns its id. */
+export async function seedAccount(store: Pick<Store, "createAccount">, tag: string, now: number): Promise<string> {
+  const accountId = `acc_${tag}`;
+  await store.createAccount(
+    {
+      id: accountId,
+      email: `${tag}@example.com`,
+      plan: "starter",
+      status: "active",
+      customQuota: null,
+      customRequestsPerSecond: null,
+      createdAt: now,
+      updatedAt: now,
+    },
+    { id: `key_${tag}`, accountId, keyHash: `h_${tag}`, keyPrefix: "og_abcd", createdAt: now, revokedAt: null },
+  );
+  return accountId;
+}

@@ -17,6 +17,7 @@ import type { Store } from "../../src/store/types.ts";
 import { updateWebhook } from "../../src/webhooks/status-change.ts";
 import { postgresAvailable, testDatabaseUrl } from "../support/postgres.ts";
 import { REPO_ROOT } from "../support/process.ts";
+import { seedAccount } from "../support/stores.ts";
 import { waitFor } from "../support/wait.ts";
 
 const maybe = postgresAvailable() || process.env.CI === "true" ? describe : describe.skip;
@@ -125,20 +126,7 @@ maybe("PostgreSQL store", () => {
   /** An account with one webhook and one pending delivery job of it. */
   async function webhookWithDelivery(store: PostgresStore, tag: string, runAt: number) {
     const now = Date.now();
-    const accountId = `acc_${tag}`;
-    await store.createAccount(
-      {
-        id: accountId,
-        email: `${tag}@example.com`,
-        plan: "starter",
-        status: "active",
-        customQuota: null,
-        customRequestsPerSecond: null,
-        createdAt: now,
-        updatedAt: now,
-      },
-      { id: `key_${tag}`, accountId, keyHash: `h_${tag}`, keyPrefix: "og_abcd", createdAt: now, revokedAt: null },
-    );
+    const accountId = await seedAccount(store, tag, now);
     const hook = {
       id: `wh_${tag}`,
       accountId,

@@ -11,7 +11,7 @@ import { recordEvents } from "../../../src/events/fan-out.ts";
 import type { AlertDraft, DeliveryAttemptRecord, EventDraft, Store, UsageDecision, WebhookChanges } from "../../../src/store/types.ts";
 import { DeliveryLog } from "../../../src/webhooks/delivery-log.ts";
 import { updateWebhook } from "../../../src/webhooks/status-change.ts";
-import { describeEachStore, openTestStore } from "../../support/stores.ts";
+import { describeEachStore, openTestStore, seedAccount } from "../../support/stores.ts";
 
 let store: Store;
 const NOW = Date.UTC(2030, 0, 1);
@@ -25,20 +25,7 @@ describeEachStore(() => {
   });
 
   async function account(tag: string) {
-    const accountId = `acc_${tag}`;
-    await store.createAccount(
-      {
-        id: accountId,
-        email: `${tag}@example.com`,
-        plan: "starter",
-        status: "active",
-        customQuota: null,
-        customRequestsPerSecond: null,
-        createdAt: NOW,
-        updatedAt: NOW,
-      },
-      { id: `key_${tag}`, accountId, keyHash: `h_${tag}`, keyPrefix: "og_abcd", createdAt: NOW, revokedAt: null },
-    );
+    const accountId = await seedAccount(store, tag, NOW);
     return accountId;
   }
 

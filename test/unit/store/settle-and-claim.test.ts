@@ -8,7 +8,7 @@ import { claimJobs } from "../../../src/events/lane-claim.ts";
 import { settleJob } from "../../../src/events/settlement.ts";
 import type { ClaimRequest, JobSettlement, Store } from "../../../src/store/types.ts";
 import { DeliveryLog } from "../../../src/webhooks/delivery-log.ts";
-import { describeEachStore, openTestStore } from "../../support/stores.ts";
+import { describeEachStore, openTestStore, seedAccount } from "../../support/stores.ts";
 
 let store: Store;
 const NOW = Date.UTC(2030, 0, 1);
@@ -24,20 +24,7 @@ describeEachStore(() => {
   const claim = (request: ClaimRequest) => store.transact((tx) => claimJobs(tx, request));
 
   async function accountWithWebhooks(tag: string, webhooks: number) {
-    const accountId = `acc_${tag}`;
-    await store.createAccount(
-      {
-        id: accountId,
-        email: `${tag}@example.com`,
-        plan: "starter",
-        status: "active",
-        customQuota: null,
-        customRequestsPerSecond: null,
-        createdAt: NOW,
-        updatedAt: NOW,
-      },
-      { id: `key_${tag}`, accountId, keyHash: `h_${tag}`, keyPrefix: "og_abcd", createdAt: NOW, revokedAt: null },
-    );
+    const accountId = await seedAccount(store, tag, NOW);
     const ids: string[] = [];
     for (let i = 0; i < webhooks; i++) {
       const id = `wh_${tag}_${i}`;
