@@ -3,6 +3,7 @@
  * same objects from a Config, so nothing is configured twice.
  */
 import { AccountService } from "./accounts/accounts.ts";
+import { KeyCache } from "./accounts/key-cache.ts";
 import { systemClock, TestClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { EmailAlerts } from "./email/alerts.ts";
@@ -83,11 +84,11 @@ export async function createServices(config: Config, options: ServicesOptions = 
   store.onJobsAvailable(() => jobs.notify());
   const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
   const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
-  const accounts = new AccountService(store, clock);
+  const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
+  const accounts = new AccountService(store, clock, keyCacheFor(limiter, store, logger));
   // Only the serving process reclaims (serve.ts), and it is the one process reserving on a SQLite
   // file; PostgreSQL keeps one tally per instance.
   const metering = new Metering(store, clock, outbox, logger, { reclaims: true });
-  const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
   const accountFonts = new AccountFontService(store.fonts, clock);
   return {
     config,
@@ -131,6 +132,19 @@ async function redisLimiter(url: string, clock: Clock, logger: Logger): Promise<
       logger.warn("redis unavailable", { error: error.message });
     },
   });
+}
+
+/**
+ * With Redis (several instances), the API gate's key lookups are kept in process and validated
+ * by the rate limit's own round trip; without it there is one process and nothing to share.
+ */
+function keyCacheFor(limiter: RateLimiter, store: Store, logger: Logger): KeyCache | undefined {
+  if (!("admitVersioned" in limiter)) return undefined;
+  return new KeyCache(
+    limiter as RedisRateLimiter,
+    (keyHash) => store.findAccountByKeyHash(keyHash),
+    (accountId, error) => logger.warn("recording the end of an account change in Redis failed; retrying", { account_id: accountId, error: error.message }),
+  );
 }
 
 /** With several instances on PostgreSQL, the test clock is shared by all of them. */

@@ -6,6 +6,7 @@ import type { Clock } from "../clock.ts";
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { AccountRecord, ApiKeyRecord, KeyOwner, Store } from "../store/types.ts";
+import type { AdmittedKey, KeyCache } from "./key-cache.ts";
 import { generateApiKey, hashApiKey, keyPrefix } from "./keys.ts";
 import { ACCOUNT_STATUSES, PLAN_IDS, isAccountStatus, isPlanId, limitsOf, type AccountStatus, type PlanId } from "./plans.ts";
 
@@ -85,6 +86,8 @@ export class AccountService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** With several instances on Redis: the gate's key lookups, validated by the rate limit's round trip. */
+    private readonly keyCache?: KeyCache,
   ) {}
 
   /** Creates an account and its first key; the key is returned once and never stored. */
@@ -113,15 +116,17 @@ export class AccountService {
     const problems = checkAccountInput(input, current);
     if (problems.length) throw validationError(problems);
     const plan = input.plan ?? current.plan;
-    const updated = await this.store.updateAccount(id, {
-      email: input.email ?? current.email,
-      plan,
-      status: input.status ?? current.status,
-      // Leaving `custom` clears the per-account numbers so the new plan's limits apply.
-      customQuota: plan === "custom" ? (input.quota ?? current.customQuota) : null,
-      customRequestsPerSecond: plan === "custom" ? (input.requestsPerSecond ?? current.customRequestsPerSecond) : null,
-      updatedAt: this.clock.now(),
-    });
+    const updated = await this.changing(id, () =>
+      this.store.updateAccount(id, {
+        email: input.email ?? current.email,
+        plan,
+        status: input.status ?? current.status,
+        // Leaving `custom` clears the per-account numbers so the new plan's limits apply.
+        customQuota: plan === "custom" ? (input.quota ?? current.customQuota) : null,
+        customRequestsPerSecond: plan === "custom" ? (input.requestsPerSecond ?? current.customRequestsPerSecond) : null,
+        updatedAt: this.clock.now(),
+      }),
+    );
     if (!updated) throw notFound(id);
     return toAccountView(updated, await this.store.activeKeyPrefix(id));
   }
@@ -129,7 +134,7 @@ export class AccountService {
   /** Revokes every active key of the account and issues a new one, atomically: the old key stops at once. */
   async replaceKey(id: string): Promise<string> {
     const apiKey = generateApiKey();
-    if (!(await this.store.replaceKey(id, newKeyRecord(id, apiKey, this.clock.now())))) throw notFound(id);
+    if (!(await this.changing(id, () => this.store.replaceKey(id, newKeyRecord(id, apiKey, this.clock.now()))))) throw notFound(id);
     return apiKey;
   }
 
@@ -149,6 +154,20 @@ export class AccountService {
   /** The account behind a presented key, or undefined when the key is unknown or revoked. */
   findByKey(apiKey: string): Promise<KeyOwner | undefined> {
     return this.store.findAccountByKeyHash(hashApiKey(apiKey));
+  }
+
+  /**
+   * The API gate's lookup: the key's owner and, with the key cache, this request's rate decision
+   * (taken by the same Redis round trip that validated the cached owner). Undefined when the key
+   * is unknown or revoked.
+   */
+  admitKey(apiKey: string): Promise<AdmittedKey | undefined> {
+    return this.keyCache ? this.keyCache.admit(hashApiKey(apiKey)) : this.findByKey(apiKey);
+  }
+
+  /** Runs a change of the account's keys or limits so that every instance's key cache sees it at once. */
+  private changing<T>(accountId: string, change: () => Promise<T>): Promise<T> {
+    return this.keyCache ? this.keyCache.changing(accountId, change) : change();
   }
 
   async row(id: string): Promise<AccountRecord> {

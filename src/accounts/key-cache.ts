@@ -1,0 +1,131 @@
+/**
+ * The API key gate's lookups kept in this process when several instances share Redis, and
+ * validated on every request by the round trip the rate limit makes anyway: one Redis script
+ * both admits the request and reads the account's version (`acct:<id>` in Redis, moved by every
+ * change of the account's keys, plan or status). So a request whose key is cached costs one
+ * Redis round trip and no PostgreSQL query, and a key revoked or an account changed on any
+ * instance is seen by every instance on its very next request.
+ *
+ * Why it stays exact (docs/cluster.md):
+ * - A change records its *begin* in Redis before its PostgreSQL commit and its *end* after it;
+ *   both move the version, and while a change is in flight (`pending`) nobody caches or trusts
+ *   a cached entry. A begin that fails fails the change (503); an end that fails is retried in
+ *   the background, and until it lands the account is simply read from PostgreSQL each time.
+ * - An entry is cached with the version read *before* its PostgreSQL read, so any change that
+ *   commits after that read moves the version away from the entry's.
+ * - Redis reconnecting (a restart that may have lost or rolled back the versions) drops every
+ *   entry; a hash Redis lost is recreated with a new random epoch, so no old version matches.
+ */
+import { LRUCache } from "lru-cache";
+
+import type { RateDecision } from "../metering/rate-limit.ts";
+import type { VersionedDecision, VersionedMode } from "../metering/redis-rate-limit.ts";
+import type { AccountRecord, KeyOwner } from "../store/types.ts";
+import { limitsOf } from "./plans.ts";
+
+/** The Redis side: the rate limit with the account's version, and the change records. */
+export interface AccountVersions {
+  admitVersioned(mode: VersionedMode, rateKey: string, limit: number, accountId: string, expected?: string): Promise<VersionedDecision>;
+  accountChange(accountId: string, phase: "begin" | "end"): Promise<void>;
+  onReconnect(listener: () => void): void;
+}
+
+/** An accepted key with the rate decision already taken for this request. */
+export interface AdmittedKey extends KeyOwner {
+  decision?: RateDecision;
+}
+
+interface Entry {
+  /** A key's account never changes, so this is kept even when the rest is not trusted. */
+  accountId: string;
+  /** The owner as read from the store, valid while the account's version is `version`. */
+  owner?: KeyOwner;
+  version?: string;
+}
+
+/** Keys of this many recent clients are kept; a key not kept costs one PostgreSQL read more. */
+const MAX_KEYS = 10_000;
+/** How often a failed end-of-change record is tried again (real time). */
+const END_RETRY_MS = 250;
+const END_TRIES = 240;
+
+const rateOf = (account: Pick<AccountRecord, "plan" | "customQuota" | "customRequestsPerSecond">) => limitsOf(account).requestsPerSecond;
+
+export class KeyCache {
+  private readonly entries = new LRUCache<string, Entry>({ max: MAX_KEYS });
+  /** Store reads made through this cache (for tests and the bench). */
+  storeReads = 0;
+
+  constructor(
+    private readonly versions: AccountVersions,
+    private readonly load: (keyHash: string) => Promise<KeyOwner | undefined>,
+    private readonly onEndLost?: (accountId: string, error: Error) => void,
+  ) {
+    versions.onReconnect(() => this.entries.clear());
+  }
+
+  /**
+   * The owner of the key with hash `keyHash` and this request's rate decision, or undefined
+   * when the key is unknown or revoked. One Redis round trip when the entry is current.
+   */
+  async admit(keyHash: string): Promise<AdmittedKey | undefined> {
+    const entry = this.entries.get(keyHash);
+    let before: VersionedDecision | undefined;
+    if (entry?.owner) {
+      const owner = entry.owner;
+      before = await this.versions.admitVersioned("if", owner.keyId, rateOf(owner.account), entry.accountId, entry.version);
+      if (before.decision) return { ...owner, decision: before.decision };
+    } else if (entry) {
+      before = await this.versions.admitVersioned("check", entry.accountId, 0, entry.accountId);
+    }
+    this.storeReads++;
+    const owner = await this.load(keyHash);
+    if (!owner) {
+      this.entries.delete(keyHash);
+      return undefined;
+    }
+    const after = await this.versions.admitVersioned("always", owner.keyId, rateOf(owner.account), owner.account.id);
+    // Trusted only when the version read before the store read still holds and no change was in
+    // flight at either read; a key seen for the first time has no earlier read, so it is kept
+    // untrusted and its next request makes the read that validates it.
+    const trusted = before !== undefined && !before.pending && !after.pending && before.version === after.version;
+    this.entries.set(keyHash, trusted ? { accountId: owner.account.id, owner, version: before!.version } : { accountId: owner.account.id });
+    return { ...owner, decision: after.decision };
+  }
+
+  /**
+   * Runs a change of the account's keys or limits between its begin and end records (see the
+   * file's comment). The begin must land: without it the change does not run (503).
+   */
+  async changing<T>(accountId: string, change: () => Promise<T>): Promise<T> {
+    await this.versions.accountChange(accountId, "begin");
+    try {
+      return await change();
+    } finally {
+      // Whether the change committed or not, it is no longer in flight. If Redis does not take
+      // the end now, it is tried again in the background; meanwhile `pending` keeps every
+      // instance reading the account from PostgreSQL, which is exact, only slower.
+      try {
+        await this.versions.accountChange(accountId, "end");
+      } catch (error) {
+        this.onEndLost?.(accountId, error as Error);
+        void this.retryEnd(accountId);
+      }
+    }
+  }
+
+  private async retryEnd(accountId: string): Promise<void> {
+    for (let tries = 1; tries <= END_TRIES; tries++) {
+      await Bun.sleep(END_RETRY_MS);
+      try {
+        await this.versions.accountChange(accountId, "end");
+        return;
+      } catch {}
+    }
+  }
+
+  /** Entries kept now (for tests). */
+  get size(): number {
+    return this.entries.size;
+  }
+}
