@@ -57,3 +57,52 @@ export function* emitMonthlyReset(tx: ResetTx, reset: MonthlyReset): TxRoutine<b
   yield* recordEvent(tx, reset.accountId, reset.decide(previousUsed), reset.now);
   return true;
 }
+
+/** Units of work already done (cached images) counted together: one account, month, quota and day. */
+export interface CountedGroup {
+  accountId: string;
+  period: string;
+  quota: number;
+  day: string;
+  /** In arrival order; each takes a unit while one is left, in this order. */
+  units: readonly CountedUnit[];
+}
+
+/** What counting a group reads and writes, inside the store's transaction. */
+export interface CountGroupTx extends CountTx {
+  /** Locks the month's counters (creating them when missing); `taken` is used + every kind of reservation. */
+  lockCounters(accountId: string, period: string): Step<{ counters: UsageCounters; taken: number }>;
+  /** `used` + n on the locked month's counters. */
+  addUsed(accountId: string, period: string, n: number): Step<void>;
+  /** The day's count + n. */
+  countDays(accountId: string, day: string, n: number): Step<void>;
+}
+
+/**
+ * Counts a group of done units in one transaction, as many one-unit counts would one after the
+ * other: with the month's counters locked, the first `quota − taken` units are counted (the
+ * rest get undefined: QUOTA_EXCEEDED), and each counted unit's decision sees the counters after
+ * its own increment and the marks the units before it set. Events are recorded in that order.
+ */
+export function* countGroup(tx: CountGroupTx, group: CountedGroup): TxRoutine<(UsageCounters | undefined)[]> {
+  const { counters, taken } = yield* step(tx.lockCounters(group.accountId, group.period));
+  const granted = Math.min(group.units.length, Math.max(0, group.quota - taken));
+  const results: (UsageCounters | undefined)[] = group.units.map(() => undefined);
+  if (granted === 0) return results;
+  yield* step(tx.addUsed(group.accountId, group.period, granted));
+  yield* step(tx.countDays(group.accountId, group.day, granted));
+  let row = counters;
+  for (let i = 0; i < granted; i++) {
+    const unit = group.units[i]!;
+    row = { ...row, used: row.used + 1 };
+    // Each unit reports the counters after its own increment, as a count of its own would.
+    results[i] = row;
+    const decision = unit.decide(row);
+    if (decision.marks.length > 0) {
+      yield* step(tx.setMarks(unit.accountId, unit.period, decision.marks, unit.now));
+      row = { ...row, ...Object.fromEntries(decision.marks.map((mark) => [mark, unit.now])) };
+    }
+    for (const event of decision.events) yield* recordEvent(tx, unit.accountId, event, unit.now);
+  }
+  return results;
+}

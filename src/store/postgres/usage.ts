@@ -13,7 +13,16 @@
  * Every transaction locks the month's row before the instance's reservation row, in
  * reserveUnit's order, so two never wait on each other in a cycle.
  */
-import { afterCount, type CountedUnit, emitMonthlyReset, type MonthlyReset } from "../../metering/counting.ts";
+import type { Subscription } from "../../events/fan-out.ts";
+import {
+  afterCount,
+  type CountedGroup,
+  type CountedUnit,
+  type CountGroupTx,
+  countGroup,
+  emitMonthlyReset,
+  type MonthlyReset,
+} from "../../metering/counting.ts";
 import { runAwaiting } from "../tx-steps.ts";
 import type { AccountRecord } from "../ports/accounts.ts";
 import type { UsageCounters, UsagePort } from "../ports/usage.ts";
@@ -25,7 +34,24 @@ import { PostgresTx } from "./tx.ts";
 const USAGE_COLUMNS = columns(USAGE);
 const OWED_COLUMNS = columns(ACCOUNT, { table: "a" });
 
+/** Done units counted in one transaction at most (the queue's others wait for the next one). */
+const MAX_COUNT_BATCH = 128;
+
+interface QueuedCount {
+  input: CountedUnit & { quota: number };
+  resolve: (after: UsageCounters | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
 export class PostgresUsage implements UsagePort {
+  /** Done units waiting for the count transaction in flight to commit (see `countUnit`). */
+  #counts: QueuedCount[] = [];
+  #counting = false;
+  /** Month counters being read, by account and month (see `usage`). */
+  readonly #usageReads = new SharedReads<UsageCounters | undefined>();
+  /** Transactions that counted done units (for tests). */
+  countTransactions = 0;
+
   constructor(private readonly c: PostgresConnection) {}
 
   reserveUnit(input: { accountId: string; period: string; quota: number }): Promise<boolean> {
@@ -100,15 +126,57 @@ export class PostgresUsage implements UsagePort {
     );
   }
 
+  /**
+   * Done units (cached images) are counted in groups: a unit that arrives while a count
+   * transaction is in flight waits for it to commit, then is counted with every other unit that
+   * arrived meanwhile in ONE transaction (src/metering/counting.ts `countGroup`: exact, as if
+   * counted one after the other). Each caller's promise settles only after the transaction that
+   * counted its unit committed, so an answered image is still a counted one; when that
+   * transaction fails, every unit in it fails with nothing written.
+   */
   countUnit(input: CountedUnit & { quota: number }): Promise<UsageCounters | undefined> {
+    return new Promise((resolve, reject) => {
+      this.#counts.push({ input, resolve, reject });
+      if (!this.#counting) void this.#countQueued();
+    });
+  }
+
+  async #countQueued(): Promise<void> {
+    this.#counting = true;
+    while (this.#counts.length > 0) {
+      const batch = this.#counts.splice(0, MAX_COUNT_BATCH);
+      try {
+        const results = await this.#countBatch(batch.map((queued) => queued.input));
+        batch.forEach((queued, i) => queued.resolve(results[i]));
+      } catch (error) {
+        for (const queued of batch) queued.reject(error);
+      }
+    }
+    this.#counting = false;
+  }
+
+  /** One transaction over the groups of `units`, locked in account order (two instances' batches never wait in a cycle). */
+  #countBatch(units: (CountedUnit & { quota: number })[]): Promise<(UsageCounters | undefined)[]> {
+    const groups = new Map<string, CountedGroup & { units: CountedUnit[]; at: number[] }>();
+    units.forEach((unit, at) => {
+      const key = `${unit.accountId}\u0000${unit.period}\u0000${unit.quota}\u0000${unit.day}`;
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { accountId: unit.accountId, period: unit.period, quota: unit.quota, day: unit.day, units: [], at: [] }));
+      group.units.push(unit);
+      group.at.push(at);
+    });
+    const ordered = [...groups.values()].sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : a.period < b.period ? -1 : 1));
     return this.c.write(async (tx) => {
-      // As reserveUnit's one conditional statement, but taking the unit straight into `used`;
-      // the row lock it takes is held until commit, so concurrent counts see distinct counters.
-      const [after] = await tx`insert into usage_periods (account_id, period, used) select ${input.accountId}, ${input.period}, 1 where ${input.quota}::int > 0
-        on conflict (account_id, period) do update set used = usage_periods.used + 1
-          where usage_periods.used + usage_periods.reserved + usage_periods.batch_reserved < ${input.quota}::int
-        returning ${tx.unsafe(USAGE_COLUMNS)}`;
-      return after ? runAwaiting(afterCount(new PostgresTx(this.c, tx), after as UsageCounters, input)) : undefined;
+      this.countTransactions++;
+      const handle = new GroupCountTx(this.c, tx);
+      const results: (UsageCounters | undefined)[] = units.map(() => undefined);
+      for (const group of ordered) {
+        const counted = await runAwaiting(countGroup(handle, group));
+        counted.forEach((after, i) => {
+          results[group.at[i]!] = after;
+        });
+      }
+      return results;
     });
   }
 
@@ -124,12 +192,18 @@ export class PostgresUsage implements UsagePort {
     return runAwaiting(afterCount(new PostgresTx(this.c, tx), after as UsageCounters, input));
   }
 
+  /**
+   * Concurrent reads of one account's month share a query, but only one sent after each of them
+   * arrived (SharedReads), so every read still sees every count answered before it began.
+   */
   usage(accountId: string, period: string): Promise<UsageCounters | undefined> {
-    return this.c.run(
-      async (sql) =>
-        (await sql`select ${sql.unsafe(USAGE_COLUMNS)} from usage_periods where account_id = ${accountId} and period = ${period}`)[0] as
-          | UsageCounters
-          | undefined,
+    return this.#usageReads.read(`${accountId}\u0000${period}`, () =>
+      this.c.run(
+        async (sql) =>
+          (await sql`select ${sql.unsafe(USAGE_COLUMNS)} from usage_periods where account_id = ${accountId} and period = ${period}`)[0] as
+            | UsageCounters
+            | undefined,
+      ),
     );
   }
 
@@ -187,5 +261,74 @@ export class PostgresUsage implements UsagePort {
 
   emitMonthlyReset(input: MonthlyReset): Promise<boolean> {
     return this.c.write((tx) => runAwaiting(emitMonthlyReset(new PostgresTx(this.c, tx), input)));
+  }
+}
+
+/**
+ * Reads of one key coalesced without ever answering from before a caller arrived: a read that
+ * finds a query of its key in flight (sent before it arrived) does not join it, but waits for
+ * the next one, sent as soon as that query settles and shared by every read that arrived
+ * meanwhile. So at most one query per key is in flight, and each answer is as fresh as a query
+ * of the caller's own.
+ */
+export class SharedReads<T> {
+  readonly #slots = new Map<string, { running: Promise<T>; next?: Promise<T> }>();
+  /** Queries sent (for tests). */
+  queries = 0;
+
+  read(key: string, query: () => Promise<T>): Promise<T> {
+    const slot = this.#slots.get(key);
+    if (!slot) {
+      const fresh = {} as { running: Promise<T>; next?: Promise<T> };
+      this.#slots.set(key, fresh);
+      return this.#send(fresh, key, query);
+    }
+    slot.next ??= slot.running.then(
+      () => this.#send(slot, key, query),
+      () => this.#send(slot, key, query),
+    );
+    return slot.next;
+  }
+
+  #send(slot: { running: Promise<T>; next?: Promise<T> }, key: string, query: () => Promise<T>): Promise<T> {
+    slot.next = undefined;
+    this.queries++;
+    const running: Promise<T> = query().finally(() => {
+      if (slot.running === running && slot.next === undefined) this.#slots.delete(key);
+    });
+    slot.running = running;
+    return running;
+  }
+}
+
+/** The transaction handle for counting groups: ./tx.ts's, plus the group's reads and writes; an account's webhooks are read once per transaction. */
+class GroupCountTx extends PostgresTx implements CountGroupTx {
+  readonly #subscriptions = new Map<string, Promise<Subscription[]>>();
+
+  override enabledSubscriptions(accountId: string): Promise<Subscription[]> {
+    let found = this.#subscriptions.get(accountId);
+    if (!found) this.#subscriptions.set(accountId, (found = super.enabledSubscriptions(accountId)));
+    return found;
+  }
+
+  async lockCounters(accountId: string, period: string): Promise<{ counters: UsageCounters; taken: number }> {
+    const lock = () => this.tx`select ${this.tx.unsafe(USAGE_COLUMNS)}, used + reserved + batch_reserved as taken
+      from usage_periods where account_id = ${accountId} and period = ${period} for update`;
+    let [row] = await lock();
+    if (!row) {
+      await this.tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
+      [row] = await lock();
+    }
+    const { taken, ...counters } = row!;
+    return { counters: counters as UsageCounters, taken: Number(taken) };
+  }
+
+  async addUsed(accountId: string, period: string, n: number): Promise<void> {
+    await this.tx`update usage_periods set used = used + ${n} where account_id = ${accountId} and period = ${period}`;
+  }
+
+  async countDays(accountId: string, day: string, n: number): Promise<void> {
+    await this.tx`insert into usage_days (account_id, day, count) values (${accountId}, ${day}, ${n})
+      on conflict (account_id, day) do update set count = usage_days.count + ${n}`;
   }
 }
