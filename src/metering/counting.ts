@@ -70,12 +70,12 @@ export interface CountedGroup {
 
 /** What counting a group reads and writes, inside the store's transaction. */
 export interface CountGroupTx extends CountTx {
-  /** Locks the month's counters (creating them when missing); `taken` is used + every kind of reservation. */
-  lockCounters(accountId: string, period: string): Step<{ counters: UsageCounters; taken: number }>;
-  /** `used` + n on the locked month's counters. */
-  addUsed(accountId: string, period: string, n: number): Step<void>;
-  /** The day's count + n. */
-  countDays(accountId: string, day: string, n: number): Step<void>;
+  /**
+   * With the month's counters locked (created when missing): takes min(n, quota − taken) units
+   * into `used` (taken: used + every kind of reservation) and adds them to the day's count.
+   * Returns how many it took and the counters after.
+   */
+  takeUnits(accountId: string, period: string, quota: number, day: string, n: number): Step<{ granted: number; after: UsageCounters }>;
 }
 
 /**
@@ -85,13 +85,9 @@ export interface CountGroupTx extends CountTx {
  * its own increment and the marks the units before it set. Events are recorded in that order.
  */
 export function* countGroup(tx: CountGroupTx, group: CountedGroup): TxRoutine<(UsageCounters | undefined)[]> {
-  const { counters, taken } = yield* step(tx.lockCounters(group.accountId, group.period));
-  const granted = Math.min(group.units.length, Math.max(0, group.quota - taken));
+  const { granted, after } = yield* step(tx.takeUnits(group.accountId, group.period, group.quota, group.day, group.units.length));
   const results: (UsageCounters | undefined)[] = group.units.map(() => undefined);
-  if (granted === 0) return results;
-  yield* step(tx.addUsed(group.accountId, group.period, granted));
-  yield* step(tx.countDays(group.accountId, group.day, granted));
-  let row = counters;
+  let row = { ...after, used: after.used - granted };
   for (let i = 0; i < granted; i++) {
     const unit = group.units[i]!;
     row = { ...row, used: row.used + 1 };

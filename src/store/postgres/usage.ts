@@ -32,6 +32,7 @@ import { reclaimDeadReservations } from "./liveness.ts";
 import { PostgresTx } from "./tx.ts";
 
 const USAGE_COLUMNS = columns(USAGE);
+const TAKEN_COLUMNS = columns(USAGE, { table: "usage_periods" });
 const OWED_COLUMNS = columns(ACCOUNT, { table: "a" });
 
 /** Done units counted in one transaction at most (the queue's others wait for the next one). */
@@ -311,24 +312,39 @@ class GroupCountTx extends PostgresTx implements CountGroupTx {
     return found;
   }
 
-  async lockCounters(accountId: string, period: string): Promise<{ counters: UsageCounters; taken: number }> {
-    const lock = () => this.tx`select ${this.tx.unsafe(USAGE_COLUMNS)}, used + reserved + batch_reserved as taken
-      from usage_periods where account_id = ${accountId} and period = ${period} for update`;
-    let [row] = await lock();
+  /**
+   * ONE statement (with the transaction's BEGIN and COMMIT, the whole batch is three round trips
+   * when its units cause no writes of their own): lock the month's row and read what is taken,
+   * add the units that fit, count the day, and read the account's webhooks for the events.
+   * The locking read sees the row's latest committed version, and the UPDATE of that locked row
+   * in the same statement works on it too, so `granted` is exact under concurrency.
+   */
+  async takeUnits(accountId: string, period: string, quota: number, day: string, n: number): Promise<{ granted: number; after: UsageCounters }> {
+    const take = () => this.tx`
+      with locked as (
+        select used + reserved + batch_reserved as taken from usage_periods where account_id = ${accountId} and period = ${period} for update),
+      taken as (
+        update usage_periods set used = usage_periods.used + least(${n}::int, greatest(0, ${quota}::int - locked.taken))
+        from locked where account_id = ${accountId} and period = ${period}
+        returning ${this.tx.unsafe(TAKEN_COLUMNS)}, least(${n}::int, greatest(0, ${quota}::int - locked.taken)) as granted),
+      days as (
+        insert into usage_days (account_id, day, count) select ${accountId}, ${day}, granted from taken where granted > 0
+        on conflict (account_id, day) do update set count = usage_days.count + excluded.count)
+      select taken.*, (select coalesce(json_agg(json_build_object('id', w.id, 'events', w.events, 'createdAt', w.created_at, 'seq', w.seq)), '[]'::json)
+        from webhooks w where w.account_id = ${accountId} and w.status = 'enabled') as subscriptions
+      from taken`;
+    let [row] = await take();
     if (!row) {
+      if (quota <= 0)
+        return {
+          granted: 0,
+          after: { accountId, period, used: 0, reserved: 0, warned80At: null, warned90At: null, warned95At: null, limitReachedAt: null, resetEmittedAt: null },
+        };
       await this.tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
-      [row] = await lock();
+      [row] = await take();
     }
-    const { taken, ...counters } = row!;
-    return { counters: counters as UsageCounters, taken: Number(taken) };
-  }
-
-  async addUsed(accountId: string, period: string, n: number): Promise<void> {
-    await this.tx`update usage_periods set used = used + ${n} where account_id = ${accountId} and period = ${period}`;
-  }
-
-  async countDays(accountId: string, day: string, n: number): Promise<void> {
-    await this.tx`insert into usage_days (account_id, day, count) values (${accountId}, ${day}, ${n})
-      on conflict (account_id, day) do update set count = usage_days.count + ${n}`;
+    const { granted, subscriptions, ...after } = row!;
+    this.#subscriptions.set(accountId, Promise.resolve(subscriptions as Subscription[]));
+    return { granted: Number(granted), after: after as UsageCounters };
   }
 }
