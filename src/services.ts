@@ -3,7 +3,7 @@
  * same objects from a Config, so nothing is configured twice.
  */
 import { AccountService } from "./accounts/accounts.ts";
-import { KeyCache } from "./accounts/key-cache.ts";
+import { AccountBoundCache, KeyCache } from "./accounts/key-cache.ts";
 import { systemClock, TestClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { EmailAlerts } from "./email/alerts.ts";
@@ -20,7 +20,7 @@ import { SigningKeyService } from "./signing/keys.ts";
 import { AccountFontService } from "./render/account-fonts.ts";
 import { AccountTemplateService } from "./templates/account-templates.ts";
 import { createStore } from "./store/index.ts";
-import type { Store } from "./store/types.ts";
+import type { SigningKeyOwner, Store } from "./store/types.ts";
 import type { RetryRandom } from "./webhooks/delivery-job.ts";
 import { createWebhooks } from "./webhooks/index.ts";
 import type { WebhookService } from "./webhooks/service.ts";
@@ -85,7 +85,8 @@ export async function createServices(config: Config, options: ServicesOptions = 
   const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
   const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
   const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
-  const accounts = new AccountService(store, clock, keyCacheFor(limiter, store, logger));
+  const caches = cachesFor(limiter, store, logger);
+  const accounts = new AccountService(store, clock, caches?.keys);
   // Only the serving process reclaims (serve.ts), and it is the one process reserving on a SQLite
   // file; PostgreSQL keeps one tally per instance.
   const metering = new Metering(store, clock, outbox, logger, { reclaims: true });
@@ -105,7 +106,7 @@ export async function createServices(config: Config, options: ServicesOptions = 
     email,
     mailer,
     sessions: new SessionService(store, clock, accounts),
-    signingKeys: new SigningKeyService(store, clock),
+    signingKeys: new SigningKeyService(store, clock, caches?.signingKeys),
     accountTemplates: new AccountTemplateService(store.templates, clock, accountFonts),
     accountFonts,
     close: async () => {
@@ -135,16 +136,24 @@ async function redisLimiter(url: string, clock: Clock, logger: Logger): Promise<
 }
 
 /**
- * With Redis (several instances), the API gate's key lookups are kept in process and validated
- * by the rate limit's own round trip; without it there is one process and nothing to share.
+ * With Redis (several instances), the API gate's key lookups and public URLs' signing-key
+ * resolutions are kept in process and validated by the account's version in Redis (for API
+ * keys, on the rate limit's own round trip); without it there is one process and nothing to share.
  */
-function keyCacheFor(limiter: RateLimiter, store: Store, logger: Logger): KeyCache | undefined {
+function cachesFor(limiter: RateLimiter, store: Store, logger: Logger) {
   if (!("admitVersioned" in limiter)) return undefined;
-  return new KeyCache(
-    limiter as RedisRateLimiter,
-    (keyHash) => store.findAccountByKeyHash(keyHash),
-    (accountId, error) => logger.warn("recording the end of an account change in Redis failed; retrying", { account_id: accountId, error: error.message }),
-  );
+  const versions = limiter as RedisRateLimiter;
+  const onEndLost = (accountId: string, error: Error) =>
+    logger.warn("recording the end of an account change in Redis failed; retrying", { account_id: accountId, error: error.message });
+  return {
+    keys: new KeyCache(versions, (keyHash) => store.findAccountByKeyHash(keyHash), onEndLost),
+    signingKeys: new AccountBoundCache<SigningKeyOwner>(
+      versions,
+      (id) => store.findSigningKey(id),
+      (owner) => owner.account.id,
+      onEndLost,
+    ),
+  };
 }
 
 /** With several instances on PostgreSQL, the test clock is shared by all of them. */

@@ -93,35 +93,98 @@ export class KeyCache {
     return { ...owner, decision: after.decision };
   }
 
-  /**
-   * Runs a change of the account's keys or limits between its begin and end records (see the
-   * file's comment). The begin must land: without it the change does not run (503).
-   */
-  async changing<T>(accountId: string, change: () => Promise<T>): Promise<T> {
-    await this.versions.accountChange(accountId, "begin");
-    try {
-      return await change();
-    } finally {
-      // Whether the change committed or not, it is no longer in flight. If Redis does not take
-      // the end now, it is tried again in the background; meanwhile `pending` keeps every
-      // instance reading the account from PostgreSQL, which is exact, only slower.
-      try {
-        await this.versions.accountChange(accountId, "end");
-      } catch (error) {
-        this.onEndLost?.(accountId, error as Error);
-        void this.retryEnd(accountId);
-      }
-    }
+  /** See `recordChange`. */
+  changing<T>(accountId: string, change: () => Promise<T>): Promise<T> {
+    return recordChange(this.versions, accountId, change, this.onEndLost);
   }
 
-  private async retryEnd(accountId: string): Promise<void> {
-    for (let tries = 1; tries <= END_TRIES; tries++) {
-      await Bun.sleep(END_RETRY_MS);
-      try {
-        await this.versions.accountChange(accountId, "end");
-        return;
-      } catch {}
+  /** Entries kept now (for tests). */
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/**
+ * Runs a change of an account's keys, limits or signing keys between its begin and end records
+ * (see the file's comment). The begin must land: without it the change does not run (503). An
+ * end Redis does not take now is tried again in the background; meanwhile `pending` keeps every
+ * instance reading the account from PostgreSQL, which is exact, only slower.
+ */
+export async function recordChange<T>(
+  versions: Pick<AccountVersions, "accountChange">,
+  accountId: string,
+  change: () => Promise<T>,
+  onEndLost?: (accountId: string, error: Error) => void,
+): Promise<T> {
+  await versions.accountChange(accountId, "begin");
+  try {
+    return await change();
+  } finally {
+    // Whether the change committed or not, it is no longer in flight.
+    try {
+      await versions.accountChange(accountId, "end");
+    } catch (error) {
+      onEndLost?.(accountId, error as Error);
+      void retryEnd(versions, accountId);
     }
+  }
+}
+
+async function retryEnd(versions: Pick<AccountVersions, "accountChange">, accountId: string): Promise<void> {
+  for (let tries = 1; tries <= END_TRIES; tries++) {
+    await Bun.sleep(END_RETRY_MS);
+    try {
+      await versions.accountChange(accountId, "end");
+      return;
+    } catch {}
+  }
+}
+
+/**
+ * Lookups that belong to one account (a signing key and its account, for public image URLs),
+ * kept in process and validated by ONE Redis read of the account's version instead of a
+ * PostgreSQL read: a change of the account or of the looked-up record (recorded with
+ * `recordChange`) is seen by every instance on its very next request. The same rules as the key
+ * cache: trusted only when the version read before the store read holds and no change was in
+ * flight; a Redis reconnection drops everything.
+ */
+export class AccountBoundCache<T> {
+  private readonly entries = new LRUCache<string, { accountId: string; value?: T; version?: string }>({ max: MAX_KEYS });
+  /** Store reads made through this cache (for tests). */
+  storeReads = 0;
+
+  constructor(
+    private readonly versions: AccountVersions,
+    private readonly load: (id: string) => Promise<T | undefined>,
+    private readonly accountOf: (value: T) => string,
+    private readonly onEndLost?: (accountId: string, error: Error) => void,
+  ) {
+    versions.onReconnect(() => this.entries.clear());
+  }
+
+  /** The value for `id`, or undefined when the store has none. */
+  async get(id: string): Promise<T | undefined> {
+    const entry = this.entries.get(id);
+    let before: VersionedDecision | undefined;
+    if (entry) {
+      before = await this.versions.admitVersioned("check", entry.accountId, 0, entry.accountId);
+      if (entry.value !== undefined && !before.pending && before.version === entry.version) return entry.value;
+    }
+    this.storeReads++;
+    const value = await this.load(id);
+    if (value === undefined) {
+      this.entries.delete(id);
+      return undefined;
+    }
+    const accountId = this.accountOf(value);
+    const trusted = before !== undefined && !before.pending && entry!.accountId === accountId;
+    this.entries.set(id, trusted ? { accountId, value, version: before!.version } : { accountId });
+    return value;
+  }
+
+  /** See `recordChange`. */
+  changing<R>(accountId: string, change: () => Promise<R>): Promise<R> {
+    return recordChange(this.versions, accountId, change, this.onEndLost);
   }
 
   /** Entries kept now (for tests). */

@@ -7,9 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AccountService } from "../../../src/accounts/accounts.ts";
-import { type AccountVersions, KeyCache } from "../../../src/accounts/key-cache.ts";
+import { AccountBoundCache, type AccountVersions, KeyCache } from "../../../src/accounts/key-cache.ts";
 import { TestClock } from "../../../src/clock.ts";
 import { RedisRateLimiter } from "../../../src/metering/redis-rate-limit.ts";
+import { SigningKeyService } from "../../../src/signing/keys.ts";
+import type { SigningKeyOwner } from "../../../src/store/types.ts";
 import { redisAvailable, startRedis, type RedisServer } from "../../support/redis.ts";
 import { openTestStore } from "../../support/stores.ts";
 import { waitFor } from "../../support/wait.ts";
@@ -39,7 +41,23 @@ maybe("key cache validated by the rate limit's Redis round trip", () => {
         counter.reads++;
         return store.findAccountByKeyHash(hash);
       });
-      return { limiter, cache, counter, accounts: new AccountService(store, clock, cache) };
+      const signingCounter = { reads: 0 };
+      const signingCache = new AccountBoundCache<SigningKeyOwner>(
+        versions ? versions(limiter) : limiter,
+        (id) => {
+          signingCounter.reads++;
+          return store.findSigningKey(id);
+        },
+        (owner) => owner.account.id,
+      );
+      return {
+        limiter,
+        cache,
+        counter,
+        signingCounter,
+        accounts: new AccountService(store, clock, cache),
+        signingKeys: new SigningKeyService(store, clock, signingCache),
+      };
     };
     return { store, a: make(), b: make() };
   }
@@ -151,5 +169,23 @@ maybe("key cache validated by the rate limit's Redis round trip", () => {
     const { account } = await new AccountService(store, new TestClock(0)).create({ email: "b@example.com", plan: "starter" });
     await expect(a.accounts.update(account.id, { plan: "pro" })).rejects.toThrow("injected");
     expect((await store.getAccount(account.id))?.plan).toBe("starter");
+  });
+
+  test("signing keys: a resolution is kept and validated by one Redis read; deleted or its account canceled on A, B sees it at once", async () => {
+    const { a, b } = await cluster();
+    const { account } = await a.accounts.create({ email: "s@example.com", plan: "custom", quota: 100, requestsPerSecond: 1000 });
+    const signing = await a.signingKeys.create(account.id);
+    const other = await a.signingKeys.create(account.id);
+    for (let i = 0; i < 2; i++) expect((await b.signingKeys.resolve(signing.id))?.key.secret).toBe(signing.secret);
+    const reads = b.signingCounter.reads;
+    for (let i = 0; i < 5; i++) expect((await b.signingKeys.resolve(signing.id))?.account.id).toBe(account.id);
+    expect(b.signingCounter.reads).toBe(reads);
+    await a.accounts.update(account.id, { status: "canceled" });
+    expect((await b.signingKeys.resolve(signing.id))?.account.status).toBe("canceled");
+    await b.signingKeys.resolve(other.id);
+    await b.signingKeys.resolve(other.id);
+    await a.signingKeys.delete(account.id, other.id);
+    expect(await b.signingKeys.resolve(other.id)).toBeUndefined();
+    expect((await b.signingKeys.resolve(signing.id))?.key.id).toBe(signing.id);
   });
 });
