@@ -2,7 +2,8 @@
  * The API key gate's lookups kept in this process when several instances share Redis, and
  * validated on every request by the round trip the rate limit makes anyway: one Redis script
  * both admits the request and reads the account's version (`acct:<id>` in Redis, moved by every
- * change of the account's keys, plan or status). So a request whose key is cached costs one
+ * change of the account's keys, plan, status or signing keys). Public URLs' signing keys are
+ * kept the same way (`AccountBoundCache`), checked by one read of that version. So a request whose key is cached costs one
  * Redis round trip and no PostgreSQL query, and a key revoked or an account changed on any
  * instance is seen by every instance on its very next request.
  *
@@ -53,8 +54,6 @@ const rateOf = (account: Pick<AccountRecord, "plan" | "customQuota" | "customReq
 
 export class KeyCache {
   private readonly entries = new LRUCache<string, Entry>({ max: MAX_KEYS });
-  /** Store reads made through this cache (for tests and the bench). */
-  storeReads = 0;
 
   constructor(
     private readonly versions: AccountVersions,
@@ -78,7 +77,6 @@ export class KeyCache {
     } else if (entry) {
       before = await this.versions.admitVersioned("check", entry.accountId, 0, entry.accountId);
     }
-    this.storeReads++;
     const owner = await this.load(keyHash);
     if (!owner) {
       this.entries.delete(keyHash);
@@ -150,8 +148,6 @@ async function retryEnd(versions: Pick<AccountVersions, "accountChange">, accoun
  */
 export class AccountBoundCache<T> {
   private readonly entries = new LRUCache<string, { accountId: string; value?: T; version?: string }>({ max: MAX_KEYS });
-  /** Store reads made through this cache (for tests). */
-  storeReads = 0;
 
   constructor(
     private readonly versions: AccountVersions,
@@ -170,7 +166,6 @@ export class AccountBoundCache<T> {
       before = await this.versions.admitVersioned("check", entry.accountId, 0, entry.accountId);
       if (entry.value !== undefined && !before.pending && before.version === entry.version) return entry.value;
     }
-    this.storeReads++;
     const value = await this.load(id);
     if (value === undefined) {
       this.entries.delete(id);

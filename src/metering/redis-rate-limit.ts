@@ -130,6 +130,7 @@ export class RedisRateLimiter implements RateLimiter {
       // Keep trying every 200 ms forever: recovery needs no restart.
       retryStrategy: () => 200,
       lazyConnect: false,
+      enableAutoPipelining: true,
     });
     redis.defineCommand("slidingLog", { numberOfKeys: 1, lua: SLIDING_LOG });
     redis.defineCommand("versionedLog", { numberOfKeys: 2, lua: VERSIONED_LOG });
