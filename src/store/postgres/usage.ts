@@ -37,6 +37,12 @@ const OWED_COLUMNS = columns(ACCOUNT, { table: "a" });
 
 /** Done units counted in one transaction at most (the queue's others wait for the next one). */
 const MAX_COUNT_BATCH = 128;
+/**
+ * Count transactions this instance runs at once: a unit arriving while one is in flight starts
+ * the second at once instead of waiting a whole transaction for its turn (the second waits for
+ * the month's row lock inside PostgreSQL, where the first's commit releases it at once).
+ */
+const MAX_COUNTS_IN_FLIGHT = 2;
 
 interface QueuedCount {
   input: CountedUnit & { quota: number };
@@ -47,7 +53,7 @@ interface QueuedCount {
 export class PostgresUsage implements UsagePort {
   /** Done units waiting for the count transaction in flight to commit (see `countUnit`). */
   #counts: QueuedCount[] = [];
-  #counting = false;
+  #countsInFlight = 0;
   /** Month counters being read, by account and month (see `usage`). */
   readonly #usageReads = new SharedReads<UsageCounters | undefined>();
   /** Transactions that counted done units (for tests). */
@@ -128,9 +134,9 @@ export class PostgresUsage implements UsagePort {
   }
 
   /**
-   * Done units (cached images) are counted in groups: a unit that arrives while a count
-   * transaction is in flight waits for it to commit, then is counted with every other unit that
-   * arrived meanwhile in ONE transaction (src/metering/counting.ts `countGroup`: exact, as if
+   * Done units (cached images) are counted in groups: a unit that arrives while the count
+   * transactions in flight are MAX_COUNTS_IN_FLIGHT waits for one of them to commit, then is
+   * counted with every other unit that arrived meanwhile in ONE transaction (src/metering/counting.ts `countGroup`: exact, as if
    * counted one after the other). Each caller's promise settles only after the transaction that
    * counted its unit committed, so an answered image is still a counted one; when that
    * transaction fails, every unit in it fails with nothing written.
@@ -138,12 +144,12 @@ export class PostgresUsage implements UsagePort {
   countUnit(input: CountedUnit & { quota: number }): Promise<UsageCounters | undefined> {
     return new Promise((resolve, reject) => {
       this.#counts.push({ input, resolve, reject });
-      if (!this.#counting) void this.#countQueued();
+      if (this.#countsInFlight < MAX_COUNTS_IN_FLIGHT) void this.#countQueued();
     });
   }
 
   async #countQueued(): Promise<void> {
-    this.#counting = true;
+    this.#countsInFlight++;
     while (this.#counts.length > 0) {
       const batch = this.#counts.splice(0, MAX_COUNT_BATCH);
       try {
@@ -153,7 +159,7 @@ export class PostgresUsage implements UsagePort {
         for (const queued of batch) queued.reject(error);
       }
     }
-    this.#counting = false;
+    this.#countsInFlight--;
   }
 
   /** One transaction over the groups of `units`, locked in account order (two instances' batches never wait in a cycle). */
