@@ -27,7 +27,7 @@ import { runAwaiting } from "../tx-steps.ts";
 import type { AccountRecord } from "../ports/accounts.ts";
 import type { UsageCounters, UsagePort } from "../ports/usage.ts";
 import { ACCOUNT, columns, USAGE } from "../records.ts";
-import type { PostgresConnection, Tx } from "./connection.ts";
+import { isRetryableConflict, type PostgresConnection, type Tx } from "./connection.ts";
 import { reclaimDeadReservations } from "./liveness.ts";
 import { PostgresTx } from "./tx.ts";
 
@@ -43,6 +43,8 @@ const MAX_COUNT_BATCH = 128;
  * the month's row lock inside PostgreSQL, where the first's commit releases it at once).
  */
 const MAX_COUNTS_IN_FLIGHT = 2;
+/** Tries of a count transaction PostgreSQL aborted for a deadlock or a serialization conflict (as `c.write`). */
+const PIPELINED_TX_TRIES = 5;
 
 interface QueuedCount {
   input: CountedUnit & { quota: number };
@@ -173,7 +175,7 @@ export class PostgresUsage implements UsagePort {
       group.at.push(at);
     });
     const ordered = [...groups.values()].sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : a.period < b.period ? -1 : 1));
-    return this.c.write(async (tx) => {
+    return this.#writePipelined(async (tx) => {
       this.countTransactions++;
       const handle = new GroupCountTx(this.c, tx);
       const results: (UsageCounters | undefined)[] = units.map(() => undefined);
@@ -185,6 +187,47 @@ export class PostgresUsage implements UsagePort {
       }
       return results;
     });
+  }
+
+  /**
+   * `c.write` with BEGIN sent in the same flight as the first statement rather than one round
+   * trip ahead of it (postgres.js pipelines the statements of one connection): a count batch is
+   * two round trips (BEGIN + its statement, then COMMIT) when its units cause no other writes.
+   * Retried whole after a deadlock or serialization conflict, as `c.write` is.
+   */
+  async #writePipelined<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.c.run(async (sql) => {
+          const tx = await sql.reserve();
+          try {
+            // Its failure (the connection's) fails the body's first statement too.
+            const begun = tx`begin`.execute().then(
+              () => undefined,
+              (error: unknown) => error,
+            );
+            let result: T;
+            try {
+              result = await body(tx as unknown as Tx);
+              const failed = await begun;
+              if (failed) throw failed;
+            } catch (error) {
+              await begun;
+              await tx`rollback`.catch(() => {});
+              throw error;
+            }
+            await tx`commit`;
+            return result;
+          } finally {
+            tx.release();
+          }
+        });
+      } catch (error) {
+        if (tries >= PIPELINED_TX_TRIES || !isRetryableConflict(error)) throw error;
+        this.c.conflictRetries++;
+        await Bun.sleep(Math.random() * 10 * tries);
+      }
+    }
   }
 
   /** Inside the caller's transaction: the unit moves from this instance's reservations into `used`. */
