@@ -163,7 +163,13 @@ export class AccountBoundCache<T> {
     const entry = this.entries.get(id);
     let before: VersionedDecision | undefined;
     if (entry) {
-      before = await this.versions.admitVersioned("check", entry.accountId, 0, entry.accountId);
+      try {
+        before = await this.versions.admitVersioned("check", entry.accountId, 0, entry.accountId);
+      } catch {
+        // Redis unavailable: these requests meet no rate limit, so they need not fail; the store
+        // answers exactly (no change can commit meanwhile: its begin would fail), uncached.
+        return this.load(id);
+      }
       if (entry.value !== undefined && !before.pending && before.version === entry.version) return entry.value;
     }
     const value = await this.load(id);

@@ -188,4 +188,21 @@ maybe("key cache validated by the rate limit's Redis round trip", () => {
     expect(await b.signingKeys.resolve(other.id)).toBeUndefined();
     expect((await b.signingKeys.resolve(signing.id))?.key.id).toBe(signing.id);
   });
+
+  test("signing keys with Redis down: resolved from the store (public URLs need no rate limit), and a change cannot commit meanwhile", async () => {
+    const { a, b } = await cluster();
+    const { account } = await a.accounts.create({ email: "d@example.com", plan: "custom", quota: 100, requestsPerSecond: 1000 });
+    const signing = await a.signingKeys.create(account.id);
+    for (let i = 0; i < 3; i++) await b.signingKeys.resolve(signing.id);
+    await redis.stop();
+    try {
+      const reads = b.signingCounter.reads;
+      expect((await b.signingKeys.resolve(signing.id))?.key.id).toBe(signing.id);
+      expect(b.signingCounter.reads).toBe(reads + 1);
+      await expect(a.signingKeys.delete(account.id, signing.id)).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+      expect((await b.signingKeys.resolve(signing.id))?.key.id).toBe(signing.id);
+    } finally {
+      await redis.start();
+    }
+  });
 });
