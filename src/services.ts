@@ -111,6 +111,7 @@ export async function createServices(config: Config, options: ServicesOptions = 
     accountFonts,
     close: async () => {
       mailer.close();
+      caches?.signingKeys.close();
       await limiter.close?.();
       await metering.close();
       await store.close();

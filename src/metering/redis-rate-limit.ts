@@ -60,17 +60,32 @@ if ARGV[5] == 'check' or (ARGV[5] == 'if' and (version ~= ARGV[6] or pending > 0
 end
 ${SLIDING_LOG.replace("return {allowed, count, tostring(now), oldest[2] or false}", "return {allowed, count, tostring(now), oldest[2] or false, version, pending}")}`;
 
-// KEYS[1] the account's change state. ARGV[1]: 1 to begin a change, -1 to end one; ARGV[2] the
-// epoch for a missing hash. Both move `n`, so every version read during or before a change
-// differs from every one read after it; `p` never goes below 0 (an end after Redis lost the hash).
+// KEYS[1] the account's change state, KEYS[2] the same for every account together (what an
+// instance's lease on its signing-key entries watches). ARGV[1]: 1 to begin a change, -1 to end
+// one; ARGV[2] the epoch for a missing hash. Both move `n`, so every version read during or
+// before a change differs from every one read after it; `p` never goes below 0 (an end after
+// Redis lost the hash).
 const ACCOUNT_CHANGE = `
-if not redis.call('HGET', KEYS[1], 'e') then
-  redis.call('HSET', KEYS[1], 'e', ARGV[2], 'n', 0, 'p', 0)
+for i = 1, 2 do
+  if not redis.call('HGET', KEYS[i], 'e') then
+    redis.call('HSET', KEYS[i], 'e', ARGV[2], 'n', 0, 'p', 0)
+  end
+  redis.call('HINCRBY', KEYS[i], 'n', 1)
+  local p = redis.call('HINCRBY', KEYS[i], 'p', tonumber(ARGV[1]))
+  if p < 0 then redis.call('HSET', KEYS[i], 'p', 0) end
 end
-redis.call('HINCRBY', KEYS[1], 'n', 1)
-local p = redis.call('HINCRBY', KEYS[1], 'p', tonumber(ARGV[1]))
-if p < 0 then redis.call('HSET', KEYS[1], 'p', 0) end
 return 1
+`;
+
+// KEYS[1] the change state of every account together: its version and changes in flight.
+const ALL_CHANGES = `
+local e = redis.call('HGET', KEYS[1], 'e')
+if not e then
+  e = ARGV[1]
+  redis.call('HSET', KEYS[1], 'e', e, 'n', 0, 'p', 0)
+end
+local state = redis.call('HMGET', KEYS[1], 'n', 'p')
+return {e .. ':' .. (state[1] or '0'), tonumber(state[2] or '0')}
 `;
 
 type SlidingLogClient = Redis & {
@@ -86,7 +101,8 @@ type SlidingLogClient = Redis & {
     expected: string,
     epoch: string,
   ): Promise<[number, number, string, string | null, string, number]>;
-  accountChange(stateKey: string, by: number, epoch: string): Promise<number>;
+  accountChange(stateKey: string, allKey: string, by: number, epoch: string): Promise<number>;
+  allChanges(allKey: string, epoch: string): Promise<[string, number]>;
 };
 
 /** `check`: read the account's version only; `if`: admit only while it is `expected` and no change is in flight; `always`: admit. */
@@ -134,7 +150,8 @@ export class RedisRateLimiter implements RateLimiter {
     });
     redis.defineCommand("slidingLog", { numberOfKeys: 1, lua: SLIDING_LOG });
     redis.defineCommand("versionedLog", { numberOfKeys: 2, lua: VERSIONED_LOG });
-    redis.defineCommand("accountChange", { numberOfKeys: 1, lua: ACCOUNT_CHANGE });
+    redis.defineCommand("accountChange", { numberOfKeys: 2, lua: ACCOUNT_CHANGE });
+    redis.defineCommand("allChanges", { numberOfKeys: 1, lua: ALL_CHANGES });
     redis.on("error", (error) => options.onError?.(error));
     // Every `ready` after the first is a reconnection: Redis may have restarted and lost (or
     // rolled back) the account versions, so whatever was validated against them is dropped.
@@ -201,7 +218,17 @@ export class RedisRateLimiter implements RateLimiter {
   /** Records that a change of the account begins (before its commit) or ended (after it). */
   async accountChange(accountId: string, phase: "begin" | "end"): Promise<void> {
     try {
-      await this.redis.accountChange(this.stateKey(accountId), phase === "begin" ? 1 : -1, randomBytes(6).toString("hex"));
+      await this.redis.accountChange(this.stateKey(accountId), this.allKey(), phase === "begin" ? 1 : -1, randomBytes(6).toString("hex"));
+    } catch {
+      throw UNAVAILABLE();
+    }
+  }
+
+  /** The change state of every account together: a version moved by every change's begin and end, and whether any is in flight. */
+  async allChanges(): Promise<{ version: string; pending: boolean }> {
+    try {
+      const [version, pending] = await this.redis.allChanges(this.allKey(), randomBytes(6).toString("hex"));
+      return { version, pending: pending > 0 };
     } catch {
       throw UNAVAILABLE();
     }
@@ -210,6 +237,10 @@ export class RedisRateLimiter implements RateLimiter {
   /** Calls `listener` whenever the connection to Redis was lost and is back. */
   onReconnect(listener: () => void): void {
     this.reconnectListeners.push(listener);
+  }
+
+  private allKey(): string {
+    return `${this.prefix}acct-all`;
   }
 
   private stateKey(accountId: string): string {

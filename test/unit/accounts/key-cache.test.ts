@@ -21,10 +21,12 @@ const maybe = redisAvailable() || process.env.CI === "true" ? describe : describ
 maybe("key cache validated by the rate limit's Redis round trip", () => {
   let redis: RedisServer;
   const limiters: RedisRateLimiter[] = [];
+  const caches: AccountBoundCache<SigningKeyOwner>[] = [];
   beforeAll(async () => {
     redis = await startRedis();
   });
   afterAll(async () => {
+    for (const c of caches) c.close();
     for (const l of limiters) await l.close();
     await redis.stop();
   });
@@ -50,11 +52,13 @@ maybe("key cache validated by the rate limit's Redis round trip", () => {
         },
         (owner) => owner.account.id,
       );
+      caches.push(signingCache);
       return {
         limiter,
         cache,
         counter,
         signingCounter,
+        signingCache,
         accounts: new AccountService(store, clock, cache),
         signingKeys: new SigningKeyService(store, clock, signingCache),
       };
@@ -119,6 +123,7 @@ maybe("key cache validated by the rate limit's Redis round trip", () => {
     let loseEnds = true;
     const { a, b } = await cluster((limiter) => ({
       admitVersioned: (...args) => limiter.admitVersioned(...args),
+      allChanges: () => limiter.allChanges(),
       onReconnect: (listener) => limiter.onReconnect(listener),
       accountChange: async (accountId, phase) => {
         if (phase === "end" && loseEnds) throw new Error("injected: Redis did not take the end");
@@ -161,6 +166,7 @@ maybe("key cache validated by the rate limit's Redis round trip", () => {
   test("a change whose begin Redis does not take does not run", async () => {
     const { a, store } = await cluster((limiter) => ({
       admitVersioned: (...args) => limiter.admitVersioned(...args),
+      allChanges: () => limiter.allChanges(),
       onReconnect: (listener) => limiter.onReconnect(listener),
       accountChange: async () => {
         throw new Error("injected: Redis unavailable");
@@ -180,6 +186,17 @@ maybe("key cache validated by the rate limit's Redis round trip", () => {
     const reads = b.signingCounter.reads;
     for (let i = 0; i < 5; i++) expect((await b.signingKeys.resolve(signing.id))?.account.id).toBe(account.id);
     expect(b.signingCounter.reads).toBe(reads);
+    // Once B holds a lease (no change in flight, none since the entry was read), a resolution
+    // asks neither the store nor Redis.
+    await waitFor(async () => {
+      const checks = b.signingCache.checks;
+      await b.signingKeys.resolve(signing.id);
+      return b.signingCache.checks === checks;
+    }, "B serving the signing key under its lease");
+    const checks = b.signingCache.checks;
+    for (let i = 0; i < 5; i++) await b.signingKeys.resolve(signing.id);
+    expect(b.signingCache.checks).toBe(checks);
+    expect(b.signingCounter.reads).toBe(reads);
     await a.accounts.update(account.id, { status: "canceled" });
     expect((await b.signingKeys.resolve(signing.id))?.account.status).toBe("canceled");
     await b.signingKeys.resolve(other.id);
@@ -196,9 +213,12 @@ maybe("key cache validated by the rate limit's Redis round trip", () => {
     for (let i = 0; i < 3; i++) await b.signingKeys.resolve(signing.id);
     await redis.stop();
     try {
-      const reads = b.signingCounter.reads;
-      expect((await b.signingKeys.resolve(signing.id))?.key.id).toBe(signing.id);
-      expect(b.signingCounter.reads).toBe(reads + 1);
+      // Its lease runs out (its renewals fail); then every resolution reads the store.
+      await waitFor(async () => {
+        const reads = b.signingCounter.reads;
+        expect((await b.signingKeys.resolve(signing.id))?.key.id).toBe(signing.id);
+        return b.signingCounter.reads === reads + 1;
+      }, "B reading the store once its lease ran out");
       await expect(a.signingKeys.delete(account.id, signing.id)).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
       expect((await b.signingKeys.resolve(signing.id))?.key.id).toBe(signing.id);
     } finally {
