@@ -2,8 +2,8 @@
  * The API key gate's lookups kept in this process when several instances share Redis, and
  * validated on every request by the round trip the rate limit makes anyway: one Redis script
  * both admits the request and reads the account's version (`acct:<id>` in Redis, moved by every
- * change of the account's keys, plan, status or signing keys). Public URLs' signing keys are
- * kept the same way (`AccountBoundCache`), checked by one read of that version. So a request whose key is cached costs one
+ * change of the account's keys, plan, status or signing keys). Public URLs' signing keys, which
+ * meet no rate limit, are kept under a lease every change waits out (`AccountBoundCache`). So a request whose key is cached costs one
  * Redis round trip and no PostgreSQL query, and a key revoked or an account changed on any
  * instance is seen by every instance on its very next request.
  *

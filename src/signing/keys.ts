@@ -1,9 +1,8 @@
 /**
  * Signing keys for public image URLs (per account, at most 5): create (the secret is returned
  * this once), list, delete, and resolve a URL's key id. Resolution reads the store on every
- * request (with Redis, several instances: keeps it in process and checks the account's version in
- * Redis on every request instead, src/accounts/key-cache.ts), so a deleted key's URLs stop at
- * once, on every instance.
+ * request (with Redis, several instances: keeps it in process under a lease that every change
+ * waits out, src/accounts/key-cache.ts), so a deleted key's URLs stop at once, on every instance.
  */
 import type { AccountBoundCache } from "../accounts/key-cache.ts";
 import type { Clock } from "../clock.ts";
