@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/logger.ts";
-import { RenderPool, type RenderJob } from "../src/render/pool.ts";
+import { RenderPool, type RenderJob } from "../src/render/sandbox/pool.ts";
 import { createServices } from "../src/services.ts";
 import { median } from "./lib/load.ts";
 

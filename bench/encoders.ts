@@ -19,10 +19,10 @@ import { readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import jpegJs from "jpeg-js";
-import { encodeImage, encodeWithOptions, JPEG_OPTIONS, WEBP_OPTIONS } from "../src/render/encode.ts";
-import { renderTemplateToPng } from "../src/render/engine.ts";
-import { flattenPremultiplied } from "../src/render/encode.ts";
-import { encodePng } from "../src/render/png.ts";
+import { encodeImage, encodeWithOptions, JPEG_OPTIONS, WEBP_OPTIONS } from "../src/render/output/encode.ts";
+import { renderTemplateToPng } from "../src/render/engines/in-process.ts";
+import { flattenPremultiplied } from "../src/render/output/encode.ts";
+import { encodePng } from "../src/render/output/png.ts";
 import { createTemplateRegistry } from "../src/templates/registry.ts";
 import { decodePng } from "../test/support/png.ts";
 

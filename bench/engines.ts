@@ -20,11 +20,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { renderTemplate, type RenderEngine } from "../src/render/engine.ts";
-import { encodeImage } from "../src/render/encode.ts";
+import type { RenderEngine } from "../src/render/engines/engine.ts";
+import { renderTemplate } from "../src/render/engines/in-process.ts";
+import { encodeImage } from "../src/render/output/encode.ts";
 import { silentLogger } from "../src/logger.ts";
-import { RenderPool } from "../src/render/pool.ts";
-import { loadTakumiNative } from "../src/render/takumi-native.ts";
+import { RenderPool } from "../src/render/sandbox/pool.ts";
+import { loadTakumiNative } from "../src/render/engines/takumi-native.ts";
 import { createTemplateRegistry } from "../src/templates/registry.ts";
 import { solidPngDataUri } from "../test/support/png.ts";
 import { runLoad } from "./lib/load-client.ts";

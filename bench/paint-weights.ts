@@ -11,7 +11,8 @@
  * The table it prints is the one in docs/render-bounds.md (#the-paint-budget).
  */
 import { EXPENSIVE_TEMPLATES } from "./lib/expensive-templates.ts";
-import { renderTemplate, type RenderEngine } from "../src/render/engine.ts";
+import type { RenderEngine } from "../src/render/engines/engine.ts";
+import { renderTemplate } from "../src/render/engines/in-process.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../src/templates/account/index.ts";
 import { parseTemplateHtml } from "../src/templates/account/html.ts";
 import { PAINT_BUDGET, paintCost } from "../src/templates/account/paint-cost.ts";

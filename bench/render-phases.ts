@@ -9,7 +9,7 @@
  *      parse → rasterize → pixels → unpremultiply → encode), plus resvg's own asPng() and the
  *      cost of a young (Bun.gc(false)) and a full (Bun.gc(true)) collection, in-process and
  *      inside a Worker;
- *   2. renders through the real RenderPool (src/render/pool.ts, one worker): the round trip per
+ *   2. renders through the real RenderPool (src/render/sandbox/pool.ts, one worker): the round trip per
  *      image against the time the worker reports for rendering; the difference is the pool's
  *      own cost (posting the job and the PNG, the worker's GC policy, event-loop turns). Run
  *      sequentially (latency) and with 3 jobs in flight (throughput, p95/median);
@@ -17,7 +17,7 @@
  */
 import { parseArgs } from "node:util";
 import { silentLogger } from "../src/logger.ts";
-import { RenderPool } from "../src/render/pool.ts";
+import { RenderPool } from "../src/render/sandbox/pool.ts";
 import { markdownTable, quantile } from "./lib/load.ts";
 import { CARD, measurePhases, PHASES, type PhaseRun } from "./lib/phases.ts";
 

@@ -9,9 +9,9 @@
  * The SVGs are satori's output for the built-in cards (every field set, 1200×630 and 2400×1260)
  * and for a translucent account-template layout; ROUNDS (default 60) sets the rounds per SVG.
  */
-import { layoutSize } from "../src/render/engine.ts";
-import { loadFonts } from "../src/render/fonts.ts";
-import { initLayout, satori } from "../src/render/layout.ts";
+import { layoutSize } from "../src/render/engines/engine.ts";
+import { loadFonts } from "../src/render/fonts/fonts.ts";
+import { initLayout, satori } from "../src/render/engines/layout.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../src/templates/account/index.ts";
 import { createTemplateRegistry } from "../src/templates/registry.ts";
 import type { TemplateDefinition } from "../src/templates/types.ts";

@@ -15,10 +15,13 @@ import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { eq, sql as drizzleSql } from "drizzle-orm";
+import { claimJobs } from "../src/events/lane-claim.ts";
+import { settleJob } from "../src/events/settlement.ts";
 import { createStore } from "../src/store/index.ts";
 import { openDatabase } from "../src/store/sqlite/database.ts";
 import { accounts } from "../src/store/sqlite/schema/index.ts";
-import type { Store } from "../src/store/types.ts";
+import type { JobSettlement, Store } from "../src/store/types.ts";
+import { DeliveryLog } from "../src/webhooks/delivery-log.ts";
 import { markdownTable, median } from "./lib/load.ts";
 
 const { values: args } = parseArgs({
@@ -87,11 +90,13 @@ async function storeCalls(store: Store): Promise<[string, number][]> {
     await store.reserveUnit({ accountId, period: PERIOD, quota: 1e9 });
     await store.confirmImageUnit({ accountId, period: PERIOD, day: `${PERIOD}-01`, now: NOW, contentAddress: `ca_${i}`, decide: noDecision });
   });
+  const log = new DeliveryLog();
   await add("claimJobs + settleJob, 1 delivery (a webhook delivery)", CALLS / 4, async (i) => {
-    const { jobs } = await store.claimJobs({ kinds: ["webhook_delivery"], limit: 1, laneRoom: () => 8, now: NOW + 1, realNow: Date.now(), leaseMs: 30_000 });
+    const request = { kinds: ["webhook_delivery"], limit: 1, laneRoom: () => 8, now: NOW + 1, realNow: Date.now(), leaseMs: 30_000 };
+    const { jobs } = await store.transact((tx) => claimJobs(tx, request));
     const job = jobs[0];
     if (!job) return;
-    await store.settleJob({
+    const settlement: JobSettlement = {
       jobId: job.id,
       now: NOW + 1,
       status: "succeeded",
@@ -112,7 +117,8 @@ async function storeCalls(store: Store): Promise<[string, number][]> {
         nextAttemptAt: null,
         createdAt: NOW,
       },
-    });
+    };
+    await store.transact((tx) => settleJob(tx, settlement, log));
   });
   await add("listWebhooks (dashboard)", CALLS, () => store.listWebhooks(accountId));
   return rows;

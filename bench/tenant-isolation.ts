@@ -13,7 +13,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { silentLogger } from "../src/logger.ts";
-import { RenderPool } from "../src/render/pool.ts";
+import { RenderPool } from "../src/render/sandbox/pool.ts";
 import { MAX_SIZE } from "../src/render/request.ts";
 import { parseAccountTemplate } from "../src/templates/account/index.ts";
 import { EXPENSIVE_TEMPLATES } from "./lib/expensive-templates.ts";

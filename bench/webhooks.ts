@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
+import { recordEvents as record } from "../src/events/fan-out.ts";
 import { silentLogger } from "../src/logger.ts";
 import { createServices, type Services } from "../src/services.ts";
 import { JobWorker } from "../src/worker/index.ts";
@@ -112,7 +113,7 @@ async function recordEvents(services: Services, accountIds: string[], n: number)
       ),
     );
     // The store tells the job worker that the deliveries are queued (Store.onJobsAvailable).
-    for (const event of await services.store.recordEvents(accountId, drafts, now)) ids.push(event.id);
+    for (const event of await services.store.transact((tx) => record(tx, accountId, drafts, now))) ids.push(event.id);
   }
   return ids;
 }

@@ -7,7 +7,7 @@
  * Each row runs in a fresh process: one throwaway worker first goes through the same stage (so
  * what a process pays once, such as the binary's code pages, stays out of the figure), then
  * `--workers` more do, side by side; the row is the RSS they added, per worker, 300 ms after the
- * last reported. The renders use the pool worker's memory upkeep (src/render/worker-memory.ts)
+ * last reported. The renders use the pool worker's memory upkeep (src/render/sandbox/worker-memory.ts)
  * and a full collection before the report, so what remains is not JS garbage. The peak columns
  * are the most those workers added while they worked (RSS sampled every 10 ms): over their
  * whole life, and (rendering rows) once every one of them had finished its warm-up render.
@@ -21,7 +21,7 @@
  */
 import { parseArgs } from "node:util";
 import { markdownTable, median } from "./lib/load.ts";
-import { layoutModule } from "../src/render/layout-wasm.ts";
+import { layoutModule } from "../src/render/engines/layout-wasm.ts";
 import type { StageReply, StageRequest, StageWarmed } from "./lib/memory-stage-worker.ts";
 
 const { values: args } = parseArgs({

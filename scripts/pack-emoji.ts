@@ -1,6 +1,6 @@
 /**
  * `bun run scripts/pack-emoji.ts`: packs the Twemoji SVGs of the pinned @twemoji/svg package
- * into one gzip file, assets/emoji/twemoji.bin.gz, which src/render/emoji.ts embeds in the
+ * into one gzip file, assets/emoji/twemoji.bin.gz, which src/render/fonts/emoji.ts embeds in the
  * binary. One committed asset instead of 3,700 files keeps the repo and the executable small
  * (≈1.5 MB instead of ≈8 MB) and needs no generated source module.
  *

@@ -1,6 +1,6 @@
 /**
  * `bun run scripts/pack-fonts.ts`: packs the fallback fonts for scripts Inter lacks into one
- * file, assets/fonts/noto-fallback.bin, which src/render/fonts.ts embeds in the binary.
+ * file, assets/fonts/noto-fallback.bin, which src/render/fonts/fonts.ts embeds in the binary.
  *
  * Source: the pinned @fontsource/noto-sans-* dev dependencies (SIL OFL 1.1). Fontsource ships
  * each family as WOFF2 slices with the unicode-range of each in its CSS (CJK in ~100 slices of
@@ -18,13 +18,13 @@
  * and a character must only count as covered when a glyph really exists, or it would be drawn
  * as a missing glyph without being counted in X-Missing-Glyphs.
  *
- * Layout: u32 LE index length, the index as UTF-8 JSON (`{ slices: PackSlice[] }`, PackSlice in src/render/fonts.ts),
+ * Layout: u32 LE index length, the index as UTF-8 JSON (`{ slices: PackSlice[] }`, PackSlice in src/render/fonts/fonts.ts),
  * then every slice's bytes back to back. Re-run after bumping a @fontsource package.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { cmapCodePoints, woff2Cmap } from "../src/render/cmap.ts";
-import type { PackSlice } from "../src/render/fonts.ts";
+import { cmapCodePoints, woff2Cmap } from "../src/render/fonts/cmap.ts";
+import type { PackSlice } from "../src/render/fonts/fonts.ts";
 
 const FAMILIES: { pkg: string; family: string; langs: string[]; weights: number[]; keep: (subset: string) => boolean }[] = [
   { pkg: "noto-sans-arabic", family: "Noto Sans Arabic", langs: ["ar-AR"], weights: [400, 700], keep: (s) => s === "arabic" },

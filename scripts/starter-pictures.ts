@@ -9,7 +9,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { renderTemplate } from "../src/render/engine.ts";
+import { renderTemplate } from "../src/render/engines/in-process.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../src/templates/account/index.ts";
 import type { Theme } from "../src/templates/types.ts";
 

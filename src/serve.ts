@@ -8,6 +8,7 @@ import { listenError } from "./cli/listen.ts";
 import { selfCommand } from "./cli/self.ts";
 import type { Config } from "./config.ts";
 import { createApp, type App } from "./app/app.ts";
+import { metricsGate } from "./app/gates/index.ts";
 import { listen } from "./app/server.ts";
 import { Metrics } from "./http/metrics.ts";
 import type { Logger } from "./logger.ts";
@@ -19,7 +20,7 @@ import { JobWorker } from "./worker/index.ts";
 import { BatchDrawer } from "./batches/drawer.ts";
 import { Elysia } from "elysia";
 import { opsModule } from "./modules/ops/index.ts";
-import { warmFontInspection } from "./render/font-inspect.ts";
+import { warmFontInspection } from "./render/fonts/font-inspect.ts";
 import { warmTailwind } from "./templates/account/tailwind.ts";
 import { warmDashboardAssets } from "./modules/dashboard/assets.ts";
 
@@ -253,7 +254,7 @@ function warmInTurn(steps: Array<() => void>, logger: Logger): void {
 
 /** A worker-role instance's HTTP: /healthz, /readyz and /metrics only. */
 function listenOps(services: Services, metrics: Metrics, config: Config): { url: string; port: number; stop(): Promise<void> } {
-  const app = new Elysia().use(opsModule(services, metrics)).listen({ port: config.port, hostname: config.host });
+  const app = new Elysia().use(opsModule(services, metrics, metricsGate(config))).listen({ port: config.port, hostname: config.host });
   const port = app.server!.port!;
   return { url: `http://${config.host}:${port}`, port, stop: async () => void (await app.stop()) };
 }

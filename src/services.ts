@@ -17,7 +17,7 @@ import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts
 import type { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
 import { SigningKeyService } from "./signing/keys.ts";
-import { AccountFontService } from "./render/account-fonts.ts";
+import { AccountFontService } from "./render/fonts/account-fonts.ts";
 import { AccountTemplateService } from "./templates/account-templates.ts";
 import { createStore } from "./store/index.ts";
 import type { SigningKeyOwner, Store } from "./store/types.ts";

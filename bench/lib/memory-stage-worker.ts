@@ -36,12 +36,12 @@ const CONTEXT = { width: 1200, height: 630, theme: "dark" as const, images: {} }
 
 self.onmessage = async (event: MessageEvent<StageRequest>) => {
   const { stage, renders, fullEvery, layout } = event.data;
-  if (stage >= 1) await (await import("../../src/render/layout.ts")).initLayout(layout);
+  if (stage >= 1) await (await import("../../src/render/engines/layout.ts")).initLayout(layout);
   if (stage >= 2) await import("@resvg/resvg-js");
   let setup: import("../../src/render/setup.ts").RenderSetup | undefined;
   if (stage >= 3) {
     const { prepareRendering } = await import("../../src/render/setup.ts");
-    const { loadFonts } = await import("../../src/render/fonts.ts");
+    const { loadFonts } = await import("../../src/render/fonts/fonts.ts");
     const { silentLogger } = await import("../../src/logger.ts");
     setup = await prepareRendering({ templatesDir: undefined, fontsDir: undefined, logger: silentLogger });
     await loadFonts();
@@ -50,15 +50,15 @@ self.onmessage = async (event: MessageEvent<StageRequest>) => {
   const times: number[] = [];
   const upkeepTimes: number[] = [];
   if (stage >= 4 && template) {
-    const { renderTemplate } = await import("../../src/render/engine.ts");
+    const { renderTemplate } = await import("../../src/render/engines/in-process.ts");
     await renderTemplate(template, { title: "warm-up" }, CONTEXT);
     Bun.gc(true);
     if (stage >= 5) {
       self.postMessage({ warmed: true } satisfies StageWarmed);
-      const { createMemoryUpkeep } = await import("../../src/render/worker-memory.ts");
-      const { satori } = await import("../../src/render/layout.ts");
+      const { createMemoryUpkeep } = await import("../../src/render/sandbox/worker-memory.ts");
+      const { satori } = await import("../../src/render/engines/layout.ts");
       const { Resvg } = await import("@resvg/resvg-js");
-      const { loadFonts } = await import("../../src/render/fonts.ts");
+      const { loadFonts } = await import("../../src/render/fonts/fonts.ts");
       const fonts = await loadFonts();
       const layout = (title: string) => satori(template.render({ title }, CONTEXT) as Parameters<typeof satori>[0], { width: 1200, height: 630, fonts });
       // Stage 7 rasterizes one card over and over; the others draw a new card each time.

@@ -1,14 +1,14 @@
 /**
  * One render split into its phases, for bench/render-phases.ts: the same steps as
- * renderTemplateToPng (src/render/engine.ts), each timed on its own, run either in the calling
+ * renderTemplateToPng (src/render/engines/in-process.ts), each timed on its own, run either in the calling
  * thread or inside a worker (bench/lib/phases-worker.ts) so the two can be compared.
  */
 import { Resvg } from "@resvg/resvg-js";
 import satori from "satori";
-import { layoutSize } from "../../src/render/engine.ts";
-import { loadAdditionalAsset } from "../../src/render/emoji.ts";
-import { loadFonts } from "../../src/render/fonts.ts";
-import { encodePng, unpremultiply } from "../../src/render/png.ts";
+import { layoutSize } from "../../src/render/engines/engine.ts";
+import { loadAdditionalAsset } from "../../src/render/fonts/emoji.ts";
+import { loadFonts } from "../../src/render/fonts/fonts.ts";
+import { encodePng, unpremultiply } from "../../src/render/output/png.ts";
 import { createTemplateRegistry } from "../../src/templates/registry.ts";
 import type { SatoriNode } from "../../src/templates/types.ts";
 import { median } from "./load.ts";

@@ -22,7 +22,7 @@ import { templatesModule } from "../modules/templates/index.ts";
 import { templatePreviewModule } from "../modules/templates/preview.ts";
 import { usageModule } from "../modules/usage/index.ts";
 import { webhooksModule } from "../modules/webhooks/index.ts";
-import { requestGates } from "./gates.ts";
+import { metricsGate, requestGates } from "./gates/index.ts";
 import { parseRequestBody } from "../http/body.ts";
 import { isStoreUnavailable } from "../store/errors.ts";
 import { jsonError, unavailableError, unexpectedError, validationProblems, type HeaderBag } from "../http/error-mapper.ts";
@@ -130,7 +130,7 @@ export function createApp(deps: AppDeps) {
         detail: { hide: true },
       },
     )
-    .use(opsModule(services, metrics))
+    .use(opsModule(services, metrics, metricsGate(services.config)))
     .use(generateModule({ services, renderer: deps.renderer, templates: deps.templates }))
     .use(usageModule(services))
     .use(templatesModule({ services, templates: deps.templates }))
@@ -169,7 +169,7 @@ function batchRendererOf(renderer: Renderer & Partial<BatchRenderer>): BatchRend
 
 /**
  * The response schemas describe the API (/openapi.json) and are what the test suite checks every
- * answer's body against (test/e2e/response-schemas.test.ts); the framework does not check them
+ * answer's body against (test/http/ops.test.ts); the framework does not check them
  * again on every request. That check (TypeBox's compiled Check, a date-time regex) was ≈ 11 µs
  * of a 75 µs authenticated request over HTTP, for answers built by code the tests cover.
  * Set before the first request: the framework compiles each route's handler on first use.

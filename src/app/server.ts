@@ -124,7 +124,7 @@ export function listen(app: App, options: { port: number; host: string; logger: 
           status: response.status,
           duration_ms: Math.round(seconds * 100000) / 100,
           key_prefix: state?.auth?.keyPrefix,
-          account_id: state?.auth?.account.id ?? state?.sessionAccountId,
+          account_id: state?.auth?.account.id ?? state?.session?.account.id,
         });
       return response;
     },

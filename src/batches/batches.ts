@@ -16,7 +16,8 @@ import { parseAccountRenderRequest } from "../render/account-request.ts";
 import type { TemplateLookup } from "../render/request.ts";
 import { signableFromBody, SigningInputError } from "../signing/index.ts";
 import type { AccountTemplateService } from "../templates/account-templates.ts";
-import type { BatchItemRecord, BatchRecord, Store } from "../store/types.ts";
+import type { BatchItemRecord, BatchRecord, NewBatch, Store } from "../store/types.ts";
+import { cancelBatch, createBatch } from "./settlement.ts";
 
 export const MAX_BATCH_ITEMS = 1000;
 /** The body of POST /api/batches may be up to 5 MiB (src/http/body.ts). */
@@ -83,7 +84,7 @@ export class BatchService {
 
     const { monthlyQuota } = limitsOf(account);
     const now = this.deps.clock.now();
-    const created = await this.deps.store.createBatch({
+    const batch: NewBatch = {
       id: newId("bat"),
       accountId: account.id,
       signingKeyId: key,
@@ -92,7 +93,8 @@ export class BatchService {
       quota: monthlyQuota,
       createdAt: now,
       items: bodies,
-    });
+    };
+    const created = await this.deps.store.transact((tx) => createBatch(tx, batch));
     if ("left" in created) {
       throw new ApiError(
         "QUOTA_EXCEEDED",
@@ -125,7 +127,8 @@ export class BatchService {
   /** Items not yet drawn are canceled and their units given back; drawn ones stay. */
   async cancel(accountId: string, id: string): Promise<BatchView> {
     if (!BATCH_ID.test(id)) throw notFound(id);
-    const batch = await this.deps.store.cancelBatch(accountId, id, this.deps.clock.now());
+    const now = this.deps.clock.now();
+    const batch = await this.deps.store.transact((tx) => cancelBatch(tx, accountId, id, now));
     if (!batch) throw notFound(id);
     return batchView(batch);
   }

@@ -22,7 +22,8 @@ import { bodyFromSignedUrl, buildSignedUrl, signableFromBody } from "../signing/
 import { isStoreUnavailable } from "../store/errors.ts";
 import type { AccountTemplateService } from "../templates/account-templates.ts";
 import type { Outbox } from "../events/outbox.ts";
-import type { BatchRecord, ClaimedBatchItem, Store } from "../store/types.ts";
+import type { BatchItemOutcome, BatchItemSettlement, BatchRecord, ClaimedBatchItem, Store } from "../store/types.ts";
+import { settleBatchItem } from "./settlement.ts";
 
 /** Claims of one item after which it fails rather than being tried again (each claim that ended without settling is a drawer that died or a passing failure). */
 export const MAX_ATTEMPTS = 5;
@@ -158,7 +159,7 @@ export class BatchDrawer {
 
   private async draw(item: ClaimedBatchItem): Promise<void> {
     const { store, clock } = this.deps;
-    let outcome: Parameters<Store["settleBatchItem"]>[0]["outcome"];
+    let outcome: BatchItemOutcome;
     try {
       if (item.attempts > MAX_ATTEMPTS) throw new ApiError("RENDER_FAILED", `gave up after ${MAX_ATTEMPTS} attempts (its drawing ended its process each time)`);
       const account = await store.getAccount(item.accountId);
@@ -197,13 +198,14 @@ export class BatchDrawer {
         this.deps.logger.error("drawing a batch item failed", { batch_id: item.batchId, index: item.index, ...describeError(error) });
     }
     try {
-      const { settled } = await store.settleBatchItem({
+      const settlement: BatchItemSettlement = {
         batchId: item.batchId,
         index: item.index,
         now: clock.now(),
         outcome,
         completed: (batch) => this.completed(batch),
-      });
+      };
+      const { settled } = await store.transact((tx) => settleBatchItem(tx, settlement));
       if (settled && outcome.ok) this.drawn++;
     } catch (error) {
       // Nothing was written: the item is drawn again once its lease runs out (or at the next start).

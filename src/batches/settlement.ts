@@ -7,39 +7,20 @@
  * every transaction that changes the batch, so its counts never race, and an item leaves `queued`
  * exactly once: no item is counted twice, however many drawers or instances try.
  */
-import { afterCount, type CountTx } from "../metering/counting.ts";
+import { afterCount } from "../metering/counting.ts";
 import { recordEvent } from "../events/fan-out.ts";
-import type { BatchItemSettlement, BatchItemStatus, BatchRecord, BatchStatus, NewBatch } from "../store/ports/batches.ts";
-import type { UsageCounters } from "../store/ports/usage.ts";
-import { type Step, step, type TxRoutine } from "../store/tx-steps.ts";
+import type { BatchItemSettlement, BatchRecord, NewBatch } from "../store/ports/batches.ts";
+import type { BatchTx } from "../store/ports/tx.ts";
+import { step, type TxRoutine } from "../store/tx-steps.ts";
 
 /** The error of an item canceled before it was drawn. */
 export const CANCELED_ITEM_ERROR = "canceled before it was drawn";
 
-/** What the batch routines read and write, inside the store's transaction. */
-export interface BatchTx extends CountTx {
-  /**
-   * Reserves `units` of the month for a batch while `used + reserved + batch_reserved + units <=
-   * quota` (creating the month's counters when missing; the row locked). `{left}` when they do not fit.
-   */
-  reserveBatchUnits(accountId: string, period: string, quota: number, units: number): Step<{ reserved: true } | { reserved: false; left: number }>;
-  insertBatch(batch: BatchRecord, items: readonly string[]): Step<void>;
-  /** The batch, its row locked until the transaction ends. */
-  lockBatch(batchId: string): Step<BatchRecord | null>;
-  itemStatus(batchId: string, index: number): Step<BatchItemStatus | null>;
-  setItem(batchId: string, index: number, status: BatchItemStatus, url: string | null, error: string | null): Step<void>;
-  /** Every queued item of the batch fails with `error`; returns how many. */
-  failQueuedItems(batchId: string, error: string): Step<number>;
-  /** One of the batch units moves into `used`; the counters after it. */
-  countBatchUnit(accountId: string, period: string): Step<UsageCounters>;
-  /** Gives `units` batch units back (never below zero). */
-  releaseBatchUnits(accountId: string, period: string, units: number): Step<void>;
-  /** Records the image as counted this month (nothing when it is already). */
-  markImageCounted(accountId: string, period: string, contentAddress: string, now: number): Step<void>;
-  updateBatch(batchId: string, change: { status: BatchStatus; done: number; failed: number; finishedAt: number | null }): Step<BatchRecord>;
-}
-
-/** See BatchesPort.createBatch. */
+/**
+ * Creates the batch and its items and reserves `items.length` units of `period` at once: `{left}`
+ * (nothing written) when fewer units are left. Tells the job listeners (`onJobsAvailable`), so
+ * drawers on every instance look at once.
+ */
 export function* createBatch(tx: BatchTx, input: NewBatch): TxRoutine<{ batch: BatchRecord } | { left: number }> {
   const total = input.items.length;
   const reserved = yield* step(tx.reserveBatchUnits(input.accountId, input.period, input.quota, total));
@@ -63,7 +44,13 @@ export function* createBatch(tx: BatchTx, input: NewBatch): TxRoutine<{ batch: B
   return { batch };
 }
 
-/** See BatchesPort.settleBatchItem. */
+/**
+ * Settles a queued item: drawn — the item is done with its URL, one of the batch's units moves
+ * into `used` with its events, the image is recorded as counted — or failed, its unit given back;
+ * the batch's counts follow, and its last item finishes it with `batch.completed`. `settled:
+ * false` when the item had already left `queued` (canceled, or settled by another drawer):
+ * nothing is written.
+ */
 export function* settleBatchItem(tx: BatchTx, s: BatchItemSettlement): TxRoutine<{ settled: boolean }> {
   const batch = yield* step(tx.lockBatch(s.batchId));
   if (!batch) return { settled: false };
@@ -86,10 +73,13 @@ export function* settleBatchItem(tx: BatchTx, s: BatchItemSettlement): TxRoutine
   return { settled: true };
 }
 
-/** See BatchesPort.cancelBatch. */
-export function* cancelBatch(tx: BatchTx, batchId: string, now: number): TxRoutine<BatchRecord | undefined> {
+/**
+ * Cancels the account's batch: its queued items fail as canceled and their units go back; items
+ * already drawn stay. Undefined for another account's or no batch; a finished batch is returned unchanged.
+ */
+export function* cancelBatch(tx: BatchTx, accountId: string, batchId: string, now: number): TxRoutine<BatchRecord | undefined> {
   const batch = yield* step(tx.lockBatch(batchId));
-  if (!batch) return undefined;
+  if (batch?.accountId !== accountId) return undefined;
   if (batch.status === "done" || batch.status === "canceled") return batch;
   const canceled = yield* step(tx.failQueuedItems(batchId, CANCELED_ITEM_ERROR));
   if (canceled > 0) yield* step(tx.releaseBatchUnits(batch.accountId, batch.period, canceled));

@@ -6,7 +6,7 @@
 import { isAbsolute, relative } from "node:path";
 import cliProgress from "cli-progress";
 import { ApiError } from "../errors.ts";
-import { EXTENSIONS, IMAGE_FORMATS, type ImageFormat } from "../render/encode.ts";
+import { EXTENSIONS, IMAGE_FORMATS, type ImageFormat } from "../render/output/encode.ts";
 
 /** One line per problem: "title: is required; colour: is not a field of the event template". */
 export function describeFailure(error: unknown): string {

@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { RENDER_ENGINES, type RenderEngine } from "../render/engine.ts";
+import { RENDER_ENGINES, type RenderEngine } from "../render/engines/engine.ts";
 import { createServiceRenderer, formatCodePoints } from "../render/renderer.ts";
 import { parseRenderRequest } from "../render/request.ts";
 import { prepareRendering } from "../render/setup.ts";

@@ -1,7 +1,7 @@
 /**
  * `ogsmith --version`: the version, the platform the binary was built for (running from source,
  * the machine's), and the engines it can draw with here, e.g.
- * `ogsmith 0.1.0 (linux-arm64; engines: satori+resvg, takumi)`.
+ * `ogsmith 0.2.0 (linux-arm64; engines: satori+resvg, takumi)`.
  *
  * An engine is listed when its native module loads in this process (a release binary carries
  * its own target's, scripts/native.ts), so a binary run on a platform it was not built for, or
@@ -9,8 +9,8 @@
  * the two modules takes a few milliseconds; nothing else (server, database, fonts) is loaded.
  */
 import { BUILD_TARGET } from "../build-target.ts";
-import { loadResvg } from "../render/rasterize.ts";
-import { loadTakumiNative } from "../render/takumi-native.ts";
+import { loadResvg } from "../render/engines/rasterize.ts";
+import { loadTakumiNative } from "../render/engines/takumi-native.ts";
 import { hostTarget } from "../platform.ts";
 import { VERSION } from "../version.ts";
 

@@ -3,22 +3,18 @@
  * one delivery job per webhook that subscribes to it, and the email alert it raises. `fanOut`
  * is the pure decision; `recordEvent` runs it inside the store's transaction (see
  * ../store/tx-steps.ts), so the event exists if and only if the change that causes it committed.
+ *
+ * An event is stored only when at least one enabled webhook of the account takes its type:
+ * nothing reads an event except its deliveries, and storing every `image.generated` made the
+ * events table the largest part of counting an image (three more b-tree pages in each commit)
+ * and grow by one row per image. Its email alert, if any, is raised either way.
  */
 import type { EventDraft, EventRecord, NewJob } from "../store/ports/jobs.ts";
 import { WEBHOOK_DELIVERY_JOB } from "../store/ports/jobs.ts";
-import { type Step, step, type TxRoutine } from "../store/tx-steps.ts";
-import { type AlertTx, type PlannedAlert, planAlert, raiseAlert } from "../email/raise.ts";
+import type { OutboxTx, PlannedAlert, Subscription } from "../store/ports/tx.ts";
+import { step, type TxRoutine } from "../store/tx-steps.ts";
 import { newId } from "../ids.ts";
-
-/** An enabled webhook of the account, as its row stores it. */
-export interface Subscription {
-  id: string;
-  /** JSON text of the event types it takes, as stored. */
-  events: string;
-  createdAt: number;
-  /** Insertion order (SQLite's rowid, PostgreSQL's seq): breaks ties of `createdAt`. */
-  seq: number;
-}
+import { planAlert, raiseAlert } from "./raise-alert.ts";
 
 export interface FanOut {
   event: EventRecord;
@@ -27,15 +23,6 @@ export interface FanOut {
   /** One delivery job per subscribed webhook, in the webhooks' creation order. */
   deliveries: NewJob[];
   alert?: PlannedAlert;
-}
-
-/** What recording an event reads and writes, inside the store's transaction. */
-export interface OutboxTx extends AlertTx {
-  /** The account's enabled webhooks, in any order. */
-  enabledSubscriptions(accountId: string): Step<Subscription[]>;
-  insertEvent(event: EventRecord): Step<void>;
-  /** Tells the job worker, once the transaction commits, that jobs may be due. */
-  jobsQueued(): Step<void>;
 }
 
 /**
@@ -66,7 +53,10 @@ export function* recordEvent(tx: OutboxTx, accountId: string, draft: EventDraft,
   return plan.event;
 }
 
-/** Records several events in order. */
+/**
+ * Records several events in order, outside any other change (`store.transact((tx) =>
+ * recordEvents(tx, …))`). The returned records carry ids even when not stored.
+ */
 export function* recordEvents(tx: OutboxTx, accountId: string, drafts: readonly EventDraft[], now: number): TxRoutine<EventRecord[]> {
   const recorded: EventRecord[] = [];
   for (const draft of drafts) recorded.push(yield* recordEvent(tx, accountId, draft, now));

@@ -8,13 +8,15 @@
  *   mid-job has still "used" it and the job runs again once the lease is gone.
  * - `settle` decides the outcome from the kind's retry schedule (data, not if-chains) — or its
  *   own `retryDelayMs` where a kind computes delays per attempt (webhooks: jitter, Retry-After)
- *   — and lets the store apply it together with the kind's bookkeeping, in one transaction.
- *   The store only ever receives the computed next run time.
+ *   — and writes it together with the kind's bookkeeping in one transaction of the store
+ *   (`settleJob`, ./settlement.ts). Claiming is `claimJobs` (./lane-claim.ts), likewise.
  *
  * A kind is registered once (`register`): webhook deliveries and email alerts by their modules.
  */
 import type { Clock } from "../clock.ts";
 import type { ClaimResult, JobRecord, JobSettlement, JobStatus, NewJob, Store } from "../store/types.ts";
+import { claimJobs } from "./lane-claim.ts";
+import { type AttemptLog, settleJob } from "./settlement.ts";
 
 export interface JobOutcome {
   ok: boolean;
@@ -66,6 +68,8 @@ export interface JobKind {
   perform(job: JobRecord, signal: AbortSignal): Promise<JobOutcome>;
   /** Bookkeeping for the settling transaction (delivery log, disabling, alert state). Pure. */
   bookkeeping?(planned: PlannedSettlement): Bookkeeping;
+  /** Where the bookkeeping's `deliveryAttempt` is logged: required when the kind has one (webhook deliveries). */
+  attemptLog?: AttemptLog;
 }
 
 /** The kind's wait before the next attempt in whole ms (never negative), or null when it gives up. */
@@ -129,8 +133,11 @@ export class JobQueue {
    * lanes found nothing, so the caller skips it until something new may be due.
    */
   async claimDue(options: { limit: number; laneRoom: (lane: string) => number; leaseMs: number; searchPastFullLanes?: boolean }): Promise<ClaimResult> {
+    const kinds = this.registeredKinds();
+    if (options.limit <= 0 || kinds.length === 0) return { jobs: [], searchedEmpty: false };
     const now = this.clock.now();
-    const claimed = await this.store.claimJobs({ kinds: this.registeredKinds(), now, realNow: this.realNow(), ...options });
+    const request = { kinds, now, realNow: this.realNow(), ...options };
+    const claimed = await this.store.transact((tx) => claimJobs(tx, request));
     for (const job of claimed.jobs) this.claimedAt.set(job, now);
     return claimed;
   }
@@ -155,14 +162,15 @@ export class JobQueue {
       gaveUp = true;
     }
     const planned: PlannedSettlement = { job, outcome, attempt: job.attempts, nextRunAt, gaveUp, status, now };
-    const result = await this.store.settleJob({
+    const settlement: JobSettlement = {
       jobId: job.id,
       now,
       status,
       runAt: nextRunAt ?? job.runAt,
       lastError: outcome.ok ? null : (outcome.error ?? "failed"),
       ...kind?.bookkeeping?.(planned),
-    });
+    };
+    const result = await this.store.transact((tx) => settleJob(tx, settlement, kind?.attemptLog));
     return { ...planned, gaveUp: gaveUp && result.wasPending, status: result.status, wasPending: result.wasPending };
   }
 

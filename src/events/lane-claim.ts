@@ -6,14 +6,9 @@
  * them. `LaneClaim` is the pure decision; `claimJobs` runs it inside the store's transaction
  * (see ../store/tx-steps.ts).
  */
-import type { ClaimRequest, ClaimResult, JobRecord } from "../store/ports/jobs.ts";
-import { type Step, step, type TxRoutine } from "../store/tx-steps.ts";
-
-/** A due job as the claim query reads it, in run order (run time, then insertion order). */
-export interface ClaimCandidate {
-  id: string;
-  lane: string;
-}
+import type { ClaimRequest, ClaimResult } from "../store/ports/jobs.ts";
+import type { ClaimCandidate, ClaimTx } from "../store/ports/tx.ts";
+import { step, type TxRoutine } from "../store/tx-steps.ts";
 
 export class LaneClaim {
   /** How many of the oldest due jobs a store reads at first (and past the full lanes). */
@@ -53,19 +48,14 @@ export class LaneClaim {
   }
 }
 
-/** What a claim reads and writes, inside the store's transaction. */
-export interface ClaimTx {
-  /**
-   * Due jobs of the request's kinds outside `skipLanes`, oldest `runAt` first (then insertion
-   * order), at most `window` (PostgreSQL locks them, skipping rows another claim holds).
-   */
-  dueJobs(request: ClaimRequest, skipLanes: readonly string[], window: number): Step<ClaimCandidate[]>;
-  /** Leases the chosen jobs (attempts + 1) and returns them as they are now, in the order given. */
-  leaseJobs(ids: readonly string[], claimedUntil: number): Step<JobRecord[]>;
-}
-
-/** See JobsPort.claimJobs. */
+/**
+ * Claims due jobs of `kinds`, oldest `runAt` first (then insertion order), at most
+ * `laneRoom(lane)` per lane, up to `limit`; each claimed job's attempts + 1 and lease set.
+ * Concurrent claimers never get the same job while its lease runs (PostgreSQL: FOR UPDATE SKIP
+ * LOCKED), and leases of instances that are gone are released first.
+ */
 export function* claimJobs(tx: ClaimTx, request: ClaimRequest): TxRoutine<ClaimResult> {
+  yield* step(tx.releaseDeadLeases(request.realNow));
   const lanes = new LaneClaim(request.limit, request.laneRoom);
   const first = yield* step(tx.dueJobs(request, [], lanes.window));
   lanes.offer(first);

@@ -6,12 +6,11 @@
  * it plans, in the order of the plan's fields, inside the store's transaction (see
  * ../store/tx-steps.ts).
  */
-import type { EmailAlertState } from "../store/ports/email-alerts.ts";
 import type { JobSettlement, JobStatus, SettleResult } from "../store/ports/jobs.ts";
+import type { DeliveryLogTx, EmailAlertUpdate, JobUpdate, PlannedAlert, SettleTx, WebhookDisabling } from "../store/ports/tx.ts";
 import type { DeliveryAttemptRecord } from "../store/ports/webhooks.ts";
-import { type Step, step, type TxRoutine } from "../store/tx-steps.ts";
-import { type AlertTx, type PlannedAlert, planAlert, raiseAlert } from "../email/raise.ts";
-import type { DeliveryLog, DeliveryLogTx } from "../webhooks/delivery-log.ts";
+import { step, type TxRoutine } from "../store/tx-steps.ts";
+import { planAlert, raiseAlert } from "./raise-alert.ts";
 
 /** The webhook a failed delivery gives up on, as read in the settling transaction. */
 export interface WebhookState {
@@ -24,21 +23,22 @@ export interface WebhookState {
 export interface SettlementPlan {
   result: SettleResult;
   /** Only while the job was pending: it may have been canceled or deleted while the attempt ran. */
-  job?: { id: string; status: JobStatus; runAt: number; lastError: string | null; updatedAt: number; finishedAt: number | null };
+  job?: JobUpdate;
   /** Logged whether or not the job was pending; the store drops it when the webhook is gone. */
   deliveryAttempt?: DeliveryAttemptRecord;
   /** Disable the webhook and cancel its pending jobs (`lastError = 'dropped'`). */
-  disableWebhook?: { webhookId: string; reason: string; updatedAt: number };
+  disableWebhook?: WebhookDisabling;
   alert?: PlannedAlert;
-  emailAlert?: {
-    alertId: string;
-    state: EmailAlertState;
-    attempts: number;
-    lastError: string | null;
-    nextAttemptAt: number | null;
-    sentAt: number | null;
-    updatedAt: number;
-  };
+  emailAlert?: EmailAlertUpdate;
+}
+
+/**
+ * The delivery log an attempt is written to (a webhook's, src/webhooks/delivery-log.ts, which
+ * keeps it trimmed): handed over by the job kind whose bookkeeping logs attempts.
+ */
+export interface AttemptLog {
+  /** Logs the attempt; false when its webhook is gone. */
+  write(tx: DeliveryLogTx, attempt: DeliveryAttemptRecord): TxRoutine<boolean>;
 }
 
 /** The webhook a store must read (locked, on PostgreSQL) before planning; none for most settles. */
@@ -66,30 +66,18 @@ export function planSettlement(s: JobSettlement, currentStatus: JobStatus | null
   return plan;
 }
 
-/** What settling reads and writes, inside the store's transaction. */
-export interface SettleTx extends AlertTx, DeliveryLogTx {
-  /** The job's status, null when it is gone (PostgreSQL locks the row). */
-  jobStatus(jobId: string): Step<JobStatus | null>;
-  /** The webhook's account and status, null when it is gone (PostgreSQL locks the row). */
-  webhookState(webhookId: string): Step<{ accountId: string; status: string } | null>;
-  updateJob(job: NonNullable<SettlementPlan["job"]>): Step<void>;
-  disableWebhook(change: NonNullable<SettlementPlan["disableWebhook"]>): Step<void>;
-  /** Cancels the webhook's pending jobs (`last_error = 'dropped'`). */
-  cancelPendingJobs(webhookId: string, now: number): Step<void>;
-  updateEmailAlert(change: NonNullable<SettlementPlan["emailAlert"]>): Step<void>;
-  /** Tells the job worker, once the transaction commits, that jobs may be due. */
-  jobsQueued(): Step<void>;
-}
-
-/** Settles one attempt (see JobSettlement). */
-export function* settleJob(tx: SettleTx, log: DeliveryLog, s: JobSettlement): TxRoutine<SettleResult> {
+/** Settles one attempt (see JobSettlement); `log` is where its `deliveryAttempt` goes, when it has one. */
+export function* settleJob(tx: SettleTx, s: JobSettlement, log?: AttemptLog): TxRoutine<SettleResult> {
   const status = yield* step(tx.jobStatus(s.jobId));
   const webhookId = webhookToRead(s, status);
   const found = webhookId ? yield* step(tx.webhookState(webhookId)) : null;
   const webhook = found && { ...found, ownerEmail: s.disableWebhook?.alert ? yield* step(tx.ownerEmail(found.accountId)) : null };
   const plan = planSettlement(s, status, webhook);
   if (plan.job) yield* step(tx.updateJob(plan.job));
-  if (plan.deliveryAttempt) yield* log.write(tx, plan.deliveryAttempt);
+  if (plan.deliveryAttempt) {
+    if (!log) throw new Error(`job ${s.jobId}: a delivery attempt to log, but its kind gave no delivery log`);
+    yield* log.write(tx, plan.deliveryAttempt);
+  }
   if (plan.disableWebhook) {
     yield* step(tx.disableWebhook(plan.disableWebhook));
     yield* step(tx.cancelPendingJobs(plan.disableWebhook.webhookId, plan.disableWebhook.updatedAt));

@@ -5,6 +5,7 @@
  * later stages and to the access log without widening every handler's context type. (It was a
  * WeakMap: about six lookups per request, ≈ 2 µs of an authenticated one, measured A/B.)
  */
+import type { DashboardSession } from "../sessions/sessions.ts";
 import type { AccountRecord } from "../store/types.ts";
 import { newId } from "../ids.ts";
 
@@ -12,8 +13,8 @@ export interface RequestState {
   id: string;
   /** Set once the API key was accepted. */
   auth?: { account: AccountRecord; keyId: string; keyPrefix: string };
-  /** Set by the dashboard session plugin. */
-  sessionAccountId?: string;
+  /** Set once the dashboard gate accepted the session cookie (under /dashboard/api/). */
+  session?: DashboardSession;
   /** The URL's path once `pathnameOf` parsed it (only a parseable URL's): parsed once per request. */
   pathname?: string;
 }
@@ -30,6 +31,13 @@ export function authOf(request: Request): NonNullable<RequestState["auth"]> {
   const auth = (request as WithState)[STATE]?.auth;
   if (!auth) throw new Error("authOf called on a request the auth plugin did not accept");
   return auth;
+}
+
+/** The dashboard session of a `/dashboard/api` request; the dashboard gate guarantees it exists there. */
+export function sessionOf(request: Request): DashboardSession {
+  const session = (request as WithState)[STATE]?.session;
+  if (!session) throw new Error("sessionOf called on a request the dashboard gate did not accept");
+  return session;
 }
 
 export const peekRequestState = (request: Request): RequestState | undefined => (request as WithState)[STATE];

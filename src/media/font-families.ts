@@ -1,5 +1,5 @@
 /**
- * The font families every card may name: the bundled ones (src/render/fonts.ts holds their
+ * The font families every card may name: the bundled ones (src/render/fonts/fonts.ts holds their
  * files) and the generic names that stand for them. The template language checks the names a
  * template uses against these; the renderer loads the faces.
  */

@@ -1,6 +1,6 @@
 /**
  * What an image is, from its bytes: magic numbers plus the intrinsic size from the header,
- * without decoding pixels. Shared by the image fetcher (src/render/fetch-image.ts) and the
+ * without decoding pixels. Shared by the image fetcher (src/render/images/fetch-image.ts) and the
  * template language's embedded images (src/templates/account/images.ts).
  */
 

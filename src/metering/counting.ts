@@ -4,10 +4,11 @@
  * and the events the core decides from the counters after the increment; and the reset claimed
  * once per account and month, with its `usage.reset` event.
  */
-import { type OutboxTx, recordEvent } from "../events/fan-out.ts";
+import { recordEvent } from "../events/fan-out.ts";
 import type { EventDraft } from "../store/ports/jobs.ts";
-import type { UsageCounters, UsageDecision, UsageMark } from "../store/ports/usage.ts";
-import { type Step, step, type TxRoutine } from "../store/tx-steps.ts";
+import type { CountTx, ResetTx } from "../store/ports/tx.ts";
+import type { UsageCounters, UsageDecision } from "../store/ports/usage.ts";
+import { step, type TxRoutine } from "../store/tx-steps.ts";
 
 export interface CountedUnit {
   accountId: string;
@@ -15,14 +16,6 @@ export interface CountedUnit {
   day: string;
   now: number;
   decide: (after: UsageCounters) => UsageDecision;
-}
-
-/** What counting writes after the increment, inside the store's transaction. */
-export interface CountTx extends OutboxTx {
-  /** The day's count + 1. */
-  countDay(accountId: string, day: string): Step<void>;
-  /** Sets each mark of the month's counters to `now`. */
-  setMarks(accountId: string, period: string, marks: readonly UsageMark[], now: number): Step<void>;
 }
 
 /** After `used` went up by one (the month's row locked): the day's count, the marks and the events. */
@@ -40,14 +33,6 @@ export interface MonthlyReset {
   previousPeriod: string;
   now: number;
   decide: (previousUsed: number) => EventDraft;
-}
-
-/** What the monthly reset reads and writes, inside the store's transaction. */
-export interface ResetTx extends OutboxTx {
-  /** Sets the month's `resetEmittedAt` (creating its counters when missing) unless set; true when this call set it. */
-  claimReset(accountId: string, period: string, now: number): Step<boolean>;
-  /** The month's `used` (0 when nothing happened in it). */
-  usedIn(accountId: string, period: string): Step<number>;
 }
 
 /** See UsagePort.emitMonthlyReset. */

@@ -1,6 +1,6 @@
 /**
  * The renderer `ogsmith serve` and `ogsmith render --batch` use (a single `ogsmith render` and the
- * benchmark baseline keep the in-process one of engine.ts). Per request:
+ * benchmark baseline keep the in-process one of engines/in-process.ts). Per request:
  *
  *   1. images: each image field is fetched (or its data: URI decoded) on the main thread,
  *      where I/O belongs, through fetchImage and the address guard, with a per-service LRU
@@ -19,15 +19,19 @@
  *
  * The route meters every success, cached or not, so a cache hit still counts as a generation.
  */
+import { LRUCache } from "lru-cache";
 import { ConfigError, type Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
-import { CONTENT_TYPES } from "./encode.ts";
-import { DiskCache } from "./disk-cache.ts";
-import { createImageCache, fetchImage, type FetchedImage, type FetchImageOptions } from "./fetch-image.ts";
-import type { RenderEngine } from "./engine.ts";
-import { createPngCache, DEFAULT_PNG_CACHE_BYTES, engineCacheKey, renderCacheKey, type PngCache } from "./png-cache.ts";
-import { RenderPool, type RenderJob, type RenderPoolOptions } from "./pool.ts";
+import { CONTENT_TYPES } from "./output/encode.ts";
+import { DiskCache } from "./caches/disk-cache.ts";
+import { createImageCache, fetchImage, type FetchedImage, type FetchImageOptions } from "./images/fetch-image.ts";
+import type { RenderEngine } from "./engines/engine.ts";
+import { createPngCache, DEFAULT_PNG_CACHE_BYTES, engineCacheKey, renderCacheKey, type PngCache } from "./caches/png-cache.ts";
+import { RenderPool, type RenderJob, type RenderPoolOptions } from "./sandbox/pool.ts";
 import type { RenderRequest, RenderResult, Renderer } from "./types.ts";
+
+/** Cards with missing glyphs whose code points a cache hit reports (the image caches keep bytes only). */
+const MISSING_GLYPHS_KEPT = 4096;
 
 export interface ServiceRendererOptions {
   config: Pick<Config, "renderWorkers" | "allowPrivateNetworks" | "templatesDir" | "fontsDir"> &
@@ -201,13 +205,11 @@ function createRenderFront(options: RenderFrontOptions): RenderFront {
   /** Identical requests share one trip to the backend. */
   const inflight = new Map<string, Promise<ProducedImage>>();
   // The image caches keep bytes only; a cached card with missing glyphs must still say so.
-  // Bounded: only cards with missing glyphs are kept, oldest dropped first. (The persistent
+  // Bounded: only cards with missing glyphs are kept, the least recently used dropped first. (The persistent
   // cache stores them with the image, so a disk hit after a restart knows them too.)
-  const missingByKey = new Map<string, number[]>();
+  const missingByKey = new LRUCache<string, number[]>({ max: MISSING_GLYPHS_KEPT });
   const rememberMissing = (key: string, missing: number[]) => {
-    if (missing.length === 0) return;
-    missingByKey.set(key, missing);
-    if (missingByKey.size > 4096) missingByKey.delete(missingByKey.keys().next().value!);
+    if (missing.length > 0) missingByKey.set(key, missing);
   };
 
   async function loadImages(request: RenderRequest): Promise<Record<string, FetchedImage>> {

@@ -7,7 +7,7 @@
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import { COLOR_FORMS, isCssColor } from "../templates/account/values/color.ts";
 import type { TemplateDefinition, TemplateField } from "../templates/types.ts";
-import { effectiveQuality, IMAGE_FORMATS } from "./encode.ts";
+import { effectiveQuality, IMAGE_FORMATS } from "./output/encode.ts";
 import { COMMON_FIELDS, defaultTextLength, MAX_IMAGE_BYTES, MAX_SIZE, MAX_URL_LENGTH, MIN_SIZE } from "../media/card.ts";
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, type RenderRequest } from "./types.ts";
 

@@ -7,7 +7,7 @@
 import type { Logger } from "../logger.ts";
 import { loadTemplatesFromDir, type TemplateLoadError } from "../templates/loader.ts";
 import { createTemplateRegistry, type TemplateRegistry } from "../templates/registry.ts";
-import { useExtraFonts, type ExtraFontsReport } from "./fonts.ts";
+import { useExtraFonts, type ExtraFontsReport } from "./fonts/fonts.ts";
 
 export interface RenderSetupOptions {
   templatesDir?: string;

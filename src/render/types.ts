@@ -1,13 +1,13 @@
 /**
- * The render interface the HTTP face and the CLI call: in-process for the CLI (engine.ts), a
+ * The render interface the HTTP face and the CLI call: in-process for the CLI (engines/in-process.ts), a
  * worker pool with caches and image fetching for the service (renderer.ts).
  */
 import type { AccountTemplateSpec } from "../templates/account/index.ts";
-import type { RenderFonts } from "./account-fonts.ts";
+import type { RenderFonts } from "./fonts/account-fonts.ts";
 import type { TemplateDefinition, Theme } from "../templates/types.ts";
-import type { ImageContentType, ImageFormat } from "./encode.ts";
+import type { ImageContentType, ImageFormat } from "./output/encode.ts";
 
-export type { ImageFormat } from "./encode.ts";
+export type { ImageFormat } from "./output/encode.ts";
 
 /** A validated generation request: only `parseRenderRequest` (request.ts) makes one. */
 export interface RenderRequest {
@@ -43,7 +43,7 @@ export interface RenderRequest {
     revision?: string;
   };
   /**
-   * The fonts an account template names beyond Inter (render/account-fonts.ts): the account's own
+   * The fonts an account template names beyond Inter (render/fonts/account-fonts.ts): the account's own
    * faces, by digest (part of the content address), and the bundled serif or monospace family.
    */
   fonts?: RenderFonts;

@@ -7,6 +7,7 @@
  * Counted in this process: with several instances each one counts its own share, which still
  * bounds an attacker to a small multiple of the limits.
  */
+import { LRUCache } from "lru-cache";
 import type { Clock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 
@@ -21,7 +22,7 @@ export interface SignInLimits {
 export const SIGN_IN_LIMITS: SignInLimits = { failuresPerClient: 10, attemptsPerKey: 10, windowMs: 60_000 };
 
 /** Windows kept at most, of each kind; the oldest go first. */
-const MAX_TRACKED = 10_000;
+export const MAX_TRACKED = 10_000;
 
 interface Window {
   start: number;
@@ -29,7 +30,8 @@ interface Window {
 }
 
 class WindowCounter {
-  private readonly windows = new Map<string, Window>();
+  /** Reads peek, so the windows leave in the order they started. */
+  private readonly windows = new LRUCache<string, Window>({ max: MAX_TRACKED });
 
   constructor(
     private readonly limit: number,
@@ -38,18 +40,16 @@ class WindowCounter {
 
   /** Seconds until `id` may try again, or 0 when it may now. */
   waitSeconds(id: string, now: number): number {
-    const window = this.windows.get(id);
+    const window = this.windows.peek(id);
     if (!window || now - window.start >= this.windowMs || window.count < this.limit) return 0;
     return Math.max(1, Math.ceil((window.start + this.windowMs - now) / 1000));
   }
 
   count(id: string, now: number): void {
-    let window = this.windows.get(id);
+    let window = this.windows.peek(id);
     if (!window || now - window.start >= this.windowMs) {
-      this.windows.delete(id);
       window = { start: now, count: 0 };
       this.windows.set(id, window);
-      if (this.windows.size > MAX_TRACKED) this.windows.delete(this.windows.keys().next().value!);
     }
     window.count++;
   }

@@ -30,7 +30,9 @@ import type { JobsPort } from "./ports/jobs.ts";
 import type { SessionsPort } from "./ports/sessions.ts";
 import type { SigningKeysPort } from "./ports/signing-keys.ts";
 import type { UsagePort } from "./ports/usage.ts";
+import type { StoreTx } from "./ports/tx.ts";
 import type { WebhooksPort } from "./ports/webhooks.ts";
+import type { TxRoutine } from "./tx-steps.ts";
 
 export type { AccountChanges, AccountRecord, AccountsPort, ApiKeyRecord, KeyOwner } from "./ports/accounts.ts";
 export type {
@@ -52,6 +54,25 @@ export type { SigningKeyOwner, SigningKeyRecord, SigningKeysPort } from "./ports
 export type { UsageCounters, UsageDecision, UsageMark, UsagePort } from "./ports/usage.ts";
 export type { FontLimits, FontRecord, FontStore, NewFont } from "./ports/fonts.ts";
 export type { NewTemplateVersion, StoredTemplate, TemplateListing, TemplateStore, TemplateVersionInfo } from "./ports/templates.ts";
+export type {
+  AlertTx,
+  BatchTx,
+  ClaimCandidate,
+  ClaimTx,
+  CountTx,
+  DeliveryLogTx,
+  EmailAlertUpdate,
+  JobUpdate,
+  OutboxTx,
+  PlannedAlert,
+  ResetTx,
+  SettleTx,
+  StoreTx,
+  Subscription,
+  WebhookDisabling,
+  WebhookTx,
+  WebhookWrite,
+} from "./ports/tx.ts";
 export type { DeliveryAttemptRecord, WebhookChanges, WebhookRecord, WebhookStatus, WebhooksPort } from "./ports/webhooks.ts";
 
 export interface Store extends AccountsPort, UsagePort, BatchesPort, JobsPort, WebhooksPort, SigningKeysPort, EmailAlertsPort, SessionsPort {
@@ -60,6 +81,15 @@ export interface Store extends AccountsPort, UsagePort, BatchesPort, JobsPort, W
   /** Account fonts, their files included: an interface of its own (./ports/fonts.ts). */
   readonly fonts: FontStore;
   readonly kind: "sqlite" | "postgres";
+
+  /**
+   * Runs one of the core's routines (../events, ../webhooks, ../batches, ../metering) in one write
+   * transaction, on the transaction handle (./ports/tx.ts): it commits what the routine wrote and
+   * returns its result, or writes nothing when it throws. `routine` is called for each try, since
+   * PostgreSQL runs a transaction it aborted for a deadlock again, whole. A routine writes neither
+   * accounts, API keys nor signing keys (SQLite keeps remembering their owners across it).
+   */
+  transact<T>(routine: (tx: StoreTx) => TxRoutine<T>): Promise<T>;
 
   /* operations */
   /**

@@ -8,6 +8,7 @@
  * If an operator later adds an id an account already uses, the account's own template wins for
  * that account (`resolve` is asked first, see render/account-request.ts).
  */
+import { LRUCache } from "lru-cache";
 import type { Clock } from "../clock.ts";
 import { ApiError, type FieldProblem, validationError } from "../errors.ts";
 import type { RenderFonts } from "../media/font-families.ts";
@@ -59,12 +60,12 @@ export interface ResolvedTemplate {
 const SPEC_CACHE_ENTRIES = 512;
 
 export class AccountTemplateService {
-  private readonly specs = new Map<string, AccountTemplateSpec>();
+  private readonly specs = new LRUCache<string, AccountTemplateSpec>({ max: SPEC_CACHE_ENTRIES });
 
   constructor(
     private readonly store: TemplateStore,
     private readonly clock: Clock,
-    /** The account's font families (render/account-fonts.ts): a template may name only those and the bundled ones. */
+    /** The account's font families (render/fonts/account-fonts.ts): a template may name only those and the bundled ones. */
     private readonly fonts?: {
       familyKeys(accountId: string): Promise<Set<string>>;
       forTemplate(accountId: string, spec: AccountTemplateSpec, lenient?: boolean): Promise<{ fonts?: RenderFonts; warnings: FieldProblem[] }>;
@@ -72,7 +73,7 @@ export class AccountTemplateService {
   ) {}
 
   /**
-   * The fonts a render of `spec` for this account draws with (render/account-fonts.ts): 400 for a
+   * The fonts a render of `spec` for this account draws with (render/fonts/account-fonts.ts): 400 for a
    * family the account has no font of, or with `lenient` (a preview) a warning instead.
    */
   async fontsFor(accountId: string, spec: AccountTemplateSpec, lenient = false): Promise<{ fonts?: RenderFonts; warnings: FieldProblem[] }> {
@@ -199,11 +200,9 @@ export class AccountTemplateService {
     return { accountId, id: spec.id, definition, digest, now: this.clock.now() };
   }
 
-  /** Keeps a parsed spec by its digest (the oldest go past SPEC_CACHE_ENTRIES). */
+  /** Keeps a parsed spec by its digest (the least recently used go past SPEC_CACHE_ENTRIES). */
   private remember(digest: string, spec: AccountTemplateSpec): AccountTemplateSpec {
-    this.specs.delete(digest);
     this.specs.set(digest, spec);
-    if (this.specs.size > SPEC_CACHE_ENTRIES) this.specs.delete(this.specs.keys().next().value!);
     return spec;
   }
 

@@ -35,7 +35,7 @@ export interface RenderContext {
   images: Record<string, string | undefined>;
   /**
    * An account template's own font families (lowercase) → the name their faces are registered
-   * under for this render (render/account-fonts.ts); absent when the card uses none.
+   * under for this render (render/fonts/account-fonts.ts); absent when the card uses none.
    */
   fontNames?: Record<string, string>;
 }

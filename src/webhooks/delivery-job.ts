@@ -10,6 +10,7 @@ import type { Bookkeeping, JobKind, JobOutcome, PlannedSettlement } from "../eve
 import { newId } from "../ids.ts";
 import { WEBHOOK_DELIVERY_JOB, type AlertDraft, type JobRecord, type Store, type WebhookRecord } from "../store/types.ts";
 import type { SendResult, WebhookSender } from "./delivery.ts";
+import type { DeliveryLog } from "./delivery-log.ts";
 import { NOMINAL_RETRY_DELAYS_S, nextRetryDelayMs } from "./retry-policy.ts";
 
 /**
@@ -39,6 +40,7 @@ export class DeliveryJob {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly sender: WebhookSender,
+    private readonly log: DeliveryLog,
     private readonly random: RetryRandom = Math.random,
   ) {}
 
@@ -62,6 +64,7 @@ export class DeliveryJob {
         }),
       perform: (job, signal) => this.perform(job, signal),
       bookkeeping: (planned) => this.bookkeeping(planned),
+      attemptLog: this.log,
     };
   }
 

@@ -4,23 +4,19 @@
  * `LOG_KEEP` attempts now and then — once every `TRIM_EVERY` attempts, not a DELETE per attempt.
  * See ../store/tx-steps.ts for how a store runs `write`.
  */
+import type { DeliveryLogTx } from "../store/ports/tx.ts";
 import type { DeliveryAttemptRecord } from "../store/ports/webhooks.ts";
-import { type Step, step, type TxRoutine } from "../store/tx-steps.ts";
+import { step, type TxRoutine } from "../store/tx-steps.ts";
 
 /** Attempts kept per webhook. */
 export const LOG_KEEP = 100;
 /** Attempts logged between two trims of one webhook's log. */
 const TRIM_EVERY = 50;
 
-/** What logging reads and writes, inside the store's transaction. */
-export interface DeliveryLogTx {
-  /** Inserts the attempt while its webhook exists; false when the webhook is gone. */
-  insertAttempt(attempt: DeliveryAttemptRecord): Step<boolean>;
-  /** Deletes all but the newest `keep` attempts of the webhook. */
-  trimAttempts(webhookId: string, keep: number): Step<void>;
-}
-
-/** One per store: counts attempts per webhook since its log was last trimmed. */
+/**
+ * One per store (built with the webhooks, ./index.ts): counts attempts per webhook since its log
+ * was last trimmed. Settling a delivery job and a test send write through it.
+ */
 export class DeliveryLog {
   readonly #sinceTrim = new Map<string, number>();
 

@@ -8,9 +8,11 @@ import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { checkUrl, type Resolver } from "../net/resolve.ts";
 import { OutboundError } from "../net/outbound-error.ts";
-import type { DeliveryAttemptRecord, Store, WebhookRecord } from "../store/types.ts";
+import type { DeliveryAttemptRecord, Store, WebhookChanges, WebhookRecord } from "../store/types.ts";
 import type { WebhookSender } from "./delivery.ts";
+import type { DeliveryLog } from "./delivery-log.ts";
 import { checkWebhookInput, MAX_WEBHOOKS_PER_ACCOUNT, webhookFields } from "./input.ts";
+import { updateWebhook } from "./status-change.ts";
 import { sendTestEvents, type TestResult } from "./test-send.ts";
 
 /** Attempts shown per webhook in the delivery log. */
@@ -79,6 +81,7 @@ export class WebhookService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly sender: WebhookSender,
+    private readonly log: DeliveryLog,
     private readonly options: WebhookServiceOptions,
   ) {}
 
@@ -121,14 +124,15 @@ export class WebhookService {
     const input = webhookFields(body);
     problems.push(...(await this.checkAddress(input.url, problems)));
     if (problems.length > 0) throw validationError(problems);
-    const updated = await this.store.updateWebhook(accountId, id, {
+    const changes: WebhookChanges = {
       url: input.url as string,
       events: input.events as string[],
       secret: input.secret as string | undefined,
       enabled: input.enabled as boolean | undefined,
       disableReason: "Disabled through the API.",
       now: this.clock.now(),
-    });
+    };
+    const updated = await this.store.transact((tx) => updateWebhook(tx, accountId, id, changes));
     if (!updated) throw notFound(id);
     return toWebhookView(updated);
   }
@@ -136,6 +140,7 @@ export class WebhookService {
   /** Deletes the webhook; its pending deliveries and its log go with it. */
   async delete(accountId: string, id: string): Promise<{ id: string; deleted: true }> {
     if (!(await this.store.deleteWebhook(accountId, id))) throw notFound(id);
+    this.log.forget(id);
     return { id, deleted: true };
   }
 
@@ -148,7 +153,7 @@ export class WebhookService {
   /** One test attempt to every enabled webhook of the account, or to the one named (see ./test-send.ts). */
   async sendTest(accountId: string, webhookId?: string): Promise<TestResult[]> {
     const targets = webhookId !== undefined ? [await this.row(accountId, webhookId)] : await this.store.listWebhooks(accountId, { enabledOnly: true });
-    return sendTestEvents({ store: this.store, clock: this.clock, sender: this.sender }, targets);
+    return sendTestEvents({ store: this.store, clock: this.clock, sender: this.sender, log: this.log }, targets);
   }
 
   private async row(accountId: string, id: string): Promise<WebhookRecord> {

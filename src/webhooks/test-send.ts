@@ -9,8 +9,9 @@
 import type { Clock } from "../clock.ts";
 import { envelopeBody } from "../events/envelope.ts";
 import { newId } from "../ids.ts";
-import type { Store, WebhookRecord } from "../store/types.ts";
+import type { DeliveryAttemptRecord, Store, WebhookRecord } from "../store/types.ts";
 import type { WebhookSender } from "./delivery.ts";
+import type { DeliveryLog } from "./delivery-log.ts";
 
 const TEST_EVENT = "webhook.test";
 
@@ -22,7 +23,10 @@ export interface TestResult {
   duration_ms: number;
 }
 
-export async function sendTestEvents(deps: { store: Store; clock: Clock; sender: WebhookSender }, targets: WebhookRecord[]): Promise<TestResult[]> {
+export async function sendTestEvents(
+  deps: { store: Store; clock: Clock; sender: WebhookSender; log: DeliveryLog },
+  targets: WebhookRecord[],
+): Promise<TestResult[]> {
   return Promise.all(
     targets.map(async (webhook) => {
       const now = deps.clock.now();
@@ -35,7 +39,7 @@ export async function sendTestEvents(deps: { store: Store; clock: Clock; sender:
         createdAt: now,
       });
       const result = await deps.sender.send(webhook, { eventId, eventType: TEST_EVENT, body }, deliveryId, now);
-      await deps.store.recordDeliveryAttempt({
+      const attempt: DeliveryAttemptRecord = {
         id: deliveryId,
         webhookId: webhook.id,
         accountId: webhook.accountId,
@@ -49,7 +53,9 @@ export async function sendTestEvents(deps: { store: Store; clock: Clock; sender:
         durationMs: result.durationMs,
         nextAttemptAt: null,
         createdAt: deps.clock.now(),
-      });
+      };
+      // Logged outside the job table; nothing is written when the webhook was deleted meanwhile.
+      await deps.store.transact((tx) => deps.log.write(tx, attempt));
       return { webhook_id: webhook.id, delivered: result.delivered, status_code: result.statusCode, error: result.error, duration_ms: result.durationMs };
     }),
   );

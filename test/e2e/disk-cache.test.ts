@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/logger.ts";
-import { HEADER_BYTES } from "../../src/render/disk-cache.ts";
+import { HEADER_BYTES } from "../../src/render/caches/disk-cache.ts";
 import { startService, type RunningService } from "../../src/serve.ts";
 import { decodeJpeg } from "../support/decode.ts";
 import { decodePng } from "../support/png.ts";

@@ -145,7 +145,7 @@ describe.skipIf(!browserReady)("docs and layout in a browser", () => {
       for (const secret of values) {
         expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
         expect(Buffer.from(secret.slice("whsec_".length), "base64")).toHaveLength(32);
-        // test/e2e/webhook-secrets.test.ts verifies real deliveries signed with secrets of this form.
+        // test/http/webhooks.test.ts verifies real deliveries signed with secrets of this form.
       }
       await page.close();
     },

@@ -14,6 +14,7 @@ import { createLogger } from "../../src/logger.ts";
 import { startService, type RunningService } from "../../src/serve.ts";
 import { ADMIN_TOKEN } from "../support/harness.ts";
 import { chunkedBody, plainBody, rawRequest, type RawResponse } from "../support/raw-http.ts";
+import { waitFor } from "../support/wait.ts";
 
 let service: RunningService;
 let dir: string;
@@ -216,8 +217,7 @@ describe("what the runtime answers itself, before any application code runs", ()
     expect(res.status, res.raw).toBe(400);
     expect(res.headers["x-request-id"]).toBeUndefined();
     expect(res.headers.connection).toBe("close");
-    const deadline = Date.now() + 5_000;
-    while (!logLines.slice(before).some((line) => line.msg === "request") && Date.now() < deadline) await Bun.sleep(10);
+    await waitFor(() => logLines.slice(before).some((line) => line.msg === "request"), "the request's log line");
     expect(logLines.slice(before).find((line) => line.msg === "request")).toMatchObject({ route: "/api/webhooks", status: 400 });
     expect(logLines.slice(before).filter((line) => line.level === "error")).toEqual([]);
   });

@@ -1,6 +1,6 @@
 /**
  * A card the rasterizer cannot draw is a 422 for that request, and the server goes on serving
- * (src/render/rasterize.ts). The real server runs as a child process (`bun src/main.ts serve`)
+ * (src/render/engines/rasterize.ts). The real server runs as a child process (`bun src/main.ts serve`)
  * with one render worker: resvg 0.3x panics on a translucent layer far outside the canvas, and
  * with a binding that lets that panic abort, the child dies — this test then fails on the next
  * request instead of the test runner dying with it. The layer arrives as an SVG image in a

@@ -92,7 +92,7 @@ export function fillTemplate(design: CorpusDesign): string {
     .replace(/font-family:\s*([^;"]+)/g, (_, list: string) => `font-family: ${browserFamilies(list)}`);
 }
 
-/** The generic names as ogsmith draws them (src/render/fonts.ts): its bundled families. */
+/** The generic names as ogsmith draws them (src/render/fonts/fonts.ts): its bundled families. */
 const GENERIC: Record<string, string> = {
   "sans-serif": "Inter",
   "system-ui": "Inter",

@@ -2,7 +2,7 @@
  * Which render engine the render tests draw with: `OG_TEST_ENGINE=takumi bun test …` runs the
  * same files on takumi (the CI's second pass over the render tests); satori otherwise.
  */
-import { RENDER_ENGINES, type RenderEngine } from "../../src/render/engine.ts";
+import { RENDER_ENGINES, type RenderEngine } from "../../src/render/engines/engine.ts";
 import type { DecodedPng } from "./png.ts";
 
 export function testEngine(): RenderEngine {

@@ -55,7 +55,7 @@ if (import.meta.main) {
           spin(60_000);
         } else if (id.startsWith("takumi-panic")) {
           signalStart();
-          const { loadTakumiNative } = await import("../../src/render/takumi-native.ts");
+          const { loadTakumiNative } = await import("../../src/render/engines/takumi-native.ts");
           const tree = {
             type: "container",
             style: { display: "flex", width: "100%", height: "100%" },

@@ -192,7 +192,7 @@ export const eventBody = (overrides: Record<string, unknown> = {}) => ({ title: 
  * Generates one card after another, `attempts` times, each answered 200 or 429 (quota used up):
  * how many were 200. After a fault, exactly the quota left must be usable, and not one more.
  */
-export async function useUp(s: TestService, key: string, attempts: number): Promise<number> {
+export async function useUp(s: Pick<TestService, "api">, key: string, attempts: number): Promise<number> {
   let ok = 0;
   for (let i = 0; i < attempts; i++) {
     const res = await s.api("/api/generate", { key, json: eventBody({ title: `after ${i}` }) });

@@ -4,7 +4,7 @@
  * as if it had hung. With these, the test fires the bound it is about, at the moment it chooses,
  * and every other render runs with no bound in its way.
  */
-import type { PoolTimers } from "../../src/render/pool.ts";
+import type { PoolTimers } from "../../src/render/sandbox/pool.ts";
 
 export interface ManualTimer {
   readonly ms: number;

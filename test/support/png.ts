@@ -151,7 +151,7 @@ export function paddedPngDataUri(w: number, h: number, colour: [number, number, 
   return `data:image/png;base64,${Buffer.from(encodeRaw(rgba, w, h, paddingBytes)).toString("base64")}`;
 }
 
-/** Independent of src/render/png.ts on purpose (filter 0 only), so fixtures don't depend on the code under test. */
+/** Independent of src/render/output/png.ts on purpose (filter 0 only), so fixtures don't depend on the code under test. */
 function encodeRaw(rgba: Uint8Array, w: number, h: number, paddingBytes = 0): Uint8Array {
   const raw = new Uint8Array((w * 4 + 1) * h);
   for (let y = 0; y < h; y++) raw.set(rgba.subarray(y * w * 4, (y + 1) * w * 4), y * (w * 4 + 1) + 1);

@@ -3,7 +3,7 @@
  * the built-in templates and those of label-templates.ts) in a fresh renderer and prints one SHA-256 of the PNG per line, so a test can compare what
  * separate processes (a new worker each) draw for the same request.
  */
-import { createInProcessRenderer } from "../../src/render/engine.ts";
+import { createInProcessRenderer } from "../../src/render/engines/in-process.ts";
 import { BUILT_IN_TEMPLATES, createTemplateRegistry } from "../../src/templates/registry.ts";
 import { LABEL_TEMPLATES } from "./label-templates.ts";
 import { renderRequest } from "./render-request.ts";

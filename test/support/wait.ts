@@ -5,14 +5,17 @@
  * of test/support wrap this with their own context in the message.
  */
 export interface WaitOptions {
-  /** Give up after this many milliseconds of real time (default 10 s). */
+  /**
+   * Give up after this many milliseconds of real time (default 20 s: long enough for a busy
+   * 2-core machine, within the 30 s a test gets).
+   */
   timeoutMs?: number;
   /** Milliseconds between polls (default 5). */
   intervalMs?: number;
 }
 
 export async function waitFor(condition: () => boolean | Promise<boolean>, what: string | (() => string), options: WaitOptions = {}): Promise<void> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? 20_000;
   const deadline = performance.now() + timeoutMs;
   while (!(await condition())) {
     if (performance.now() > deadline) {

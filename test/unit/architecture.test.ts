@@ -1,8 +1,10 @@
 /**
  * The dependency rule of docs/architecture.md, checked on the source so it cannot break
  * silently: the core never imports a face, `src/http` is plumbing that knows nothing of the app
- * built on it, no two source files need each other at run time, and within the core the
- * template language sits below the renderer that draws it (no src/templates ⇄ src/render loop).
+ * built on it, no two source files need each other at run time, within the core the template
+ * language sits below the renderer that draws it (no src/templates ⇄ src/render loop), the store
+ * knows nothing of the core it serves, no two folders of the core need each other, and no two
+ * files of the store or of the renderer need each other even for a type.
  */
 import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
@@ -14,10 +16,20 @@ import { REPO_ROOT } from "../support/process.ts";
 const FACE_FOLDERS = ["src/app", "src/http", "src/modules", "src/cli", "src/worker"];
 const FACE_FILES = ["src/main.ts", "src/serve.ts"];
 const FACE_PACKAGES = ["elysia", "@elysiajs/"];
-/** The core and the store below it; every other file directly under src/ is the base. */
-const CORE_FOLDERS = ["accounts", "metering", "events", "webhooks", "email", "signing", "sessions", "templates", "render", "media", "store", "net"].map(
+/** The core's feature folders: the domain logic, above the store. */
+const FEATURE_FOLDERS = ["accounts", "metering", "events", "webhooks", "email", "signing", "sessions", "templates", "render", "media", "batches", "net"].map(
   (name) => `src/${name}`,
 );
+/** The core and the store below it; every other file directly under src/ is the base. */
+const CORE_FOLDERS = [...FEATURE_FOLDERS, "src/store"];
+/**
+ * The one exception to "the store imports no feature folder": each store's usage adapter runs
+ * the counting routines (what follows a counted unit, the monthly reset) of
+ * src/metering/counting.ts itself, inside the transactions that reserve and count units, which
+ * are shaped for speed around them. Every other routine runs through `Store.transact`. The list is
+ * exact: an import added here fails, and so does one taken away (take it off this list too).
+ */
+const STORE_IMPORTS_OF_FEATURES_ALLOWED = ["src/store/postgres/usage.ts → src/metering/counting.ts", "src/store/sqlite/usage.ts → src/metering/counting.ts"];
 /**
  * Core folders that sit below others: [lower, upper] means no file under `lower` imports one
  * under `upper`, not even for a type. The renderer draws templates, so the template language
@@ -29,6 +41,9 @@ const BELOW: Array<[lower: string, upper: string]> = [
   ["src/media", "src/templates"],
   ["src/media", "src/render"],
 ];
+
+/** What every render engine is given and gives back; the engines import it, never the reverse. */
+const ENGINE_SEAM = "src/render/engines/engine.ts";
 
 interface Import {
   /** A repository path (`src/http/app.ts`) for a relative specifier, else the specifier itself (a package). */
@@ -78,6 +93,46 @@ function plumbingImportsOfApp(files: SourceFile[]): string[] {
 function importsFromAbove(files: SourceFile[], below: Array<[string, string]>): string[] {
   return below.flatMap(([lower, upper]) =>
     files.filter((f) => under(f.path, lower)).flatMap((f) => f.imports.filter((i) => under(i.target, upper)).map((i) => `${f.path} → ${i.target}`)),
+  );
+}
+
+/** "file → import" for each import, type-only ones included, of a feature folder by a file under src/store. */
+function storeImportsOfFeatures(files: SourceFile[]): string[] {
+  return files
+    .filter((f) => under(f.path, "src/store"))
+    .flatMap((f) => f.imports.filter((i) => FEATURE_FOLDERS.some((folder) => under(i.target, folder))).map((i) => `${f.path} → ${i.target}`));
+}
+
+/** The core folder a path is in (`src/render/sandbox/child.ts` → `src/render`), or undefined. */
+const coreFolderOf = (path: string) => CORE_FOLDERS.find((folder) => under(path, folder));
+
+/**
+ * Each group of core folders that import each other, type-only imports included, with the file
+ * imports that close the circle ("src/a → src/b: src/a/x.ts → src/b/y.ts, …"). `allowed`
+ * ("file → import") is left out of the graph.
+ */
+function folderCycles(files: SourceFile[], allowed: readonly string[] = []): string[][] {
+  const edges = new Map<string, Map<string, string[]>>();
+  for (const f of files) {
+    const from = coreFolderOf(f.path);
+    if (!from) continue;
+    for (const i of f.imports) {
+      const to = coreFolderOf(i.target);
+      const line = `${f.path} → ${i.target}`;
+      if (!to || to === from || allowed.includes(line)) continue;
+      const out = edges.get(from) ?? edges.set(from, new Map()).get(from)!;
+      (out.get(to) ?? out.set(to, []).get(to)!).push(line);
+    }
+  }
+  const folders: SourceFile[] = [...edges].map(([folder, out]) => ({ path: folder, imports: [...out.keys()].map((target) => ({ target, typeOnly: true })) }));
+  const known = new Set(CORE_FOLDERS);
+  return importCycles(
+    folders.concat(CORE_FOLDERS.filter((folder) => !edges.has(folder)).map((path) => ({ path, imports: [] }))).filter((f) => known.has(f.path)),
+    { typeOnlyToo: true },
+  ).map((component) =>
+    component.flatMap((from) =>
+      [...(edges.get(from) ?? [])].filter(([to]) => component.includes(to)).map(([to, lines]) => `${from} → ${to}: ${lines.join(", ")}`),
+    ),
   );
 }
 
@@ -163,6 +218,23 @@ describe("the dependency rule (docs/architecture.md)", () => {
   test("no files under src/store import each other, not even for types", () => {
     expect(typeCycles(files.filter((f) => under(f.path, "src/store")))).toEqual([]);
   });
+
+  test("the store knows nothing of the core: no file under src/store imports a feature folder, not even a type, but for the counting path", () => {
+    expect(storeImportsOfFeatures(files)).toEqual(STORE_IMPORTS_OF_FEATURES_ALLOWED);
+  });
+
+  test("no two folders of the core import each other, through any circle, not even for types", () => {
+    expect(folderCycles(files, STORE_IMPORTS_OF_FEATURES_ALLOWED)).toEqual([]);
+  });
+
+  test("no files under src/render import each other, not even for types", () => {
+    expect(typeCycles(files.filter((f) => under(f.path, "src/render")))).toEqual([]);
+  });
+
+  test("the engine seam imports no engine: each engine imports it, and only in-process.ts knows them all", () => {
+    const seam = files.find((f) => f.path === ENGINE_SEAM)!;
+    expect(seam.imports.filter((i) => under(i.target, "src/render/engines")).map((i) => i.target)).toEqual([]);
+  });
 });
 
 describe("docs/architecture.md", () => {
@@ -232,6 +304,59 @@ describe("the checks themselves", () => {
       "src/templates/account-templates.ts → src/render/account-fonts.ts",
       "src/media/card.ts → src/templates/types.ts",
     ]);
+  });
+
+  test("catch a store file importing a feature folder, by a type-only import too; the store's own files and the base pass", () => {
+    const files = [
+      file(
+        "src/store/sqlite/tx.ts",
+        `import type { SettleTx } from "../../events/settlement.ts";
+import { newId } from "../../ids.ts";`,
+      ),
+      file(
+        "src/store/postgres/jobs.ts",
+        `import { claimJobs } from "../../events/lane-claim.ts";
+import type { JobsPort } from "../ports/jobs.ts";`,
+      ),
+      file(
+        "src/store/sqlite/store.ts",
+        `import { DeliveryLog } from "../../webhooks/delivery-log.ts";
+import { TestClock } from "../../clock.ts";`,
+      ),
+      file("src/events/fan-out.ts", `import type { OutboxTx } from "../store/ports/tx.ts";`),
+    ];
+    expect(storeImportsOfFeatures(files)).toEqual([
+      "src/store/sqlite/tx.ts → src/events/settlement.ts",
+      "src/store/postgres/jobs.ts → src/events/lane-claim.ts",
+      "src/store/sqlite/store.ts → src/webhooks/delivery-log.ts",
+    ]);
+  });
+
+  test("catch a circle of core folders, through a type-only import and through three folders, and name the imports that close it", () => {
+    const two = [
+      file("src/events/settlement.ts", `import type { DeliveryLog } from "../webhooks/delivery-log.ts";`),
+      file("src/webhooks/delivery-job.ts", `import { envelopeBody } from "../events/envelope.ts";`),
+    ];
+    expect(folderCycles(two)).toEqual([
+      [
+        "src/events → src/webhooks: src/events/settlement.ts → src/webhooks/delivery-log.ts",
+        "src/webhooks → src/events: src/webhooks/delivery-job.ts → src/events/envelope.ts",
+      ],
+    ]);
+    const three = [
+      file("src/email/index.ts", `import { DeliveryJob } from "../webhooks/delivery-job.ts";`),
+      file("src/webhooks/index.ts", `import type { JobQueue } from "../events/jobs.ts";`),
+      file("src/events/fan-out.ts", `import { raiseAlert } from "../email/raise.ts";`),
+      file("src/render/sandbox/child.ts", `import { x } from "../../templates/index.ts";`),
+    ];
+    expect(folderCycles(three).map((cycle) => cycle.length)).toEqual([3]);
+    // An import on the allowance list is not part of the graph; the other direction alone is no circle.
+    const allowed = [
+      file("src/store/sqlite/usage.ts", `import { afterCount } from "../../metering/counting.ts";`),
+      file("src/metering/counting.ts", `import type { CountTx } from "../store/ports/tx.ts";`),
+    ];
+    expect(folderCycles(allowed)).toHaveLength(1);
+    expect(folderCycles(allowed, ["src/store/sqlite/usage.ts → src/metering/counting.ts"])).toEqual([]);
   });
 
   test("catch a cycle through a dynamic import; a type-only one passes at run time but not as a type cycle", () => {

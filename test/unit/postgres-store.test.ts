@@ -9,10 +9,12 @@ import { readdirSync } from "node:fs";
 import postgres from "postgres";
 
 import { loadConfig } from "../../src/config.ts";
+import { claimJobs } from "../../src/events/lane-claim.ts";
 import { migratePostgres, openPostgresStore } from "../../src/store/postgres/index.ts";
 import { migrationJournal, migrationSql } from "../../src/store/postgres/migrations.ts";
 import type { PostgresStore } from "../../src/store/postgres/store.ts";
 import type { Store } from "../../src/store/types.ts";
+import { updateWebhook } from "../../src/webhooks/status-change.ts";
 import { postgresAvailable, testDatabaseUrl } from "../support/postgres.ts";
 import { REPO_ROOT } from "../support/process.ts";
 import { waitFor } from "../support/wait.ts";
@@ -106,7 +108,8 @@ maybe("PostgreSQL store", () => {
     const [a, b] = [await open(), await open()];
     const now = Date.now();
     for (let i = 0; i < 20; i++) await a.enqueueJob({ kind: "bench_kind", lane: `lane${i}`, runAt: now, now });
-    const claim = (s: PostgresStore) => s.claimJobs({ kinds: ["bench_kind"], limit: 20, laneRoom: () => 8, now, realNow: Date.now(), leaseMs: 60_000 });
+    const claim = (s: PostgresStore) =>
+      s.transact((tx) => claimJobs(tx, { kinds: ["bench_kind"], limit: 20, laneRoom: () => 8, now, realNow: Date.now(), leaseMs: 60_000 }));
     const [fromA, fromB] = await Promise.all([claim(a), claim(b)]);
     const ids = [...fromA.jobs, ...fromB.jobs].map((j) => j.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -196,7 +199,9 @@ maybe("PostgreSQL store", () => {
     // needs the webhook: a real deadlock, which PostgreSQL breaks by aborting the disabling (it
     // waited first).
     const disabled = await whileSettling(delivery, () =>
-      store.updateWebhook(delivery.accountId, hook.id, { url: hook.url, events: hook.events, enabled: false, disableReason: "by the test", now: delivery.now }),
+      store.transact((tx) =>
+        updateWebhook(tx, delivery.accountId, hook.id, { url: hook.url, events: hook.events, enabled: false, disableReason: "by the test", now: delivery.now }),
+      ),
     );
     expect(disabled).toMatchObject({ id: hook.id, status: "disabled", disabledReason: "by the test" });
     expect(store.conflictRetries).toBe(1);

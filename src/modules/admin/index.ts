@@ -1,4 +1,4 @@
-/** Operator API and the test clock. Guarded by src/http/admin-auth.ts (bearer token). */
+/** Operator API and the test clock. Guarded by src/app/gates/admin.ts (bearer token). */
 import { Elysia } from "elysia";
 import { ApiError } from "../../errors.ts";
 import type { Services } from "../../services.ts";

@@ -2,7 +2,7 @@
  * The Fonts page's endpoints under /dashboard/api/ (mounted inside the dashboard module, whose
  * prefix is /dashboard): the account's fonts beside the bundled families, upload, delete, and a
  * sample picture of each face. Thin shells over the same core as /api/fonts
- * (render/account-fonts.ts validates the upload, enforces the bounds and words the errors); the
+ * (render/fonts/account-fonts.ts validates the upload, enforces the bounds and words the errors); the
  * multipart body is read by http/body.ts for both paths, and the dashboard gate in front has
  * already checked the session, the Origin of state-changing requests and the key's rate limit.
  *
@@ -16,12 +16,12 @@
 import { Elysia } from "elysia";
 import { ApiError } from "../../errors.ts";
 import { imageBody } from "../../http/image-body.ts";
-import { FAMILY_NAME, type FontView } from "../../render/account-fonts.ts";
+import { FAMILY_NAME, type FontView } from "../../render/fonts/account-fonts.ts";
 import { parseRenderRequest } from "../../render/request.ts";
 import type { RenderRequest, Renderer } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../templates/account/index.ts";
-import { sessionOf } from "./guard.ts";
+import { sessionOf } from "../../http/request-context.ts";
 
 export interface DashboardFontDeps {
   services: Pick<Services, "accountFonts" | "accountTemplates">;

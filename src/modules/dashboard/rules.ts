@@ -3,7 +3,7 @@
  * /dashboard/api/rules) from the same constants the core checks, so the page never copies them.
  * The generation rules reach the playground through the template catalog instead.
  */
-import { FONT_LIMITS } from "../../render/account-fonts.ts";
+import { FONT_LIMITS } from "../../render/fonts/account-fonts.ts";
 import { MAX_SIGNING_KEYS_PER_ACCOUNT } from "../../signing/keys.ts";
 import { EVENT_TYPES, MAX_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_MAX, SECRET_MIN } from "../../webhooks/rules.ts";
 

@@ -12,7 +12,7 @@ import type { Services } from "../../services.ts";
 import type { TemplateLookup } from "../../render/request.ts";
 import { costHeader, parsePreviewRequest } from "../../render/preview.ts";
 import type { Renderer } from "../../render/types.ts";
-import { sessionOf } from "./guard.ts";
+import { sessionOf } from "../../http/request-context.ts";
 import { STARTER_PICTURES, STARTERS } from "./starters.ts";
 
 export interface DashboardTemplateDeps {

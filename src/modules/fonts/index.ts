@@ -1,12 +1,12 @@
 /**
  * The font routes: an account uploads font files (multipart/form-data, up to 5 MiB; the body
  * limit is in src/http/body.ts), lists them beside the bundled families, and deletes them. Logic
- * in src/render/account-fonts.ts; how templates use them in docs/templates.md ("Fonts").
+ * in src/render/fonts/account-fonts.ts; how templates use them in docs/templates.md ("Fonts").
  */
 import { Elysia } from "elysia";
 import { API_AUTH_ERRORS, documentedBody, errorResponses } from "../../http/error-schema.ts";
 import { authOf } from "../../http/request-context.ts";
-import { FONT_LIMITS } from "../../render/account-fonts.ts";
+import { FONT_LIMITS } from "../../render/fonts/account-fonts.ts";
 import type { Services } from "../../services.ts";
 import { AccountFont, DeletedFont, FontList, FontUpload } from "./model.ts";
 

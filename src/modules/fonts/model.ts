@@ -1,11 +1,11 @@
 /**
  * The font routes' schemas: the upload (multipart/form-data), a stored font, and the list of the
  * account's fonts beside the bundled families. The upload is validated by the core
- * (render/account-fonts.ts); these schemas document it for OpenAPI and the generated clients.
+ * (render/fonts/account-fonts.ts); these schemas document it for OpenAPI and the generated clients.
  */
 import { t } from "elysia";
 import { Count, mediaBody, OneOf, ResourceId, Timestamp } from "../../http/error-schema.ts";
-import { FONT_LIMITS } from "../../render/account-fonts.ts";
+import { FONT_LIMITS } from "../../render/fonts/account-fonts.ts";
 
 const Family = t.String({
   minLength: 1,

@@ -1,27 +1,20 @@
 /**
  * Public image URLs: `GET|HEAD /i/{key_id}/{signature}/{template}.{ext}?{query}` (no API key;
  * the URL is signed with the account's signing key) and `POST /api/image-urls`, which signs one
- * on the server. Checks, in order: key id known and its account active → signature → `exp` →
- * validation exactly as POST /api/generate → cache → rate limit and quota, only for an image not
- * yet counted this month → render. A distinct image (its content address) counts once per
- * account per calendar month; the store decides that in the transaction that confirms the unit.
+ * on the server. The checks, the cache of verified URLs and the counting (once per image per
+ * account per calendar month) are the signed-image service's (src/signing/signed-images.ts);
+ * this route turns its answer into the image's caching headers, or a 304.
  */
 import { type Context, Elysia, t } from "elysia";
 import { imageBody } from "../../http/image-body.ts";
-import { subscriptionBlock } from "../../accounts/access.ts";
-import { ApiError, validationError } from "../../errors.ts";
 import { API_AUTH_ERRORS, documentedBody, errorResponses, mediaBody, ResourceId } from "../../http/error-schema.ts";
 import { enforceRateLimit } from "../../http/rate-limit.ts";
 import { authOf, requestState } from "../../http/request-context.ts";
-import type { PreparedRender } from "../../render/renderer.ts";
-import { parseAccountRenderRequest } from "../../render/account-request.ts";
 import type { TemplateLookup } from "../../render/request.ts";
-import type { Renderer, RenderResult } from "../../render/types.ts";
 import type { Services } from "../../services.ts";
 import { MAX_EXPIRES_IN, signImageUrl } from "../../signing/image-urls.ts";
+import { SignedImageService, type SignedImageRenderer } from "../../signing/signed-images.ts";
 import { generateBodySchema } from "../generate/model.ts";
-import { bodyFromSignedUrl, checkExpiry, paramsFromSearch, parseSignedPath, verify } from "../../signing/index.ts";
-import type { AccountRecord } from "../../store/types.ts";
 
 /** Longest accepted request target (path and query) of any URL: 8 KiB. */
 export const MAX_URL_BYTES = 8 * 1024;
@@ -36,141 +29,30 @@ const UNPINNED_SECONDS = 3_600;
 
 export interface ImagesDeps {
   services: Pick<Services, "metering" | "signingKeys" | "limiter" | "clock" | "config" | "accountTemplates">;
-  renderer: Renderer & { prepare?: (request: import("../../render/types.ts").RenderRequest) => Promise<PreparedRender> };
+  renderer: SignedImageRenderer;
   templates: TemplateLookup;
 }
 
-const expired = () => new ApiError("URL_EXPIRED", "This image URL has expired (exp is in the past).");
-const invalidSignature = () => new ApiError("INVALID_SIGNATURE", "Invalid signature: unknown signing key, or the URL is not what was signed.");
-
 export function imagesModule({ services, renderer, templates }: ImagesDeps) {
   const { metering, signingKeys, limiter, clock, config, accountTemplates } = services;
-  const prepare = (request: Parameters<NonNullable<ImagesDeps["renderer"]["prepare"]>>[0]): Promise<PreparedRender> =>
-    renderer.prepare
-      ? renderer.prepare(request)
-      : // A renderer without content addresses (never the service's): render now, address by bytes.
-        renderer
-          .render(request)
-          .then((result) => ({ contentAddress: result.contentAddress ?? Bun.hash(result.bytes).toString(16), render: async () => result }));
-
-  /** (account, month, address) triples known to be counted: a hit then needs no store read. Only ever true facts. */
-  const counted = new Set<string>();
-  const remember = (key: string) => {
-    if (counted.size >= 100_000) counted.clear();
-    counted.add(key);
-  };
-  /** One counting attempt per (account, month, address) at a time; identical requests wait for it. */
-  const counting = new Map<string, Promise<RenderResult>>();
-
-  async function countOnce(
-    account: AccountRecord,
-    prepared: PreparedRender,
-    template: string,
-    requestId: string,
-    headers: Record<string, unknown>,
-  ): Promise<RenderResult> {
-    const key = `${account.id}|${metering.currentPeriod()}|${prepared.contentAddress}`;
-    if (counted.has(key)) return prepared.render();
-    const shared = counting.get(key);
-    if (shared) {
-      await shared;
-      return prepared.render();
-    }
-    const attempt = (async () => {
-      if (await metering.isImageCounted(account.id, prepared.contentAddress)) return prepared.render();
-      // Only a render that is not counted yet meets the rate limit and the quota.
-      await enforceRateLimit(limiter, await signingKeys.rateLimitKeyOf(account.id), account, headers);
-      const { result } = await metering.withImageUnit(account, prepared.contentAddress, async () => {
-        const result = await prepared.render();
-        return { result, facts: { requestId, template, width: result.width, height: result.height, generationTimeMs: result.generationTimeMs } };
-      });
-      return result;
-    })();
-    counting.set(key, attempt);
-    try {
-      const result = await attempt;
-      remember(key);
-      return result;
-    } finally {
-      counting.delete(key);
-    }
-  }
-
-  /**
-   * URLs whose signature was verified and whose query was validated, by request target: a
-   * crawler's repeat skips the HMAC, the validation and the content address. Safe because a
-   * key's secret never changes (a deleted key is refused before this is consulted) and `exp` is
-   * checked on every request. URLs with fetched images are not kept: their address follows the
-   * fetched bytes.
-   */
-  const verified = new Map<
-    string,
-    {
-      keyId: string;
-      template: string;
-      prepared: PreparedRender;
-      /** `exp` in Unix seconds, when the URL has one. */
-      exp: number | undefined;
-      /** Names an account template without `v`: its image follows the template's latest version. */
-      unpinned: boolean;
-    }
-  >();
+  const signedImages = new SignedImageService({ metering, signingKeys, accountTemplates, clock, renderer, templates });
 
   async function serveSigned(request: Request, set: Context["set"]): Promise<Response> {
-    const url = new URL(request.url);
-    const path = parseSignedPath(url.pathname);
-    if (!path) throw invalidSignature();
-    const owner = await signingKeys.resolve(path.keyId);
-    if (!owner) throw invalidSignature();
-    const blocked = subscriptionBlock(owner.account);
-    if (blocked) throw blocked;
-    const target = url.pathname + url.search;
-    let entry = verified.get(target);
-    if (!entry || entry.keyId !== owner.key.id) {
-      const params = paramsFromSearch(url.search);
-      if (!params || !verify(owner.key.secret, path.template, path.ext, params, path.signature)) throw invalidSignature();
-      const expiry = checkExpiry(params, clock.now());
-      if (expiry.state === "expired") throw expired();
-      if (expiry.state === "invalid") throw validationError([{ field: "exp", message: "must be one Unix time in whole seconds" }]);
-      const body = bodyFromSignedUrl(path.template, path.ext, params);
-      const renderRequest = await parseAccountRenderRequest(body, {
-        accountId: owner.account.id,
-        templates,
-        accountTemplates,
-        callerIsAccount: false,
-        values: "url",
-      });
-      const prepared = await prepare(renderRequest);
-      entry = {
-        keyId: owner.key.id,
-        template: renderRequest.template,
-        prepared,
-        exp: expiry.state === "valid" ? Math.floor(clock.now() / 1000) + expiry.secondsLeft : undefined,
-        unpinned: renderRequest.accountTemplate !== undefined && body.template_version === undefined,
-      };
-      const imageFields = renderRequest.definition.fields.filter((field) => field.type === "image_url" && renderRequest.fields[field.name]);
-      // An account template is looked up on every request: a new version or a deletion applies
-      // at once, on every instance.
-      if (imageFields.length === 0 && !renderRequest.accountTemplate) {
-        if (verified.size >= 10_000) verified.clear();
-        verified.set(target, entry);
-      }
-    }
-    signingKeys.touch(owner.key.id);
-    requestState(request).auth = { account: owner.account, keyId: owner.key.id, keyPrefix: owner.key.id.slice(0, 7) };
-    const secondsLeft = entry.exp === undefined ? undefined : entry.exp - Math.floor(clock.now() / 1000);
-    if (secondsLeft !== undefined && secondsLeft <= 0) throw expired();
-
-    const { prepared } = entry;
-    const result = await countOnce(owner.account, prepared, entry.template, requestState(request).id, set.headers);
+    const image = await signedImages.admit(new URL(request.url));
+    const state = requestState(request);
+    state.auth = { account: image.account, keyId: image.keyId, keyPrefix: image.keyId.slice(0, 7) };
+    const result = await signedImages.deliver(image, {
+      requestId: state.id,
+      meetRateLimit: (rateLimitKey, account) => enforceRateLimit(limiter, rateLimitKey, account, set.headers),
+    });
 
     // The bytes' own address (engine included), so a CDN never revalidates one engine's image as the other's.
-    const etag = `"${result.contentAddress ?? prepared.contentAddress}"`;
-    const longest = entry.unpinned ? UNPINNED_SECONDS : YEAR_SECONDS;
-    const maxAge = secondsLeft === undefined ? longest : Math.min(secondsLeft, longest);
+    const etag = `"${result.contentAddress ?? image.prepared.contentAddress}"`;
+    const longest = image.unpinned ? UNPINNED_SECONDS : YEAR_SECONDS;
+    const maxAge = image.secondsLeft === undefined ? longest : Math.min(image.secondsLeft, longest);
     const headers: Record<string, string> = {
       etag,
-      "cache-control": entry.unpinned ? `public, max-age=${maxAge}` : `public, max-age=${maxAge}, immutable`,
+      "cache-control": image.unpinned ? `public, max-age=${maxAge}` : `public, max-age=${maxAge}, immutable`,
       "x-content-type-options": "nosniff",
     };
     for (const [name, value] of Object.entries(set.headers)) if (value !== undefined && !(name in headers)) headers[name] = String(value);

@@ -3,7 +3,6 @@ import { Elysia, t } from "elysia";
 import { mediaBody } from "../../http/error-schema.ts";
 import type { Services } from "../../services.ts";
 import type { Metrics } from "../../http/metrics.ts";
-import { metricsGate } from "../../http/admin-auth.ts";
 import { errorResponses } from "../../http/error-schema.ts";
 
 const Health = t.Object({ status: t.Literal("ok") }, { title: "Health" });
@@ -22,9 +21,11 @@ export const READINESS_REFRESH_MS = 1_000;
 
 const MetricsText = mediaBody(t.String({ maxLength: 10_000_000, description: "Prometheus text exposition format." }), ["text/plain"]);
 
-export function opsModule(services: Pick<Services, "store" | "logger" | "limiter" | "config">, metrics: Metrics) {
-  const mayReadMetrics = metricsGate(services.config);
-
+/**
+ * `mayReadMetrics` is the app's metrics gate (src/app/gates/metrics.ts), handed in so that a route
+ * imports nothing of the app assembled above it.
+ */
+export function opsModule(services: Pick<Services, "store" | "logger" | "limiter" | "config">, metrics: Metrics, mayReadMetrics: (request: Request) => void) {
   /** One real check of the store (a write) and of Redis. */
   const check = async () => {
     let store = true;

@@ -5,14 +5,18 @@
  * the store. The faces are registered under names of their own, never under the family an account
  * gave them: two accounts' "Brand Sans" are different fonts, and a family name must only ever
  * reach the faces of the account whose card is being drawn.
+ *
+ * Not an LRUCache like the other caches: the faces a job was missing are added together, and only
+ * then is the bound restored (`trim`), sparing every face of that job, so a job whose faces alone
+ * pass the bound still draws; an eviction on insert could drop a face the job is about to use.
  */
 import type { Font } from "satori";
-import type { AccountFace, RenderFonts } from "../account-fonts.ts";
-import { extraBundledFaces } from "../fonts.ts";
+import type { AccountFace, RenderFonts } from "../fonts/account-fonts.ts";
+import { extraBundledFaces } from "../fonts/fonts.ts";
 
 export const FONT_CACHE_BYTES = 48 * 1024 * 1024;
 
-/** What a card draws with beyond the shared list (engine.ts `RenderOptions.cardFonts`). */
+/** What a card draws with beyond the shared list (../engines/engine.ts `RenderOptions.cardFonts`). */
 export interface CardFontSet {
   /** Names the set: cards with the same set share one font list. */
   key: string;

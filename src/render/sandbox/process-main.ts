@@ -12,15 +12,18 @@
  * even in the middle of native code (dieWithParent).
  */
 // First: nothing imported after it can reach the network.
-import "../no-network.ts";
+import "./no-network.ts";
+import { LRUCache } from "lru-cache";
 import { ApiError, toPlainError } from "../../errors.ts";
 import { silentLogger } from "../../logger.ts";
 import type { TemplateDefinition } from "../../templates/types.ts";
-import { loadLayout, renderTemplate, type RenderEngine } from "../engine.ts";
-import { layoutModule } from "../layout-wasm.ts";
+import type { RenderEngine } from "../engines/engine.ts";
+import { renderTemplate } from "../engines/in-process.ts";
+import { loadLayout } from "../engines/satori.ts";
+import { layoutModule } from "../engines/layout-wasm.ts";
 import { withPreviewMark } from "../preview-mark.ts";
 import { prepareRendering, type RenderSetup } from "../setup.ts";
-import { createMemoryUpkeep } from "../worker-memory.ts";
+import { createMemoryUpkeep } from "./worker-memory.ts";
 import { FontCache } from "./font-cache.ts";
 import { libc } from "./libc.ts";
 import { PARENT_PID_ENV, type RenderJob, type RenderProcessInit, type RenderProcessReply, type RenderProcessRequest } from "./protocol.ts";
@@ -125,11 +128,10 @@ export function runRenderProcess(hooks: RenderProcessHooks = {}): void {
 /**
  * Compiled account templates, by account, id, version and revision (a saved version never
  * changes; the revision tells apart a template deleted and created again, whose versions start
- * over), the most recently used last. An unsaved definition (version 0 without a revision, a
+ * over), the 64 most recently used. An unsaved definition (version 0 without a revision, a
  * preview) is compiled each time: the editor sends a new one with every keystroke.
  */
-const accountDefinitions = new Map<string, TemplateDefinition>();
-const MAX_ACCOUNT_DEFINITIONS = 64;
+const accountDefinitions = new LRUCache<string, TemplateDefinition>({ max: 64 });
 
 /**
  * The template language (≈ 30 MB of parsers and tables) loads with the first account template,
@@ -142,10 +144,10 @@ async function accountDefinition(source: NonNullable<RenderJob["accountTemplate"
   if (source.version <= 0 && !source.revision) return accountTemplateDefinition(source.spec);
   const key = JSON.stringify([source.accountId, source.spec.id, source.version, source.revision ?? Bun.hash(JSON.stringify(source.spec)).toString(16)]);
   let definition = accountDefinitions.get(key);
-  if (definition) accountDefinitions.delete(key);
-  else definition = accountTemplateDefinition(source.spec);
-  accountDefinitions.set(key, definition);
-  if (accountDefinitions.size > MAX_ACCOUNT_DEFINITIONS) accountDefinitions.delete(accountDefinitions.keys().next().value!);
+  if (!definition) {
+    definition = accountTemplateDefinition(source.spec);
+    accountDefinitions.set(key, definition);
+  }
   return definition;
 }
 

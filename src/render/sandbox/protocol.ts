@@ -4,9 +4,9 @@
  */
 import type { PlainError } from "../../errors.ts";
 import type { Theme } from "../../templates/types.ts";
-import type { ImageFormat } from "../encode.ts";
-import type { RenderEngine, RenderTimings } from "../engine.ts";
-import type { RenderFonts } from "../account-fonts.ts";
+import type { ImageFormat } from "../output/encode.ts";
+import type { RenderEngine, RenderTimings } from "../engines/engine.ts";
+import type { RenderFonts } from "../fonts/account-fonts.ts";
 import type { RenderRequest } from "../types.ts";
 
 /** What a render process needs to draw one image: images are already data: URIs. */

@@ -83,13 +83,11 @@ export interface BatchItemSettlement {
   completed: (batch: BatchRecord) => EventDraft;
 }
 
+/**
+ * Batches and their items. Creating a batch, settling an item and canceling a batch are the
+ * core's routines (src/batches/settlement.ts), run through `Store.transact`.
+ */
 export interface BatchesPort {
-  /**
-   * Creates the batch and its items and reserves `items.length` units of `period` at once, in one
-   * transaction: `{left}` (nothing written) when fewer units are left. Tells the job listeners
-   * (`onJobsAvailable`), so drawers on every instance look at once.
-   */
-  createBatch(batch: NewBatch): Promise<{ batch: BatchRecord } | { left: number }>;
   /** The account's batch (another account's is undefined). */
   getBatch(accountId: string, id: string): Promise<BatchRecord | undefined>;
   /** The account's batches created at or after `since`, newest first. */
@@ -104,19 +102,6 @@ export interface BatchesPort {
   claimBatchItems(input: { limit: number; realNow: number; leaseMs: number }): Promise<ClaimedBatchItem[]>;
   /** Gives a claimed item's lease back, and its claim's attempt (a passing failure: it is drawn again later). */
   unclaimBatchItem(batchId: string, index: number): Promise<void>;
-  /**
-   * Settles a queued item in one transaction (src/batches/settlement.ts): drawn — the item is
-   * done with its URL, one of the batch's units moves into `used` with its events, the image is
-   * recorded as counted — or failed, its unit given back; the batch's counts follow, and its last
-   * item finishes it with `batch.completed`. `settled: false` when the item had already left
-   * `queued` (canceled, or settled by another drawer): nothing is written.
-   */
-  settleBatchItem(settlement: BatchItemSettlement): Promise<{ settled: boolean }>;
-  /**
-   * Cancels the account's batch: its queued items fail as canceled and their units go back; items
-   * already drawn stay. Undefined for another account's or no batch; a finished batch is returned unchanged.
-   */
-  cancelBatch(accountId: string, id: string, now: number): Promise<BatchRecord | undefined>;
   /**
    * Start-up: leases of queued items left by a previous run go (SQLite: every one; PostgreSQL:
    * those of instances that are gone). Returns how many.

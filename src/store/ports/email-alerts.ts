@@ -41,7 +41,7 @@ export interface AlertDraft {
   dedupeKey: string | null;
 }
 
-/** Reading email alerts (they are raised and settled through the jobs port). */
+/** Reading email alerts (the core's routines raise and settle them, through `Store.transact`). */
 export interface EmailAlertsPort {
   getEmailAlert(id: string): Promise<EmailAlertRecord | undefined>;
   /** Newest first. */

@@ -1,6 +1,6 @@
 /**
- * The outbox and the job table: recording events (with their fan-out to webhook deliveries and
- * email alerts), and claiming and settling the jobs that carry them out.
+ * The outbox and the job table: the events recorded (with their fan-out to webhook deliveries and
+ * email alerts), and the jobs that carry them out.
  * The rules of the Store (../types.ts) hold for every method: each is atomic, operational faults
  * are thrown as StoreUnavailableError, times are epoch ms, records are plain objects.
  */
@@ -59,7 +59,7 @@ export const EMAIL_JOB = "email";
 export const EMAIL_LANE = "smtp";
 
 /**
- * An outbox event to record. Recording one (in whatever method's transaction) writes what
+ * An outbox event to record. Recording one (in whatever routine's transaction) writes what
  * `fanOut` (src/events/fan-out.ts) plans, so the event exists if and only if the change that
  * causes it committed:
  *  1. one `WEBHOOK_DELIVERY_JOB` job per *enabled* webhook of the account whose `events` include
@@ -147,17 +147,11 @@ export interface SettleResult {
   status: JobStatus;
 }
 
-/** Events and jobs. */
+/**
+ * Events and jobs. Recording events, claiming jobs and settling them are the core's routines
+ * (src/events), run through `Store.transact` on the transaction handle (./tx.ts).
+ */
 export interface JobsPort {
-  /**
-   * Records events outside any other change (their fan-out included), in one transaction.
-   * Here and inside the metering writes, an event is stored only when at least one enabled
-   * webhook of the account takes its type: nothing reads an event except its deliveries, and
-   * storing every `image.generated` made the events table the largest part of counting an image
-   * (three more b-tree pages in each commit) and grow by one row per image. Its email alert, if
-   * any, is raised either way. The returned records carry ids even when not stored.
-   */
-  recordEvents(accountId: string, events: EventDraft[], now: number): Promise<EventRecord[]>;
   getEvent(id: string): Promise<EventRecord | undefined>;
   /** Inserts a pending job; returns its id. */
   enqueueJob(job: NewJob): Promise<string>;
@@ -168,15 +162,6 @@ export interface JobsPort {
    * instance's. A change that queued none (most counted images) tells nobody.
    */
   onJobsAvailable(listener: () => void): () => void;
-  /**
-   * Claims due jobs of `kinds`, oldest `runAt` first (then insertion order), at most
-   * `laneRoom(lane)` per lane, up to `limit`; each claimed job's attempts + 1 and lease set.
-   * Concurrent claimers never get the same job while its lease runs (PostgreSQL: FOR UPDATE
-   * SKIP LOCKED).
-   */
-  claimJobs(request: ClaimRequest): Promise<ClaimResult>;
-  /** See JobSettlement. */
-  settleJob(settlement: JobSettlement): Promise<SettleResult>;
   /**
    * Start-up of the only worker: leases of pending jobs are cleared so they run again at once;
    * returns how many. With several instances on one database, leave live leases alone (they

@@ -66,9 +66,11 @@ export interface WebhookChanges {
 export interface WebhooksPort {
   /** Inserts the webhook unless the account already has `maxPerAccount` (checked in the same transaction). */
   createWebhook(webhook: WebhookRecord, maxPerAccount: number): Promise<WebhookRecord | "limit_reached">;
-  /** See WebhookChanges; undefined when the account has no such webhook. */
-  updateWebhook(accountId: string, id: string, changes: WebhookChanges): Promise<WebhookRecord | undefined>;
-  /** Deletes it with its jobs (pending ones included) and its log; false when the account has no such webhook. */
+  /**
+   * Deletes it with its jobs (pending ones included) and its log; false when the account has no
+   * such webhook. (Its update and its log's writes are the core's routines, src/webhooks, run through
+   * `Store.transact`.)
+   */
   deleteWebhook(accountId: string, id: string): Promise<boolean>;
   /** Scoped to the account: another account's webhook is undefined. */
   getWebhook(accountId: string, id: string): Promise<WebhookRecord | undefined>;
@@ -76,11 +78,6 @@ export interface WebhooksPort {
   getWebhookById(id: string): Promise<WebhookRecord | undefined>;
   /** The account's webhooks in creation order; `enabledOnly` for the test send. */
   listWebhooks(accountId: string, options?: { enabledOnly?: boolean }): Promise<WebhookRecord[]>;
-  /**
-   * Logs an attempt that ran outside the job table (a test send). False, and nothing written,
-   * when the webhook was deleted meanwhile — never a constraint error.
-   */
-  recordDeliveryAttempt(attempt: DeliveryAttemptRecord): Promise<boolean>;
-  /** The webhook's newest attempts first, at most `limit`. The store keeps at least the newest 100 per webhook and trims older ones now and then. */
+  /** The webhook's newest attempts first, at most `limit` (src/webhooks/delivery-log.ts keeps the newest 100 per webhook). */
   listDeliveryAttempts(webhookId: string, limit: number): Promise<DeliveryAttemptRecord[]>;
 }

@@ -1,25 +1,19 @@
 /**
- * Batches in PostgreSQL (../ports/batches.ts); what creating, settling and canceling write is
- * src/batches/settlement.ts, run on the transaction handle (./tx.ts). Exact across instances:
- * items are claimed with FOR UPDATE SKIP LOCKED and a lease stamped with the claiming instance,
- * every change to a batch locks its row first, and an item leaves `queued` once.
+ * Batches in PostgreSQL (../ports/batches.ts); what creating, settling and canceling write is the
+ * core's routines (src/batches/settlement.ts), run through `transact` on the transaction handle
+ * (./tx.ts). Exact across instances: items are claimed with FOR UPDATE SKIP LOCKED and a lease
+ * stamped with the claiming instance, every change to a batch locks its row first, and an item
+ * leaves `queued` once.
  */
-import { cancelBatch, createBatch, settleBatchItem } from "../../batches/settlement.ts";
-import { runAwaiting } from "../tx-steps.ts";
-import type { BatchesPort, BatchItemRecord, BatchItemSettlement, BatchRecord, ClaimedBatchItem, NewBatch } from "../ports/batches.ts";
+import type { BatchesPort, BatchItemRecord, BatchRecord, ClaimedBatchItem } from "../ports/batches.ts";
 import { BATCH, BATCH_ITEM, columns } from "../records.ts";
 import { LIVENESS_NS, type PostgresConnection } from "./connection.ts";
-import { PostgresTx } from "./tx.ts";
 
 const BATCH_COLUMNS = columns(BATCH);
 const ITEM_COLUMNS = columns(BATCH_ITEM);
 
 export class PostgresBatches implements BatchesPort {
   constructor(private readonly c: PostgresConnection) {}
-
-  createBatch(batch: NewBatch): Promise<{ batch: BatchRecord } | { left: number }> {
-    return this.c.write((tx) => runAwaiting(createBatch(new PostgresTx(this.c, tx), batch)));
-  }
 
   getBatch(accountId: string, id: string): Promise<BatchRecord | undefined> {
     return this.c.run(
@@ -66,18 +60,6 @@ export class PostgresBatches implements BatchesPort {
   unclaimBatchItem(batchId: string, index: number): Promise<void> {
     return this.c.write(async (tx) => {
       await tx`update batch_items set claimed_until = null, claimed_by = null, attempts = greatest(attempts - 1, 0) where batch_id = ${batchId} and idx = ${index} and status = 'queued'`;
-    });
-  }
-
-  settleBatchItem(settlement: BatchItemSettlement): Promise<{ settled: boolean }> {
-    return this.c.write((tx) => runAwaiting(settleBatchItem(new PostgresTx(this.c, tx), settlement)));
-  }
-
-  cancelBatch(accountId: string, id: string, now: number): Promise<BatchRecord | undefined> {
-    return this.c.write(async (tx) => {
-      const [owner] = await tx`select account_id from batches where id = ${id}`;
-      if (owner?.account_id !== accountId) return undefined;
-      return runAwaiting(cancelBatch(new PostgresTx(this.c, tx), id, now));
     });
   }
 

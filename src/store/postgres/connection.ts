@@ -35,14 +35,16 @@ export function isRetryableConflict(error: unknown): boolean {
 /**
  * Connection-level faults are operational; others are bugs. `unreachable`: the server refused,
  * reset or cannot be resolved, or is shutting down (08xxx, 57P0x). `busy`: it answered that it
- * has too many clients (53300, 53400). `timeout`: a connect or socket timeout, which says
+ * has too many clients (53300, 53400), or it cancelled the statement (57014: a statement_timeout
+ * an operator set on the role or database, or pg_cancel_backend) — the server is there, the same
+ * call later may well succeed, and the client is not to blame. `timeout`: a connect or socket timeout, which says
  * nothing on its own: the caller decides (reachableAfterTimeout) whether it is busy or unreachable.
  */
 export function classifyPostgresError(error: unknown): "busy" | "unreachable" | "timeout" | undefined {
   const code = driverErrorCode(error);
   if (/^(ETIMEDOUT|CONNECT_TIMEOUT)/.test(code)) return "timeout";
   if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH|CONNECTION_)/.test(code)) return "unreachable";
-  if (/^(53300|53400)/.test(code)) return "busy";
+  if (/^(53300|53400|57014)/.test(code)) return "busy";
   if (/^(08|57P0)/.test(code)) return "unreachable";
   return undefined;
 }
@@ -78,6 +80,8 @@ const JOBS_CHANNEL = "ogsmith_jobs";
 export const LIVENESS_NS = 0x6f67;
 /** Tries of a transaction PostgreSQL aborted to break a deadlock or a serialization conflict. */
 const TX_TRIES = 5;
+/** How often a claim also releases the leases of instances that are gone (./liveness.ts). */
+const LIVENESS_CHECK_MS = 2_000;
 
 export class PostgresConnection {
   /** Transactions run again after PostgreSQL aborted them for a deadlock or a serialization conflict. */
@@ -85,6 +89,7 @@ export class PostgresConnection {
   /** This instance's liveness key (the second key of its advisory lock; jobs' `claimed_by`, reservations' `instance_key`). */
   readonly instanceKey = 1 + Math.floor(Math.random() * 0x7ffffffe);
   #closed = false;
+  #lastLivenessCheck = 0;
   #probe: Promise<StoreFaultReason> | undefined;
   readonly #jobListeners = new Set<() => void>();
   readonly #unlisten: (() => Promise<void>)[] = [];
@@ -136,6 +141,13 @@ export class PostgresConnection {
         await Bun.sleep(Math.random() * 10 * tries);
       }
     }
+  }
+
+  /** True at most once every LIVENESS_CHECK_MS of real time: the claim that asks then looks for instances that are gone. */
+  livenessCheckDue(realNow: number): boolean {
+    if (realNow - this.#lastLivenessCheck < LIVENESS_CHECK_MS) return false;
+    this.#lastLivenessCheck = realNow;
+    return true;
   }
 
   /** Takes (or, after a reconnect, takes again) this instance's liveness lock. */

@@ -2,12 +2,13 @@
  * The PostgreSQL store, put together: the connections and their plumbing (./connection.ts)
  * shared by one adapter per aggregate, side by side with SQLite's (accounts.ts, usage.ts,
  * jobs.ts, webhooks.ts, signing-keys.ts, sessions.ts, email-alerts.ts, templates.ts), and the
- * transaction handle (./tx.ts) the domain logic above the store runs on. Every method is one
+ * transaction handle (./tx.ts) the core's routines run on through `transact`. Every method is one
  * transaction (or one statement); nothing is cached: keys, subscriptions and webhooks are read on
  * every request, so several instances on one database stay exact (each adapter says how).
  */
-import { DeliveryLog } from "../../webhooks/delivery-log.ts";
 import { composeStore } from "../compose.ts";
+import type { StoreTx } from "../ports/tx.ts";
+import { runAwaiting, type TxRoutine } from "../tx-steps.ts";
 import type { Store } from "../types.ts";
 import { PostgresBatches } from "./batches.ts";
 import { PostgresAccounts } from "./accounts.ts";
@@ -18,6 +19,7 @@ import { PostgresSessions } from "./sessions.ts";
 import { PostgresSigningKeys } from "./signing-keys.ts";
 import { PostgresFontStore } from "./fonts.ts";
 import { PostgresTemplateStore } from "./templates.ts";
+import { PostgresTx } from "./tx.ts";
 import { PostgresUsage } from "./usage.ts";
 import { PostgresWebhooks } from "./webhooks.ts";
 
@@ -33,7 +35,6 @@ export type PostgresStore = Store & {
 /** `liveness`: a one-connection client that holds this instance's liveness lock. */
 export function postgresStore(sql: Sql, liveness: Sql): PostgresStore {
   const c = new PostgresConnection(sql, liveness);
-  const deliveryLog = new DeliveryLog();
   const base = {
     kind: "postgres" as const,
     connection: c,
@@ -43,6 +44,11 @@ export function postgresStore(sql: Sql, liveness: Sql): PostgresStore {
     },
     templates: new PostgresTemplateStore(c),
     fonts: new PostgresFontStore(c),
+    transact<T>(routine: (tx: StoreTx) => TxRoutine<T>): Promise<T> {
+      // A new handle and a new run of the routine for each try: a transaction PostgreSQL aborted
+      // for a deadlock is run again, whole (./connection.ts).
+      return c.write((sql) => runAwaiting(routine(new PostgresTx(c, sql))));
+    },
     async probe(): Promise<void> {
       await c.run(async (sql) => {
         await Promise.race([
@@ -58,8 +64,8 @@ export function postgresStore(sql: Sql, liveness: Sql): PostgresStore {
     new PostgresAccounts(c),
     new PostgresUsage(c),
     new PostgresBatches(c),
-    new PostgresJobs(c, deliveryLog),
-    new PostgresWebhooks(c, deliveryLog),
+    new PostgresJobs(c),
+    new PostgresWebhooks(c),
     new PostgresSigningKeys(c),
     new PostgresEmailAlerts(c),
     new PostgresSessions(c),

@@ -1,25 +1,21 @@
 /**
- * The PostgreSQL transaction handle: the reads and writes the domain logic above the store runs
- * inside one of its transactions (the same logic as SQLite's: see ../sqlite/tx.ts for where each
- * piece lives). SQL and row mapping only; one handle per transaction. Rows that a decision
- * depends on are locked (`for update`), so concurrent instances decide one after the other.
+ * The PostgreSQL transaction handle (../ports/tx.ts): the reads and writes the core's routines
+ * run inside one of its transactions (`transact`, ./store.ts). SQL and row mapping only; one
+ * handle per transaction. Rows that a decision depends on are locked (`for update`), so
+ * concurrent instances decide one after the other.
  */
-import type { SettleTx } from "../../events/settlement.ts";
-import type { ClaimCandidate, ClaimTx } from "../../events/lane-claim.ts";
-import type { Subscription } from "../../events/fan-out.ts";
-import type { PlannedAlert } from "../../email/raise.ts";
-import type { CountTx, ResetTx } from "../../metering/counting.ts";
-import type { BatchTx } from "../../batches/settlement.ts";
-import type { BatchItemStatus, BatchRecord, BatchStatus } from "../ports/batches.ts";
-import type { UsageCounters } from "../ports/usage.ts";
 import { newId } from "../../ids.ts";
+import type { BatchItemStatus, BatchRecord, BatchStatus } from "../ports/batches.ts";
 import type { ClaimRequest, EventRecord, JobRecord, JobStatus, NewJob } from "../ports/jobs.ts";
-import type { UsageMark } from "../ports/usage.ts";
-import type { DeliveryAttemptRecord } from "../ports/webhooks.ts";
-import { BATCH, columns, JOB, toJob, USAGE } from "../records.ts";
+import type { ClaimCandidate, EmailAlertUpdate, JobUpdate, PlannedAlert, StoreTx, Subscription, WebhookDisabling, WebhookWrite } from "../ports/tx.ts";
+import type { UsageCounters, UsageMark } from "../ports/usage.ts";
+import type { DeliveryAttemptRecord, WebhookRecord } from "../ports/webhooks.ts";
+import { BATCH, columns, JOB, toJob, toWebhook, USAGE, WEBHOOK } from "../records.ts";
 import type { PostgresConnection, Tx } from "./connection.ts";
+import { releaseDeadLeases } from "./liveness.ts";
 
 const JOB_COLUMNS = columns(JOB);
+const WEBHOOK_COLUMNS = columns(WEBHOOK);
 const BATCH_COLUMNS = columns(BATCH);
 const USAGE_COLUMNS = columns(USAGE);
 const MARK_COLUMNS: Record<UsageMark, string> = {
@@ -29,9 +25,7 @@ const MARK_COLUMNS: Record<UsageMark, string> = {
   limitReachedAt: USAGE.limitReachedAt,
 };
 
-type SettlementWrite<K extends "updateJob" | "disableWebhook" | "updateEmailAlert"> = Parameters<SettleTx[K]>[0];
-
-export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
+export class PostgresTx implements StoreTx {
   constructor(
     private readonly c: PostgresConnection,
     readonly tx: Tx,
@@ -88,12 +82,12 @@ export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx 
     return (row as { accountId: string; status: string } | undefined) ?? null;
   }
 
-  async updateJob(j: SettlementWrite<"updateJob">): Promise<void> {
+  async updateJob(j: JobUpdate): Promise<void> {
     await this.tx`update jobs set status = ${j.status}, run_at = ${j.runAt}, claimed_until = null, claimed_by = null, last_error = ${j.lastError},
       updated_at = ${j.updatedAt}, finished_at = ${j.finishedAt} where id = ${j.id}`;
   }
 
-  async disableWebhook(d: SettlementWrite<"disableWebhook">): Promise<void> {
+  async disableWebhook(d: WebhookDisabling): Promise<void> {
     await this.tx`update webhooks set status = 'disabled', disabled_reason = ${d.reason}, updated_at = ${d.updatedAt} where id = ${d.webhookId}`;
   }
 
@@ -102,7 +96,7 @@ export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx 
       .tx`update jobs set status = 'canceled', finished_at = ${now}, updated_at = ${now}, last_error = 'dropped' where webhook_id = ${webhookId} and status = 'pending'`;
   }
 
-  async updateEmailAlert(e: SettlementWrite<"updateEmailAlert">): Promise<void> {
+  async updateEmailAlert(e: EmailAlertUpdate): Promise<void> {
     await this.tx`update email_alerts set state = ${e.state}, attempts = ${e.attempts}, last_error = ${e.lastError}, next_attempt_at = ${e.nextAttemptAt},
       sent_at = ${e.sentAt}, updated_at = ${e.updatedAt} where id = ${e.alertId}`;
   }
@@ -122,7 +116,27 @@ export class PostgresTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx 
       (select seq from delivery_attempts where webhook_id = ${webhookId} order by created_at desc, seq desc limit ${keep})`;
   }
 
+  /* ───────────── webhooks ───────────── */
+
+  async lockWebhook(accountId: string, id: string): Promise<WebhookRecord | null> {
+    const [row] = await this.tx`select ${this.tx.unsafe(WEBHOOK_COLUMNS)} from webhooks where id = ${id} and account_id = ${accountId} for update`;
+    return row ? toWebhook(row) : null;
+  }
+
+  async writeWebhook(id: string, w: WebhookWrite): Promise<WebhookRecord> {
+    const [row] = await this.tx`update webhooks set url = ${w.url}, events = ${JSON.stringify(w.events)}, secret = ${w.secret},
+        status = ${w.status}, disabled_reason = ${w.disabledReason}, updated_at = ${w.updatedAt}
+      where id = ${id} returning ${this.tx.unsafe(WEBHOOK_COLUMNS)}`;
+    return toWebhook(row!);
+  }
+
   /* ───────────── claiming ───────────── */
+
+  async releaseDeadLeases(realNow: number): Promise<void> {
+    if (!this.c.livenessCheckDue(realNow)) return;
+    await this.c.holdLiveness().catch(() => {}); // our own lock, again if our connection was replaced
+    await releaseDeadLeases(this.c, this.tx);
+  }
 
   async dueJobs(request: ClaimRequest, skipLanes: readonly string[], window: number): Promise<ClaimCandidate[]> {
     // SKIP LOCKED: another instance claiming at the same moment takes different rows. A lease

@@ -1,20 +1,16 @@
-/** Webhooks and their delivery log in PostgreSQL (../ports/webhooks.ts). */
-import type { DeliveryLog } from "../../webhooks/delivery-log.ts";
-import { statusAfter } from "../../webhooks/status-change.ts";
-import { runAwaiting } from "../tx-steps.ts";
-import type { DeliveryAttemptRecord, WebhookChanges, WebhookRecord, WebhooksPort } from "../ports/webhooks.ts";
+/**
+ * Webhooks and their delivery log in PostgreSQL (../ports/webhooks.ts). A webhook's update and
+ * its log's writes are the core's routines (src/webhooks), run through `transact` (./store.ts).
+ */
+import type { DeliveryAttemptRecord, WebhookRecord, WebhooksPort } from "../ports/webhooks.ts";
 import { columns, DELIVERY_ATTEMPT, toDeliveryAttempt, toWebhook, WEBHOOK } from "../records.ts";
 import type { PostgresConnection } from "./connection.ts";
-import { PostgresTx } from "./tx.ts";
 
 const WEBHOOK_COLUMNS = columns(WEBHOOK);
 const ATTEMPT_COLUMNS = columns(DELIVERY_ATTEMPT);
 
 export class PostgresWebhooks implements WebhooksPort {
-  constructor(
-    private readonly c: PostgresConnection,
-    private readonly deliveryLog: DeliveryLog,
-  ) {}
+  constructor(private readonly c: PostgresConnection) {}
 
   createWebhook(w: WebhookRecord, maxPerAccount: number): Promise<WebhookRecord | "limit_reached"> {
     return this.c.write(async (tx) => {
@@ -29,29 +25,13 @@ export class PostgresWebhooks implements WebhooksPort {
     });
   }
 
-  updateWebhook(accountId: string, id: string, changes: WebhookChanges): Promise<WebhookRecord | undefined> {
-    return this.c.write(async (tx) => {
-      const [found] = await tx`select ${tx.unsafe(WEBHOOK_COLUMNS)} from webhooks where id = ${id} and account_id = ${accountId} for update`;
-      if (!found) return undefined;
-      const current = toWebhook(found);
-      const next = statusAfter(current, changes);
-      if (next.cancelPending) await new PostgresTx(this.c, tx).cancelPendingJobs(id, changes.now);
-      const [row] = await tx`update webhooks set url = ${changes.url}, events = ${JSON.stringify(changes.events)}, secret = ${changes.secret ?? current.secret},
-          status = ${next.status}, disabled_reason = ${next.disabledReason}, updated_at = ${changes.now}
-        where id = ${id} returning ${tx.unsafe(WEBHOOK_COLUMNS)}`;
-      return toWebhook(row!);
-    });
-  }
-
   deleteWebhook(accountId: string, id: string): Promise<boolean> {
     // Its jobs and its log go by foreign-key cascade. The jobs are locked first, in the order
     // settling a delivery locks them (job, then webhook): deleting the webhook row first would
     // hold it while waiting for a job that a settlement holds while waiting for the webhook.
     return this.c.write(async (tx) => {
       await tx`select id from jobs where webhook_id = ${id} order by id for update`;
-      const deleted = (await tx`delete from webhooks where id = ${id} and account_id = ${accountId} returning id`).length > 0;
-      if (deleted) this.deliveryLog.forget(id);
-      return deleted;
+      return (await tx`delete from webhooks where id = ${id} and account_id = ${accountId} returning id`).length > 0;
     });
   }
 
@@ -75,10 +55,6 @@ export class PostgresWebhooks implements WebhooksPort {
         await sql`select ${sql.unsafe(WEBHOOK_COLUMNS)} from webhooks where account_id = ${accountId} ${options.enabledOnly ? sql`and status = 'enabled'` : sql``} order by created_at, seq`
       ).map(toWebhook),
     );
-  }
-
-  recordDeliveryAttempt(attempt: DeliveryAttemptRecord): Promise<boolean> {
-    return this.c.write((tx) => runAwaiting(this.deliveryLog.write(new PostgresTx(this.c, tx), attempt)));
   }
 
   listDeliveryAttempts(webhookId: string, limit: number): Promise<DeliveryAttemptRecord[]> {

@@ -1,27 +1,18 @@
 /**
- * Batches in SQLite (../ports/batches.ts). What creating, settling and canceling write is
- * src/batches/settlement.ts, run on the transaction handle (./tx.ts). One process draws on this
- * file, so a lease left by a previous run is simply cleared at start-up.
+ * Batches in SQLite (../ports/batches.ts). What creating, settling and canceling write is the
+ * core's routines (src/batches/settlement.ts), run through `transact` on the transaction handle
+ * (./tx.ts). One process draws on this file, so a lease left by a previous run is simply cleared
+ * at start-up.
  */
-import { cancelBatch, createBatch, settleBatchItem } from "../../batches/settlement.ts";
-import { runNow } from "../tx-steps.ts";
-import type { BatchesPort, BatchItemRecord, BatchItemSettlement, BatchRecord, ClaimedBatchItem, NewBatch } from "../ports/batches.ts";
+import type { BatchesPort, BatchItemRecord, BatchRecord, ClaimedBatchItem } from "../ports/batches.ts";
 import { BATCH, BATCH_ITEM, columns } from "../records.ts";
 import { LEAVES_KEYS, type SqliteConnection } from "./connection.ts";
-import type { SqliteTx } from "./tx.ts";
 
 const BATCH_COLUMNS = columns(BATCH);
 const ITEM_COLUMNS = columns(BATCH_ITEM);
 
 export class SqliteBatches implements BatchesPort {
-  constructor(
-    private readonly c: SqliteConnection,
-    private readonly tx: SqliteTx,
-  ) {}
-
-  createBatch(batch: NewBatch): Promise<{ batch: BatchRecord } | { left: number }> {
-    return this.c.write(() => runNow(createBatch(this.tx, batch)), LEAVES_KEYS);
-  }
+  constructor(private readonly c: SqliteConnection) {}
 
   getBatch(accountId: string, id: string): Promise<BatchRecord | undefined> {
     return this.c.read(
@@ -77,18 +68,6 @@ export class SqliteBatches implements BatchesPort {
       this.c
         .sql("UPDATE batch_items SET claimed_until = NULL, attempts = max(attempts - 1, 0) WHERE batch_id = ? AND idx = ? AND status = 'queued'")
         .run(batchId, index);
-    }, LEAVES_KEYS);
-  }
-
-  settleBatchItem(settlement: BatchItemSettlement): Promise<{ settled: boolean }> {
-    return this.c.write(() => runNow(settleBatchItem(this.tx, settlement)), LEAVES_KEYS);
-  }
-
-  cancelBatch(accountId: string, id: string, now: number): Promise<BatchRecord | undefined> {
-    return this.c.write(() => {
-      const owner = this.c.sql("SELECT account_id AS accountId FROM batches WHERE id = ?").get(id) as { accountId: string } | null;
-      if (owner?.accountId !== accountId) return undefined;
-      return runNow(cancelBatch(this.tx, id, now));
     }, LEAVES_KEYS);
   }
 

@@ -1,13 +1,8 @@
 /**
  * The outbox and the job table in SQLite (../ports/jobs.ts). Recording, claiming and settling are
- * the domain logic of src/events, run on the transaction handle (./tx.ts).
+ * the core's routines (src/events), run through `transact` on the transaction handle (./tx.ts).
  */
-import { recordEvents } from "../../events/fan-out.ts";
-import { claimJobs } from "../../events/lane-claim.ts";
-import { settleJob } from "../../events/settlement.ts";
-import type { DeliveryLog } from "../../webhooks/delivery-log.ts";
-import { runNow } from "../tx-steps.ts";
-import type { ClaimRequest, ClaimResult, EventDraft, EventRecord, JobRecord, JobSettlement, JobsPort, JobStatus, NewJob, SettleResult } from "../ports/jobs.ts";
+import type { EventRecord, JobRecord, JobsPort, JobStatus, NewJob } from "../ports/jobs.ts";
 import { columns, JOB, toJob } from "../records.ts";
 import { LEAVES_KEYS, type SqliteConnection } from "./connection.ts";
 import type { SqliteTx } from "./tx.ts";
@@ -18,12 +13,7 @@ export class SqliteJobs implements JobsPort {
   constructor(
     private readonly c: SqliteConnection,
     private readonly tx: SqliteTx,
-    private readonly deliveryLog: DeliveryLog,
   ) {}
-
-  recordEvents(accountId: string, drafts: EventDraft[], now: number): Promise<EventRecord[]> {
-    return this.c.write(() => runNow(recordEvents(this.tx, accountId, drafts, now)), LEAVES_KEYS);
-  }
 
   getEvent(id: string): Promise<EventRecord | undefined> {
     return this.c.read(
@@ -43,15 +33,6 @@ export class SqliteJobs implements JobsPort {
 
   onJobsAvailable(listener: () => void): () => void {
     return this.c.onJobsAvailable(listener);
-  }
-
-  claimJobs(request: ClaimRequest): Promise<ClaimResult> {
-    if (request.limit <= 0 || request.kinds.length === 0) return Promise.resolve({ jobs: [], searchedEmpty: false });
-    return this.c.write(() => runNow(claimJobs(this.tx, request)), LEAVES_KEYS);
-  }
-
-  settleJob(settlement: JobSettlement): Promise<SettleResult> {
-    return this.c.write(() => runNow(settleJob(this.tx, this.deliveryLog, settlement)), LEAVES_KEYS);
   }
 
   releaseLeases(): Promise<number> {

@@ -2,10 +2,11 @@
  * The SQLite store, put together: one connection (./connection.ts) shared by one adapter per
  * aggregate, side by side with PostgreSQL's (accounts.ts, usage.ts, jobs.ts, webhooks.ts,
  * signing-keys.ts, sessions.ts, email-alerts.ts, templates.ts), and the transaction handle
- * (./tx.ts) the domain logic above the store runs on. See ./index.ts for the locking rules.
+ * (./tx.ts) the core's routines run on through `transact`. See ./index.ts for the locking rules.
  */
-import { DeliveryLog } from "../../webhooks/delivery-log.ts";
 import { composeStore } from "../compose.ts";
+import type { StoreTx } from "../ports/tx.ts";
+import { runNow, type TxRoutine } from "../tx-steps.ts";
 import type { Store } from "../types.ts";
 import { SqliteBatches } from "./batches.ts";
 import { SqliteAccounts } from "./accounts.ts";
@@ -33,7 +34,6 @@ export type SqliteStore = Store & {
 export function sqliteStore(db: Db, options: { lockWaitMs: number; path?: string; commits?: CommitSignal }): SqliteStore {
   const c = new SqliteConnection(db, options);
   const tx = new SqliteTx(c);
-  const deliveryLog = new DeliveryLog();
   const base = {
     kind: "sqlite" as const,
     db,
@@ -42,6 +42,11 @@ export function sqliteStore(db: Db, options: { lockWaitMs: number; path?: string
     },
     templates: new SqliteTemplateStore(c),
     fonts: new SqliteFontStore(c),
+    transact<T>(routine: (tx: StoreTx) => TxRoutine<T>): Promise<T> {
+      // Synchronous to the end: bun:sqlite commits when the body returns. No routine writes
+      // accounts or keys, so their remembered owners stay.
+      return c.write(() => runNow(routine(tx)), LEAVES_KEYS);
+    },
     async probe(): Promise<void> {
       // A real write that reaches the WAL: a read alone succeeds on a full disk.
       await c.write(() => {
@@ -56,9 +61,9 @@ export function sqliteStore(db: Db, options: { lockWaitMs: number; path?: string
     base,
     new SqliteAccounts(c),
     new SqliteUsage(c, tx),
-    new SqliteBatches(c, tx),
-    new SqliteJobs(c, tx, deliveryLog),
-    new SqliteWebhooks(c, tx, deliveryLog),
+    new SqliteBatches(c),
+    new SqliteJobs(c, tx),
+    new SqliteWebhooks(c),
     new SqliteSigningKeys(c),
     new SqliteEmailAlerts(c),
     new SqliteSessions(c),

@@ -1,7 +1,7 @@
 /**
  * Keeps one long-lived worker thread running: today the SQLite checkpoint thread
  * (store/sqlite/checkpointer.ts). Render workers are not among them: the render pool
- * (render/pool.ts) also hands a dead worker's jobs on, which such a thread has none of.
+ * (render/sandbox/pool.ts) also hands a dead worker's jobs on, which such a thread has none of.
  *
  * A start sends the thread its first message and waits for the thread to say it is ready (or
  * that it failed) within a deadline; a start that times out terminates that thread, so it can

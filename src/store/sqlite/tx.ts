@@ -1,27 +1,20 @@
 /**
- * The SQLite transaction handle: the reads and writes the domain logic above the store runs
- * inside one of its transactions (fan-out and alerts in src/events/fan-out.ts and
- * src/email/raise.ts, settling in src/events/settlement.ts, the claim in src/events/lane-claim.ts,
- * the delivery log in src/webhooks/delivery-log.ts, counting in src/metering/counting.ts). SQL and
- * row mapping only. Every call answers at once; it is valid only inside a write body of the
- * connection (one connection: one handle serves every transaction).
+ * The SQLite transaction handle (../ports/tx.ts): the reads and writes the core's routines run
+ * inside one of its transactions (`transact`, ./store.ts). SQL and row mapping only. Every call
+ * answers at once; it is valid only inside a write body of the connection (one connection: one
+ * handle serves every transaction).
  */
-import type { SettleTx } from "../../events/settlement.ts";
-import type { ClaimCandidate, ClaimTx } from "../../events/lane-claim.ts";
-import type { Subscription } from "../../events/fan-out.ts";
-import type { PlannedAlert } from "../../email/raise.ts";
-import type { CountTx, ResetTx } from "../../metering/counting.ts";
-import type { BatchTx } from "../../batches/settlement.ts";
-import type { BatchItemStatus, BatchRecord, BatchStatus } from "../ports/batches.ts";
-import type { UsageCounters } from "../ports/usage.ts";
 import { newId } from "../../ids.ts";
+import type { BatchItemStatus, BatchRecord, BatchStatus } from "../ports/batches.ts";
 import type { ClaimRequest, EventRecord, JobRecord, JobStatus, NewJob } from "../ports/jobs.ts";
-import type { UsageMark } from "../ports/usage.ts";
-import type { DeliveryAttemptRecord } from "../ports/webhooks.ts";
-import { BATCH, columns, JOB, toJob, USAGE } from "../records.ts";
+import type { ClaimCandidate, EmailAlertUpdate, JobUpdate, PlannedAlert, StoreTx, Subscription, WebhookDisabling, WebhookWrite } from "../ports/tx.ts";
+import type { UsageCounters, UsageMark } from "../ports/usage.ts";
+import type { DeliveryAttemptRecord, WebhookRecord } from "../ports/webhooks.ts";
+import { BATCH, columns, JOB, toJob, toWebhook, USAGE, WEBHOOK } from "../records.ts";
 import type { SqliteConnection } from "./connection.ts";
 
 const JOB_COLUMNS = columns(JOB);
+const WEBHOOK_COLUMNS = columns(WEBHOOK);
 const BATCH_COLUMNS = columns(BATCH);
 const USAGE_COLUMNS = columns(USAGE);
 const MARK_COLUMNS: Record<UsageMark, string> = {
@@ -32,9 +25,7 @@ const MARK_COLUMNS: Record<UsageMark, string> = {
 };
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
-type SettlementWrite<K extends "updateJob" | "disableWebhook" | "updateEmailAlert"> = Parameters<SettleTx[K]>[0];
-
-export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
+export class SqliteTx implements StoreTx {
   constructor(private readonly c: SqliteConnection) {}
 
   /* ───────────── events, jobs and alerts ───────────── */
@@ -106,13 +97,13 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
     return this.c.sql("SELECT account_id AS accountId, status FROM webhooks WHERE id = ?").get(webhookId) as { accountId: string; status: string } | null;
   }
 
-  updateJob(j: SettlementWrite<"updateJob">): void {
+  updateJob(j: JobUpdate): void {
     this.c
       .sql("UPDATE jobs SET status = ?, run_at = ?, claimed_until = NULL, last_error = ?, updated_at = ?, finished_at = ? WHERE id = ?")
       .run(j.status, j.runAt, j.lastError, j.updatedAt, j.finishedAt, j.id);
   }
 
-  disableWebhook(d: SettlementWrite<"disableWebhook">): void {
+  disableWebhook(d: WebhookDisabling): void {
     this.c.sql("UPDATE webhooks SET status = 'disabled', disabled_reason = ?, updated_at = ? WHERE id = ?").run(d.reason, d.updatedAt, d.webhookId);
   }
 
@@ -122,7 +113,7 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
       .run(now, now, webhookId);
   }
 
-  updateEmailAlert(e: SettlementWrite<"updateEmailAlert">): void {
+  updateEmailAlert(e: EmailAlertUpdate): void {
     this.c
       .sql("UPDATE email_alerts SET state = ?, attempts = ?, last_error = ?, next_attempt_at = ?, sent_at = ?, updated_at = ? WHERE id = ?")
       .run(e.state, e.attempts, e.lastError, e.nextAttemptAt, e.sentAt, e.updatedAt, e.alertId);
@@ -162,7 +153,26 @@ export class SqliteTx implements SettleTx, ClaimTx, CountTx, ResetTx, BatchTx {
       .run(webhookId, webhookId, keep);
   }
 
+  /* ───────────── webhooks ───────────── */
+
+  lockWebhook(accountId: string, id: string): WebhookRecord | null {
+    // The write lock is the connection's: no row lock to take.
+    const row = this.c.sql(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = ? AND account_id = ?`).get(id, accountId) as Record<string, unknown> | null;
+    return row ? toWebhook(row) : null;
+  }
+
+  writeWebhook(id: string, w: WebhookWrite): WebhookRecord {
+    const row = this.c
+      .sql(`UPDATE webhooks SET url = ?, events = ?, secret = ?, status = ?, disabled_reason = ?, updated_at = ? WHERE id = ? RETURNING ${WEBHOOK_COLUMNS}`)
+      .get(w.url, JSON.stringify(w.events), w.secret, w.status, w.disabledReason, w.updatedAt, id) as Record<string, unknown>;
+    return toWebhook(row);
+  }
+
   /* ───────────── claiming ───────────── */
+
+  releaseDeadLeases(): void {
+    // One worker per file, and its start-up cleared every lease a previous run left (releaseLeases).
+  }
 
   dueJobs(request: ClaimRequest, skipLanes: readonly string[], window: number): ClaimCandidate[] {
     const skip = skipLanes.length > 0 ? ` AND lane NOT IN (${marks(skipLanes.length)})` : "";

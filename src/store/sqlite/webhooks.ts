@@ -1,11 +1,10 @@
-/** Webhooks and their delivery log in SQLite (../ports/webhooks.ts). */
-import type { DeliveryLog } from "../../webhooks/delivery-log.ts";
-import { statusAfter } from "../../webhooks/status-change.ts";
-import { runNow } from "../tx-steps.ts";
-import type { DeliveryAttemptRecord, WebhookChanges, WebhookRecord, WebhooksPort } from "../ports/webhooks.ts";
+/**
+ * Webhooks and their delivery log in SQLite (../ports/webhooks.ts). A webhook's update and its
+ * log's writes are the core's routines (src/webhooks), run through `transact` (./store.ts).
+ */
+import type { DeliveryAttemptRecord, WebhookRecord, WebhooksPort } from "../ports/webhooks.ts";
 import { columns, DELIVERY_ATTEMPT, toDeliveryAttempt, toWebhook, WEBHOOK } from "../records.ts";
 import { LEAVES_KEYS, type SqliteConnection } from "./connection.ts";
-import type { SqliteTx } from "./tx.ts";
 
 const WEBHOOK_COLUMNS = columns(WEBHOOK);
 const ATTEMPT_COLUMNS = columns(DELIVERY_ATTEMPT);
@@ -13,11 +12,7 @@ const ATTEMPT_COLUMNS = columns(DELIVERY_ATTEMPT);
 type Row = Record<string, unknown>;
 
 export class SqliteWebhooks implements WebhooksPort {
-  constructor(
-    private readonly c: SqliteConnection,
-    private readonly tx: SqliteTx,
-    private readonly deliveryLog: DeliveryLog,
-  ) {}
+  constructor(private readonly c: SqliteConnection) {}
 
   createWebhook(w: WebhookRecord, maxPerAccount: number): Promise<WebhookRecord | "limit_reached"> {
     return this.c.write(() => {
@@ -32,26 +27,9 @@ export class SqliteWebhooks implements WebhooksPort {
     }, LEAVES_KEYS);
   }
 
-  updateWebhook(accountId: string, id: string, changes: WebhookChanges): Promise<WebhookRecord | undefined> {
-    return this.c.write(() => {
-      const current = this.#get(accountId, id);
-      if (!current) return undefined;
-      const next = statusAfter(current, changes);
-      if (next.cancelPending) this.tx.cancelPendingJobs(id, changes.now);
-      const row = this.c
-        .sql(`UPDATE webhooks SET url = ?, events = ?, secret = ?, status = ?, disabled_reason = ?, updated_at = ? WHERE id = ? RETURNING ${WEBHOOK_COLUMNS}`)
-        .get(changes.url, JSON.stringify(changes.events), changes.secret ?? current.secret, next.status, next.disabledReason, changes.now, id) as Row;
-      return toWebhook(row);
-    }, LEAVES_KEYS);
-  }
-
   deleteWebhook(accountId: string, id: string): Promise<boolean> {
     // Its jobs (pending ones included) and its log go by foreign-key cascade, in this statement.
-    return this.c.write(() => {
-      const deleted = this.c.sql("DELETE FROM webhooks WHERE id = ? AND account_id = ?").run(id, accountId).changes > 0;
-      if (deleted) this.deliveryLog.forget(id);
-      return deleted;
-    }, LEAVES_KEYS);
+    return this.c.write(() => this.c.sql("DELETE FROM webhooks WHERE id = ? AND account_id = ?").run(id, accountId).changes > 0, LEAVES_KEYS);
   }
 
   getWebhook(accountId: string, id: string): Promise<WebhookRecord | undefined> {
@@ -75,10 +53,6 @@ export class SqliteWebhooks implements WebhooksPort {
     return this.c.read(() =>
       (this.c.sql(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = ?${status} ORDER BY created_at, rowid`).all(accountId) as Row[]).map(toWebhook),
     );
-  }
-
-  recordDeliveryAttempt(attempt: DeliveryAttemptRecord): Promise<boolean> {
-    return this.c.write(() => runNow(this.deliveryLog.write(this.tx, attempt)), LEAVES_KEYS);
   }
 
   listDeliveryAttempts(webhookId: string, limit: number): Promise<DeliveryAttemptRecord[]> {

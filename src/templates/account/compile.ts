@@ -9,7 +9,7 @@ import { clampStyle, fitFontSize, present } from "../kit.ts";
 import type { RenderContext, SatoriNode } from "../types.ts";
 import { applyDirection, type Dir, type DirectionContext, ownText, ROOT_DIRECTION } from "./direction.ts";
 import { drawnFontFamily } from "./fonts.ts";
-import { resolveVariables } from "./html.ts";
+import { resolveVariables } from "./html-styles.ts";
 import { decodedPixels, PIXEL_BUDGET } from "./images.ts";
 import { type ElementNode, isDeclaration, type TemplateNode, type TextPiece } from "./tree.ts";
 import { NO_BREAK_SPACE, settleWhitespace } from "./whitespace.ts";

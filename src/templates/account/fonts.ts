@@ -2,12 +2,14 @@
  * The families an account template names (`font-family`, Tailwind's `font-sans`, `font-serif`,
  * `font-mono` and `font-[…]`), and what each is drawn with: a bundled family (Inter; the bundled
  * serif and monospace faces, which the generic names stand for) or one of the account's own
- * fonts (render/account-fonts.ts). Which names a template may use is checked when it is created
+ * fonts (render/fonts/account-fonts.ts). Which names a template may use is checked when it is created
  * or updated (account-templates.ts) and again for every render, since fonts can be deleted.
  */
+import { LRUCache } from "lru-cache";
 import type { FieldProblem } from "../../errors.ts";
 import { BUNDLED_FAMILIES, bundledFamilyOf, MONO_FAMILY, SERIF_FAMILY } from "../../media/font-families.ts";
-import { orientationOf, parseTemplateHtml, usesOrientation } from "./html.ts";
+import { orientationOf } from "./html-context.ts";
+import { parseTemplateHtml, usesOrientation } from "./html.ts";
 import type { AccountTemplateSpec } from "./index.ts";
 import { isDeclaration, type TemplateNode } from "./tree.ts";
 
@@ -29,8 +31,7 @@ export interface TemplateFamilies {
   bundled: string[];
 }
 
-const byContent = new Map<string, TemplateFamilies>();
-const KEPT = 256;
+const byContent = new LRUCache<string, TemplateFamilies>({ max: 256 });
 
 /** What `spec` names, remembered by content (a render reads it for every card of a template version). */
 export function templateFamilies(spec: Pick<AccountTemplateSpec, "html" | "fields" | "themes" | "width" | "height">): TemplateFamilies {
@@ -40,7 +41,6 @@ export function templateFamilies(spec: Pick<AccountTemplateSpec, "html" | "field
   const known = byContent.get(key);
   if (known) return known;
   const found = collect(spec);
-  if (byContent.size >= KEPT) byContent.delete(byContent.keys().next().value!);
   byContent.set(key, found);
   return found;
 }

@@ -4,11 +4,13 @@
  * returns it normalized; accountTemplateDefinition turns it into a TemplateDefinition the
  * render pipeline draws like any built-in. The language is documented in docs/templates.md.
  */
+import { LRUCache } from "lru-cache";
 import { validationError, type FieldProblem } from "../../errors.ts";
 import type { RenderContext, SatoriNode, TemplateDefinition, TemplateField } from "../types.ts";
 import { renderTree } from "./compile.ts";
 import { checkDefinitionShape } from "./definition.ts";
-import { HTML_BOUNDS, type Orientation, orientationOf, parseTemplateHtml, themeVariables, usesOrientation } from "./html.ts";
+import { HTML_BOUNDS, type Orientation, orientationOf } from "./html-context.ts";
+import { parseTemplateHtml, themeVariables, usesOrientation } from "./html.ts";
 import { checkPaintBudget } from "./paint-cost.ts";
 import type { TemplateNode } from "./tree.ts";
 
@@ -82,8 +84,8 @@ export function parseAccountTemplate(body: unknown): AccountTemplateSpec {
  * would never hit. A template without orientation classes has one tree for both.
  */
 const parsedBySpec = new WeakMap<AccountTemplateSpec, Partial<Record<Orientation, TemplateNode[]>>>();
-const parsedByContent = new Map<string, TemplateNode[]>();
 const PARSED_KEPT = 64;
+const parsedByContent = new LRUCache<string, TemplateNode[]>({ max: PARSED_KEPT });
 
 function treeOf(spec: AccountTemplateSpec, card: { width: number; height: number }): TemplateNode[] {
   const orientation = usesOrientation(spec.html) ? orientationOf(card) : orientationOf(spec);
@@ -92,17 +94,13 @@ function treeOf(spec: AccountTemplateSpec, card: { width: number; height: number
   if (known) return known;
   const key = `${spec.id}:${orientation}:${Bun.hash(JSON.stringify([spec.html, spec.fields, spec.themes, spec.width, spec.height])).toString(36)}`;
   let root = parsedByContent.get(key);
-  if (root) {
-    // Most recently used last, so the oldest is the first one dropped.
-    parsedByContent.delete(key);
-  } else {
+  if (!root) {
     const problems: FieldProblem[] = [];
     root = parseTemplateHtml(spec, problems, orientation).root;
     // A stored spec was valid when stored; a later, stricter language refuses it here the same way.
     if (problems.length) throw validationError(problems);
+    parsedByContent.set(key, root);
   }
-  parsedByContent.set(key, root);
-  if (parsedByContent.size > PARSED_KEPT) parsedByContent.delete(parsedByContent.keys().next().value!);
   parsedBySpec.set(spec, { ...bySpec, [orientation]: root });
   return root;
 }

@@ -21,92 +21,44 @@
  * flex) is taken at its largest: the parent's box, or for text whose values all have a
  * max_length, one font size per character.
  */
-import { SaxesParser } from "saxes";
 import { svgDataUriText } from "../../media/svg-safety.ts";
 import { defaultTextLength, MAX_SIZE } from "../../media/card.ts";
 import type { FieldProblem } from "../../errors.ts";
-import type { CssValue } from "./css.ts";
 import type { ParsedHtml } from "./html.ts";
 import type { AccountFieldSpec, AccountTemplateSpec } from "./index.ts";
-import { type ElementNode, isDeclaration, type StyleValue, type TemplateNode, type ThemedValue } from "./tree.ts";
-import { type Length, lengthPx as resolvePx } from "./values/length.ts";
-import type { Shadow as CssShadow } from "./values/shadow.ts";
-import { svgTransformScale, transformScale } from "./values/transform.ts";
-import { ROOT_FONT_PX } from "./values/units.ts";
+import { type ElementNode, type TemplateNode, type ThemedValue } from "./tree.ts";
+import { lengthPx as resolvePx } from "./values/length.ts";
+import { transformScale } from "./values/transform.ts";
+import {
+  CLIP_WEIGHT,
+  COLOUR_FILTER_WEIGHT,
+  DEFAULT_FONT_PX,
+  EFFECT_WEIGHT,
+  GLYPH_WEIGHT,
+  GRADIENT_WEIGHT,
+  LAYER_WEIGHT,
+  OPACITY_WEIGHT,
+  TEXT_SHADOW_SLACK,
+  type Box,
+  type Style,
+  type Theme,
+  type Walk,
+  attributePx,
+  effectPass,
+  filterFunctions,
+  flatten,
+  gradientLayers,
+  lastValues,
+  lengthPx,
+  lengthsOf,
+  paints,
+  shadows,
+  single,
+} from "./paint-values.ts";
+import { svgImageDrawing, svgImagePasses, svgImages, visitSvg } from "./paint-cost-svg.ts";
+import { PAINT_BUDGET, type PaintCost } from "./paint-values.ts";
 
-type Theme = "dark" | "light";
-
-export const PAINT_BUDGET = {
-  /** Weighted megapixels at 2400×2400 (a fill megapixel is about 5 ms of resvg): about 2.5 s on one core. */
-  megapixels: 500,
-} as const;
-
-const GRADIENT_WEIGHT = 20;
-/** A box drawn apart and then composited: clipped by clip-path (and SVG's layers: clip-path, opacity, patterns). */
-const LAYER_WEIGHT = 4;
-/*
- * The weights below are measured by bench/paint-weights.ts, as render time per megapixel over
- * resvg's time for a fill megapixel (the unit), on the engine that is slower for each; the table
- * is in docs/render-bounds.md.
- */
-/**
- * A box that clips its children (`overflow: hidden`, rounded or not): resvg draws what it clips
- * into a layer of its own and masks it, one more at every level when clips nest (about 5).
- */
-const CLIP_WEIGHT = 5;
-/** A box made translucent around its children: takumi draws it into a layer of its own (3.5, nested 6.6; resvg little). */
-const OPACITY_WEIGHT = 6.5;
-/** Each glyph, over its em square (font size²), wherever it lands (resvg: 0.2 to 0.9). */
-const GLYPH_WEIGHT = 1;
-const EFFECT_WEIGHT = 60;
-const EFFECT_OUTSIDE_WEIGHT = 15;
-/** A colour function (brightness(), sepia()…) is a cheap pass next to a blur. */
-const COLOUR_FILTER_WEIGHT = EFFECT_WEIGHT / 5;
-/** An SVG element drawn through a mask: the mask's content drawn too, then the two composited. */
-const SVG_MASK_WEIGHT = 10;
-/** An SVG stroke with dashes: each dash a path of its own to outline and fill. */
-const SVG_DASH_WEIGHT = 20;
-/** resvg draws a filtered layer at most this many canvases wide (from 2 before it to 3 after). */
-const LAYER_CANVASES = 5;
-/** satori widens a text shadow's filter region by a tenth. */
-const TEXT_SHADOW_SLACK = 1.1;
-const DEFAULT_FONT_PX = ROOT_FONT_PX;
-
-export interface PaintCost {
-  /** Weighted megapixels at the largest output. */
-  total: number;
-  /** The element costing the most, and what it costs (for the message). */
-  worst?: { element: ElementNode; cost: number; what: string };
-}
-
-interface Box {
-  width: number;
-  height: number;
-  /** Product of the scale transforms on the way down. */
-  scale: number;
-  fontPx: number;
-  /** Text shadows inherited from an ancestor (text-shadow is inherited). */
-  textShadows: Shadow[];
-}
-
-interface Shadow {
-  blur: number;
-  spread: number;
-  offset: number;
-}
-
-interface Walk {
-  canvas: number;
-  /** Each text field's max_length (undefined: unbounded). */
-  maxLengths: Map<string, number | undefined>;
-  /** Each field's longest value (its max_length, or the default bound of a request's value). */
-  longest: Map<string, number>;
-  /** The theme whose values are read. */
-  theme: Theme;
-  /** Output pixels per logical pixel squared, over 1e6: logical area → megapixels. */
-  toMegapixels: number;
-  cost: PaintCost;
-}
+export { PAINT_BUDGET, type PaintCost };
 
 /**
  * The cost of drawing `root` on a `width`×`height` design canvas at the largest output. At
@@ -120,11 +72,6 @@ export function paintCost(root: TemplateNode[], width: number, height: number, t
   const top: Box = { width: canvas, height: canvas, scale: 1, fontPx: DEFAULT_FONT_PX, textShadows: [] };
   for (const node of flatten(root)) if (node.kind === "element" && !node.svg) visit(node, top, walk);
   return walk.cost;
-}
-
-/** Sections' children in place: both branches count, as either may be drawn. */
-function flatten(nodes: TemplateNode[]): TemplateNode[] {
-  return nodes.flatMap((n) => (n.kind === "section" ? flatten(n.children) : [n]));
 }
 
 function visit(element: ElementNode, parent: Box, walk: Walk): void {
@@ -300,322 +247,6 @@ function padding(style: Style, parentWidth: number, fontPx: number, canvas: numb
     (style.paddingLeft !== undefined ? px(style.paddingLeft) : left) + (style.paddingRight !== undefined ? px(style.paddingRight) : right) + border,
     (style.paddingTop !== undefined ? px(style.paddingTop) : top) + (style.paddingBottom !== undefined ? px(style.paddingBottom) : bottom) + border,
   ];
-}
-
-/**
- * An inline <svg>: satori draws it as an SVG image of its box, and resvg draws each element that
- * uses a <filter> through every primitive of it, over the filter's region (by default the
- * element's bounding box and a tenth more each way). The bounding box is taken from the numbers
- * in the element's geometry (and its descendants'), scaled by viewBox and transforms.
- */
-function visitSvg(root: ElementNode, parent: Box, walk: Walk): void {
-  const width = Number(root.attributes.width) || lengthPx(lastValues(root.style, walk.theme).width, parent.width, parent.fontPx, walk.canvas) || parent.width;
-  const height =
-    Number(root.attributes.height) || lengthPx(lastValues(root.style, walk.theme).height, parent.height, parent.fontPx, walk.canvas) || parent.height;
-  const viewBox = (root.attributes.viewBox ?? "")
-    .trim()
-    .split(/[\s,]+/)
-    .map(Number);
-  const units = viewBox.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0 ? Math.max(width / viewBox[2]!, height / viewBox[3]!) : 1;
-  const filters = new Map<string, ElementNode>();
-  const each = (node: ElementNode, f: (n: ElementNode, scale: number) => void, scale: number) => {
-    const own = scale * svgTransformScale(node.attributes.transform);
-    f(node, own);
-    for (const child of flatten(node.children)) if (child.kind === "element") each(child, f, own);
-  };
-  each(
-    root,
-    (node) => {
-      if (node.tag === "filter" && node.attributes.id) filters.set(node.attributes.id, node);
-    },
-    1,
-  );
-  let cost = 0;
-  each(
-    root,
-    (node, scale) => {
-      const id = /url\(\s*#([^)\s]+)\s*\)/.exec(node.attributes.filter ?? "")?.[1];
-      const filter = id === undefined ? undefined : filters.get(id);
-      if (!filter) return;
-      const passes = flatten(filter.children).filter((c) => c.kind === "element" && /^fe/.test(c.tag) && c.tag !== "feMergeNode").length;
-      const side = 2 * geometryExtent(node) * scale * units;
-      const region = (attribute: "width" | "height") => {
-        const value = filter.attributes[attribute];
-        if (filter.attributes.filterUnits === "userSpaceOnUse")
-          return value === undefined ? 1.2 * Math.max(width, height) : Math.abs(Number.parseFloat(value) || 0) * scale * units;
-        const factor = value === undefined ? 1.2 : value.trim().endsWith("%") ? Number.parseFloat(value) / 100 : Number(value);
-        return side * (Number.isFinite(factor) ? Math.abs(factor) : 1.2);
-      };
-      cost += passes * effectPass(region("width") * parent.scale, region("height") * parent.scale, walk.canvas);
-    },
-    1,
-  );
-  const drawn = svgDrawingCost(root, width * parent.scale, height * parent.scale, units * parent.scale, walk.canvas);
-  for (const [part, what] of [
-    [cost, "SVG filters"],
-    [drawn, "SVG drawing"],
-  ] as const) {
-    if (part === 0) continue;
-    walk.cost.total += part * walk.toMegapixels;
-    if (part * walk.toMegapixels > (walk.cost.worst?.cost ?? 0)) walk.cost.worst = { element: root, cost: part * walk.toMegapixels, what };
-  }
-}
-
-/** SVG elements drawn only through a reference (a <use>, url(#id)), never where they stand. */
-const SVG_REFERENCED_ONLY = new Set(["defs", "symbol", "clipPath", "mask", "pattern", "linearGradient", "radialGradient", "filter", "title", "desc"]);
-const SVG_SHAPES = new Set(["rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "image"]);
-
-/**
- * What an inline SVG's own drawing costs, in logical px² weighted: each shape its box (from its
- * geometry, stroke included, at most the SVG's box) ×1, ×LAYER_WEIGHT when it or a group around
- * it is drawn apart (opacity, clip-path) or filled with a pattern, ×SVG_MASK_WEIGHT when masked,
- * ×SVG_DASH_WEIGHT when its stroke is dashed; a <use> costs what its target does, again.
- * `scale` turns user units into logical px; `width`×`height` is the SVG's box in logical px.
- */
-function svgDrawingCost(root: ElementNode, width: number, height: number, scale: number, canvas: number): number {
-  const cap = Math.min(width, canvas) * Math.min(height, canvas);
-  const byId = new Map<string, ElementNode>();
-  const index = (node: ElementNode) => {
-    if (node.attributes.id && !byId.has(node.attributes.id)) byId.set(node.attributes.id, node);
-    for (const child of flatten(node.children)) if (child.kind === "element") index(child);
-  };
-  index(root);
-  const drawing = new Set<ElementNode>();
-  const cost = (node: ElementNode, at: number): number => {
-    // A reference back to an element being drawn is refused by the language (svg-expansion.ts).
-    if (drawing.has(node)) return 0;
-    drawing.add(node);
-    const s = at * svgTransformScale(node.attributes.transform);
-    const weight = svgWeight(node, byId);
-    let total = 0;
-    if (SVG_SHAPES.has(node.tag)) total += Math.min(shapeArea(node) * s * s, cap) * weight;
-    else if (weight > 1) total += cap * (weight - 1); // a group drawn apart: one more layer
-    for (const child of flatten(node.children)) {
-      if (child.kind === "element" && !SVG_REFERENCED_ONLY.has(child.tag)) total += cost(child, s);
-    }
-    const target = node.tag === "use" ? byId.get((node.attributes.href ?? node.attributes["xlink:href"] ?? "").replace(/^#/, "")) : undefined;
-    if (target) total += cost(target, s);
-    drawing.delete(node);
-    return total;
-  };
-  return cost(root, scale);
-}
-
-/** How many times over an element's area costs to draw (see svgDrawingCost). */
-function svgWeight(node: ElementNode, byId: Map<string, ElementNode>): number {
-  const a = node.attributes;
-  const opacity = a.opacity === undefined ? 1 : Number.parseFloat(a.opacity);
-  let weight = 1;
-  if (Number.isFinite(opacity) && opacity < 1) weight *= LAYER_WEIGHT;
-  if (a["clip-path"] && /url\(/i.test(a["clip-path"])) weight *= LAYER_WEIGHT;
-  if (a.mask && /url\(/i.test(a.mask)) weight *= SVG_MASK_WEIGHT;
-  const paintServer = (value: string | undefined) => byId.get(/url\(\s*#([^)\s]+)\s*\)/.exec(value ?? "")?.[1] ?? "")?.tag;
-  if (paintServer(a.fill) === "pattern" || paintServer(a.stroke) === "pattern") weight *= LAYER_WEIGHT;
-  if (a.stroke && !/^none$/i.test(a.stroke.trim()) && a["stroke-dasharray"] && !/^(none|0[\s,0]*)$/i.test(a["stroke-dasharray"].trim()))
-    weight *= SVG_DASH_WEIGHT;
-  return weight;
-}
-
-/** A shape's box in user units, from its own geometry (a bound for paths), with its stroke. */
-function shapeArea(node: ElementNode): number {
-  const a = node.attributes;
-  const num = (name: string) => Math.abs(Number.parseFloat(a[name] ?? "0")) || 0;
-  const stroke = a.stroke && !/^none$/i.test(a.stroke.trim()) ? (a["stroke-width"] === undefined ? 1 : num("stroke-width")) : 0;
-  let w: number;
-  let h: number;
-  switch (node.tag) {
-    case "rect":
-    case "image":
-      [w, h] = [num("width"), num("height")];
-      break;
-    case "circle":
-      w = h = 2 * num("r");
-      break;
-    case "ellipse":
-      [w, h] = [2 * num("rx"), 2 * num("ry")];
-      break;
-    case "line":
-      [w, h] = [Math.abs(num("x2") - num("x1")), Math.abs(num("y2") - num("y1"))];
-      break;
-    default:
-      // polyline, polygon, path: as far as the numbers in the geometry reach.
-      w = h = geometryExtent(node);
-  }
-  return (w + stroke) * (h + stroke);
-}
-
-/** How far an SVG element's geometry reaches from the origin, in its user units (a bound, not its box). */
-function geometryExtent(node: ElementNode): number {
-  let extent = 0;
-  for (const [name, value] of Object.entries(node.attributes)) {
-    if (!/^(x|y|x1|y1|x2|y2|cx|cy|r|rx|ry|width|height|d|points)$/.test(name)) continue;
-    const numbers = (value.match(/-?\d*\.?\d+(?:e[-+]?\d+)?/gi) ?? []).map((n) => Math.abs(Number(n)));
-    // Relative path commands add up: their sum bounds how far the path gets.
-    const reach = name === "d" && /[a-z]/.test(value.replace(/e[-+]?\d/gi, "")) ? numbers.reduce((a, b) => a + b, 0) : Math.max(0, ...numbers);
-    extent = Math.max(extent, name === "width" || name === "height" || name === "r" ? reach * 2 : reach);
-  }
-  for (const child of flatten(node.children))
-    if (child.kind === "element") extent = Math.max(extent, geometryExtent(child) * svgTransformScale(child.attributes.transform));
-  return extent;
-}
-
-/** The data: SVG images an element draws (its src, url() in its styles). */
-function svgImages(element: ElementNode, style: Style): string[] {
-  const out: string[] = [];
-  const src = element.attributes.src;
-  if (src && /^data:image\/svg\+xml/i.test(src.trim())) out.push(src.trim());
-  for (const value of Object.values(style)) for (const url of value?.urls ?? []) if (/^data:image\/svg\+xml/i.test(url)) out.push(url);
-  return out;
-}
-
-/**
- * A data: SVG image's filters, read from its text: every element using a filter is a pass per
- * primitive in the image, over the image's box grown as far as the numbers in it reach past its
- * viewBox (and a tenth more, the default filter region).
- */
-function svgImagePasses(text: string, w: number, h: number, canvas: number): number {
-  const uses = (text.match(/filter\s*[=:]\s*["']?\s*url\(/gi) ?? []).length;
-  if (uses === 0) return 0;
-  const primitives = (text.match(/<(\w+:)?fe(?!MergeNode|Func)[A-Za-z]+/g) ?? []).length || 1;
-  const viewBox =
-    /viewBox\s*=\s*["']([^"']*)["']/i
-      .exec(text)?.[1]
-      ?.trim()
-      .split(/[\s,]+/)
-      .map(Number) ?? [];
-  const size =
-    viewBox.length === 4
-      ? Math.max(viewBox[2]!, viewBox[3]!)
-      : Math.max(...[/\swidth\s*=\s*["']?([\d.]+)/i, /\sheight\s*=\s*["']?([\d.]+)/i].map((re) => Number(re.exec(text)?.[1] ?? 0)));
-  let reach = 0;
-  for (const m of text.matchAll(/\s(x|y|x1|y1|x2|y2|cx|cy|r|rx|ry|width|height|d|points|transform)\s*=\s*(["'])(.*?)\2/gis)) {
-    const numbers = (m[3]!.match(/-?\d*\.?\d+(?:e[-+]?\d+)?/gi) ?? []).map((n) => Math.abs(Number(n))).filter(Number.isFinite);
-    reach = Math.max(reach, m[1] === "d" ? numbers.reduce((a, b) => a + b, 0) : Math.max(0, ...numbers));
-  }
-  const grow = 1.2 * Math.max(1, size > 0 ? (2 * reach) / size : 1);
-  return uses * primitives * effectPass(w * grow, h * grow, canvas);
-}
-
-/**
- * A data: SVG image's own drawing, as an inline SVG's (svgDrawingCost), over the w×h logical px
- * box it is drawn in, its viewBox (or size) scaled to fit. 0 for an image that does not parse:
- * the language has refused it already.
- */
-function svgImageDrawing(text: string, w: number, h: number, canvas: number): number {
-  const root = svgTree(text);
-  if (!root) return 0;
-  const viewBox = (root.attributes.viewBox ?? "")
-    .trim()
-    .split(/[\s,]+/)
-    .map(Number);
-  const [vw, vh] =
-    viewBox.length === 4 && viewBox[2]! > 0 && viewBox[3]! > 0
-      ? [viewBox[2]!, viewBox[3]!]
-      : [Number.parseFloat(root.attributes.width ?? "") || w, Number.parseFloat(root.attributes.height ?? "") || h];
-  return svgDrawingCost(root, w, h, Math.max(w / vw, h / vh), canvas);
-}
-
-/** An SVG document as the elements svgDrawingCost reads (local names, attributes by local name). */
-function svgTree(text: string): ElementNode | undefined {
-  const parser = new SaxesParser({ xmlns: true });
-  const top: ElementNode[] = [];
-  const open: ElementNode[] = [];
-  parser.on("opentag", (tag) => {
-    const attributes: Record<string, string> = {};
-    for (const a of Object.values(tag.attributes)) attributes[a.local === "href" && a.prefix === "xlink" ? "xlink:href" : a.local] = a.value;
-    const node: ElementNode = { kind: "element", tag: tag.local, attributes, fieldAttributes: {}, style: [], children: [], svg: true };
-    (open.length ? open[open.length - 1]!.children : top).push(node);
-    open.push(node);
-  });
-  parser.on("closetag", () => {
-    open.pop();
-  });
-  try {
-    parser.write(text).close();
-  } catch {
-    return undefined;
-  }
-  return top[0]?.tag === "svg" ? top[0] : undefined;
-}
-
-/** One filter pass over a region of w×h logical px (unweighted area × weights). */
-function effectPass(w: number, h: number, canvas: number): number {
-  const limit = LAYER_CANVASES * canvas;
-  const drawn = Math.min(w, limit) * Math.min(h, limit);
-  return drawn * EFFECT_WEIGHT + (w * h - drawn) * EFFECT_OUTSIDE_WEIGHT;
-}
-
-/** The value each property's last declaration gives, as `theme` draws it. */
-type Style = Record<string, ThemedValue | undefined>;
-
-/** A colour field may stand in for a fill: it paints, whatever its value. */
-const FIELD_COLOUR: ThemedValue = { text: "currentcolor", value: { kind: "color" }, urls: [] };
-
-function lastValues(style: Array<[string, StyleValue]>, theme: Theme): Style {
-  const out: Style = {};
-  for (const [property, value] of style) out[property] = isDeclaration(value) ? value[theme] : FIELD_COLOUR;
-  return out;
-}
-
-/** How many times the box is painted flat: a background colour, a border, an image. */
-function paints(element: ElementNode, style: Style): number {
-  let n = 0;
-  const transparent = (v: ThemedValue | undefined) => v === undefined || /^(transparent|none)$/i.test(v.text.trim());
-  if (!transparent(style.backgroundColor)) n++;
-  else if (!transparent(style.background) && gradientLayers(style.background) === 0) n++;
-  if (Object.keys(style).some((p) => /^border(Top|Right|Bottom|Left)?(Width)?$/.test(p) && !drawsNoBorder(style[p]!.value))) n++;
-  if (element.tag === "img") n++;
-  return n;
-}
-
-/** A border (or border width) of none, or of width 0. */
-function drawsNoBorder(value: CssValue): boolean {
-  if (value.kind === "stroke") return value.widthPx === 0 || value.style === "none" || value.style === "hidden";
-  if (value.kind === "lengths") return value.lengths.length === 1 && value.lengths[0] !== "auto" && value.lengths[0]!.number === 0;
-  return false;
-}
-
-function gradientLayers(value: ThemedValue | undefined): number {
-  const v = value?.value;
-  return v?.kind === "images" || v?.kind === "background" ? v.layers.filter((l) => l.kind === "gradient").length : 0;
-}
-
-const lengthsOf = (value: CssValue | undefined): Length[] => (value?.kind === "lengths" ? value.lengths : []);
-const single = (value: CssValue | undefined): Length | undefined => {
-  const all = lengthsOf(value);
-  return all.length === 1 ? all[0] : undefined;
-};
-
-/** A one-length value in logical px, or undefined where the layout decides (auto, none, a keyword). */
-function lengthPx(value: ThemedValue | undefined, percentOf: number, fontPx: number, canvas: number): number | undefined {
-  return resolvePx(single(value?.value), { percentOf, fontPx, canvas });
-}
-
-function attributePx(element: ElementNode, name: "width" | "height"): number | undefined {
-  const value = element.attributes[name];
-  return value === undefined ? undefined : Number(value);
-}
-
-/** Shadows of a box-shadow or text-shadow value. */
-function shadows(value: ThemedValue | undefined): Shadow[] {
-  const v = value?.value;
-  return v?.kind === "shadows" ? v.shadows.map(shadowOf) : [];
-}
-
-const shadowOf = (s: CssShadow): Shadow => ({ blur: s.blur, spread: s.spread, offset: Math.max(Math.abs(s.x), Math.abs(s.y)) });
-
-/** Each filter function: how far it draws outside what it filters (a blur spreads 3σ), and whether it only recolours. */
-function filterFunctions(value: ThemedValue | undefined): Array<{ margin: number; colour: boolean }> {
-  const v = value?.value;
-  if (v?.kind !== "filter") return [];
-  return v.functions.map((f) => {
-    if ("blurPx" in f) return { margin: 3 * f.blurPx, colour: false };
-    if ("shadows" in f) {
-      const shadow = f.shadows[0] && shadowOf(f.shadows[0]);
-      return { margin: shadow ? 3 * shadow.blur + shadow.offset : 0, colour: false };
-    }
-    return { margin: 0, colour: true };
-  });
 }
 
 /**

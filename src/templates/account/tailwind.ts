@@ -20,6 +20,7 @@
  * style every child but the last, and which child is last a template's sections decide only
  * when it is drawn.
  */
+import { LRUCache } from "lru-cache";
 import { PROPERTIES } from "./css.ts";
 import type * as TailwindEngine from "./tailwind-engine.ts";
 
@@ -441,15 +442,14 @@ function expand(classes: string, canvas: { width: number; height: number }): Rec
 }
 
 /** Expansions by canvas and class list: templates repeat the same few class lists many times. */
-const expansions = new Map<string, ExpandedClasses>();
 const EXPANSIONS_KEPT = 1000;
+const expansions = new LRUCache<string, ExpandedClasses>({ max: EXPANSIONS_KEPT });
 
 export function expandClasses(value: string, canvas: { width: number; height: number }): ExpandedClasses {
   const key = `${canvas.width}x${canvas.height}:${value}`;
   const known = expansions.get(key);
   if (known) return known;
   const expanded = expandUncached(value, canvas);
-  if (expansions.size >= EXPANSIONS_KEPT) expansions.delete(expansions.keys().next().value!);
   expansions.set(key, expanded);
   return expanded;
 }

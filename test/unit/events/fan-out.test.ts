@@ -1,8 +1,8 @@
 /** The fan-out of an event, decided without a store: which rows recording it writes. */
 import { describe, expect, test } from "bun:test";
-import { fanOut, type Subscription } from "../../../src/events/fan-out.ts";
-import { planAlert } from "../../../src/email/raise.ts";
-import { EMAIL_JOB, EMAIL_LANE, WEBHOOK_DELIVERY_JOB, type AlertDraft } from "../../../src/store/types.ts";
+import { fanOut } from "../../../src/events/fan-out.ts";
+import { planAlert } from "../../../src/events/raise-alert.ts";
+import { EMAIL_JOB, EMAIL_LANE, WEBHOOK_DELIVERY_JOB, type AlertDraft, type Subscription } from "../../../src/store/types.ts";
 
 const NOW = 1_780_000_000_000;
 const webhook = (id: string, events: string[], createdAt: number, seq: number): Subscription => ({ id, events: JSON.stringify(events), createdAt, seq });

@@ -1,6 +1,7 @@
 /** Which due jobs a claim takes, decided without a store. */
 import { describe, expect, test } from "bun:test";
-import { type ClaimCandidate, LaneClaim } from "../../../src/events/lane-claim.ts";
+import { LaneClaim } from "../../../src/events/lane-claim.ts";
+import type { ClaimCandidate } from "../../../src/store/types.ts";
 
 const jobs = (lane: string, n: number, from = 0): ClaimCandidate[] => Array.from({ length: n }, (_, i) => ({ id: `${lane}_${from + i}`, lane }));
 const room = (cap: number) => () => cap;

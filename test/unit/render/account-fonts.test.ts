@@ -5,7 +5,8 @@
  * within its bound and hands every account its own names.
  */
 import { describe, expect, test } from "bun:test";
-import { RENDER_ENGINES, renderTemplate } from "../../../src/render/engine.ts";
+import { RENDER_ENGINES } from "../../../src/render/engines/engine.ts";
+import { renderTemplate } from "../../../src/render/engines/in-process.ts";
 import { FontCache } from "../../../src/render/sandbox/font-cache.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../src/templates/account/index.ts";
 import { asset, inkIn, pixelFont, sfntFromWoff, woff2Of } from "../../support/fonts.ts";

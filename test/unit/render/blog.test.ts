@@ -5,7 +5,7 @@
  * byline along the bottom with a 72px avatar on an 80px ring).
  */
 import { describe, expect, test } from "bun:test";
-import { createInProcessRenderer } from "../../../src/render/engine.ts";
+import { createInProcessRenderer } from "../../../src/render/engines/in-process.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { readingTimeLabel } from "../../../templates/blog.tsx";
 import { renderRequest, type RenderRequestInput } from "../../support/render-request.ts";

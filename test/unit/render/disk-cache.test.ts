@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../../../src/logger.ts";
-import { DiskCache, HEADER_BYTES } from "../../../src/render/disk-cache.ts";
+import { DiskCache, HEADER_BYTES } from "../../../src/render/caches/disk-cache.ts";
 
 const key = (n: number) => n.toString(16).padStart(2, "0").repeat(32);
 const body = (n: number, size = 1000) => new Uint8Array(size).fill(n);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../../src/errors.ts";
-import { createInProcessRenderer } from "../../../src/render/engine.ts";
+import { createInProcessRenderer } from "../../../src/render/engines/in-process.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { renderRequest, type RenderRequestInput } from "../../support/render-request.ts";
 import { testEngine } from "../../support/engines.ts";

@@ -13,8 +13,8 @@ import { Resvg } from "@resvg/resvg-js";
 import satori from "satori";
 
 import { ApiError } from "../../../src/errors.ts";
-import { createImageCache, type FetchImageOptions, fetchImage, sniffImage } from "../../../src/render/fetch-image.ts";
-import { encodePng } from "../../../src/render/png.ts";
+import { createImageCache, type FetchImageOptions, fetchImage, sniffImage } from "../../../src/render/images/fetch-image.ts";
+import { encodePng } from "../../../src/render/output/png.ts";
 import { fakeResolver, listenTcp, loopbackOnly, serveHttp, unusedPort } from "../../support/loopback.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -323,10 +323,10 @@ describe("cache", () => {
     expect((await failure(fetchImage("logo_url", server.url("/t"), options({ cache })))).reason).toBe("http_error");
     status = 200;
     await fetchImage("logo_url", server.url("/t"), options({ cache }));
-    now = 999;
+    now = 1_000;
     await fetchImage("logo_url", server.url("/t"), options({ cache }));
     expect(server.requests).toHaveLength(2);
-    now = 1_000;
+    now = 1_001;
     await fetchImage("logo_url", server.url("/t"), options({ cache }));
     expect(server.requests).toHaveLength(3);
   });

@@ -5,8 +5,8 @@
  * onto the card's own background colour (or white), never black.
  */
 import { describe, expect, test } from "bun:test";
-import { createInProcessRenderer } from "../../../src/render/engine.ts";
-import { encodeImage, flattenPremultiplied } from "../../../src/render/encode.ts";
+import { createInProcessRenderer } from "../../../src/render/engines/in-process.ts";
+import { encodeImage, flattenPremultiplied } from "../../../src/render/output/encode.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import type { TemplateDefinition } from "../../../src/templates/types.ts";
 import { renderRequest, type RenderRequestInput } from "../../support/render-request.ts";

@@ -1,5 +1,5 @@
 /**
- * Render workers have no network (src/render/no-network.ts): satori fetches an `http…` image
+ * Render workers have no network (src/render/sandbox/no-network.ts): satori fetches an `http…` image
  * source itself with the global fetch, outside the SSRF guard, so inside a worker every way to
  * open a connection throws. Checked against a loopback HTTP server that counts what reaches it:
  * the same card drawn on the main thread (network on) does reach it, so the test can fail.
@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../../../src/logger.ts";
-import { renderTemplate } from "../../../src/render/engine.ts";
-import { RenderPool } from "../../../src/render/pool.ts";
+import { renderTemplate } from "../../../src/render/engines/in-process.ts";
+import { RenderPool } from "../../../src/render/sandbox/pool.ts";
 import type { TemplateDefinition } from "../../../src/templates/types.ts";
 import { serveHttp, type HttpFixture } from "../../support/loopback.ts";
 import { decodePng, fractionNear, solidPngDataUri } from "../../support/png.ts";
@@ -87,7 +87,7 @@ beforeAll(() => {
   probeDir = mkdtempSync(join(tmpdir(), "ogsmith-no-network-probe-"));
   writeFileSync(
     join(probeDir, "probe-worker.ts"),
-    `import ${JSON.stringify(new URL("../../../src/render/no-network.ts", import.meta.url).pathname)};
+    `import ${JSON.stringify(new URL("../../../src/render/sandbox/no-network.ts", import.meta.url).pathname)};
     import http from "node:http";
     import https from "node:https";
     import net from "node:net";

@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createInProcessRenderer, renderTemplate } from "../../../src/render/engine.ts";
+import { createInProcessRenderer, renderTemplate } from "../../../src/render/engines/in-process.ts";
 import { accountTemplateDefinition, parseAccountTemplate, type AccountTemplateSpec } from "../../../src/templates/account/index.ts";
 import { BUILT_IN_TEMPLATES, createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { imageDistance } from "../../support/engines.ts";

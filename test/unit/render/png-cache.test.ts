@@ -3,7 +3,7 @@
  * fields, image bytes), never the template definition object the validated request carries.
  */
 import { describe, expect, test } from "bun:test";
-import { renderCacheKey } from "../../../src/render/png-cache.ts";
+import { renderCacheKey } from "../../../src/render/caches/png-cache.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { renderRequest } from "../../support/render-request.ts";
 

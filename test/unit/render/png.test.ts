@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Resvg } from "@resvg/resvg-js";
-import { encodePng, unpremultiply } from "../../../src/render/png.ts";
+import { encodePng, unpremultiply } from "../../../src/render/output/png.ts";
 import { decodePng } from "../../support/png.ts";
 
 describe("encodePng", () => {

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiError } from "../../../src/errors.ts";
 import { createLogger, silentLogger } from "../../../src/logger.ts";
-import { BACKGROUND_NICE, RenderPool, type RenderJob, type RenderPoolOptions } from "../../../src/render/pool.ts";
+import { BACKGROUND_NICE, RenderPool, type RenderJob, type RenderPoolOptions } from "../../../src/render/sandbox/pool.ts";
 import { parseAccountTemplate } from "../../../src/templates/account/index.ts";
 import { ManualTimers } from "../../support/manual-timers.ts";
 import { GATED_PROCESS } from "../../support/gated-render-process.ts";
@@ -201,8 +201,8 @@ describe("account templates in the pool", () => {
       const pid = Number(readFileSync(join(gateDir, "started-stuck-gone"), "utf8"));
       timers.fire(BOUND_MS);
       expect((await rejection(stuck)).code).toBe("RENDER_FAILED");
-      // SIGKILL: the process is reaped within moments, not when its loop would have ended.
-      await waitFor(() => !processExists(pid), "the killed render process to be gone", { timeoutMs: 1_000 });
+      // SIGKILL: the process is reaped, though its loop never ends (the deadline leaves room for a busy machine).
+      await waitFor(() => !processExists(pid), "the killed render process to be gone", { timeoutMs: 10_000 });
       expect(pool.stats).toMatchObject({ replaced: 1, restarts: { deadline: 1, memory: 0, crash: 0 } });
       expect(lines.filter((l) => l.reason)).toEqual([
         expect.objectContaining({ level: "warn", reason: "deadline", account: "acc_a", template: "slow-card", version: 1, pid, timeout_ms: BOUND_MS }),
@@ -399,7 +399,7 @@ describe("account templates in the pool", () => {
       expect(error.code).toBe("RENDER_FAILED");
       expect(error.message).toContain("memory bound (256 MB)");
       const pid = Number(readFileSync(join(gateDir, "started-400"), "utf8"));
-      await waitFor(() => !processExists(pid), "the process over the bound to be gone", { timeoutMs: 1_000 });
+      await waitFor(() => !processExists(pid), "the process over the bound to be gone", { timeoutMs: 10_000 });
       expect(pool.stats.restarts).toEqual({ deadline: 0, memory: 1, crash: 0 });
       await waitFor(() => pool.stats.ready === 1, "the replacement to be ready");
       expect(decodePng((await pool.render(builtIn("after the memory kill"))).bytes).width).toBe(400);

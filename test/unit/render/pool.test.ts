@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiError } from "../../../src/errors.ts";
 import { silentLogger } from "../../../src/logger.ts";
-import { RenderPool, type RenderJob } from "../../../src/render/pool.ts";
+import { RenderPool, type RenderJob } from "../../../src/render/sandbox/pool.ts";
 import { ManualTimers } from "../../support/manual-timers.ts";
 import { decodePng } from "../../support/png.ts";
 import { waitFor } from "../../support/wait.ts";

@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../../src/errors.ts";
-import { createInProcessRenderer } from "../../../src/render/engine.ts";
+import { createInProcessRenderer } from "../../../src/render/engines/in-process.ts";
 import { MARK_TILE, parsePreviewRequest, PREVIEW_MAX_SIDE, previewSize } from "../../../src/render/preview.ts";
 import { parseRenderRequest } from "../../../src/render/request.ts";
 import type { RenderRequest } from "../../../src/render/types.ts";

@@ -9,7 +9,7 @@
  * 72px side padding, 300×72 logo box, the footer below y ≈ 450).
  */
 import { describe, expect, test } from "bun:test";
-import { createInProcessRenderer } from "../../../src/render/engine.ts";
+import { createInProcessRenderer } from "../../../src/render/engines/in-process.ts";
 import type { Renderer } from "../../../src/render/types.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { renderRequest } from "../../support/render-request.ts";

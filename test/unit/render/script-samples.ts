@@ -4,7 +4,7 @@
  */
 import { Resvg } from "@resvg/resvg-js";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createInProcessRenderer } from "../../../src/render/engine.ts";
+import { createInProcessRenderer } from "../../../src/render/engines/in-process.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { renderRequest } from "../../support/render-request.ts";
 

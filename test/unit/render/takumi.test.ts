@@ -1,5 +1,5 @@
 /**
- * What is particular to the takumi engine (src/render/takumi.ts): it never fetches, its PNGs
+ * What is particular to the takumi engine (src/render/engines/takumi.ts): it never fetches, its PNGs
  * are lossless (smaller forms included), its native
  * failures become errors (never a dead process), hostile trees from a template cannot take it
  * down (fast-check, fixed seed), and the caches never serve one engine's bytes as the other's.
@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { renderTemplate } from "../../../src/render/engine.ts";
-import { engineCacheKey } from "../../../src/render/png-cache.ts";
-import { loadTakumiNative } from "../../../src/render/takumi-native.ts";
+import { renderTemplate } from "../../../src/render/engines/in-process.ts";
+import { engineCacheKey } from "../../../src/render/caches/png-cache.ts";
+import { loadTakumiNative } from "../../../src/render/engines/takumi-native.ts";
 import { createServiceRenderer } from "../../../src/render/renderer.ts";
 import { silentLogger } from "../../../src/logger.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";

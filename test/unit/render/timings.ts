@@ -5,8 +5,8 @@
  */
 import satori from "satori";
 import { Resvg } from "@resvg/resvg-js";
-import { loadFonts } from "../../../src/render/fonts.ts";
-import { encodePng, unpremultiply } from "../../../src/render/png.ts";
+import { loadFonts } from "../../../src/render/fonts/fonts.ts";
+import { encodePng, unpremultiply } from "../../../src/render/output/png.ts";
 import { createTemplateRegistry } from "../../../src/templates/registry.ts";
 import { solidPngDataUri } from "../../support/png.ts";
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config.ts";
+import { recordEvents } from "../../../src/events/fan-out.ts";
 import { silentLogger } from "../../../src/logger.ts";
 import { createServices } from "../../../src/services.ts";
 
@@ -29,7 +30,7 @@ test("SQLite: the job worker is told after a write that queued jobs commits, and
     ];
 
     // An event no webhook subscribes to queues nothing: nobody is told (a counted image's usual case).
-    await store.recordEvents(account.id, generated(), Date.now());
+    await store.transact((tx) => recordEvents(tx, account.id, generated(), Date.now()));
     await settle();
     expect(notices).toEqual([]);
 
@@ -39,12 +40,15 @@ test("SQLite: the job worker is told after a write that queued jobs commits, and
       events: ["image.generated"],
       secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0",
     });
-    await store.recordEvents(account.id, generated(), Date.now());
+    await store.transact((tx) => recordEvents(tx, account.id, generated(), Date.now()));
     await settle();
     expect(notices).toEqual([1]);
 
     // Several writes in one turn of the event loop: one notice for all of them.
-    await Promise.all([store.recordEvents(account.id, generated(), Date.now()), store.recordEvents(account.id, generated(), Date.now())]);
+    await Promise.all([
+      store.transact((tx) => recordEvents(tx, account.id, generated(), Date.now())),
+      store.transact((tx) => recordEvents(tx, account.id, generated(), Date.now())),
+    ]);
     await settle();
     expect(notices).toEqual([1, 3]);
   } finally {

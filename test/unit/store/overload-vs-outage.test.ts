@@ -113,4 +113,28 @@ describe("PostgreSQL faults: overloaded or out of reach", () => {
     },
     30_000,
   );
+
+  maybe(
+    "a statement the server cancelled (57014, a statement_timeout set on the role) is busy",
+    async () => {
+      const url = await testDatabaseUrl();
+      const role = `impatient_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+      await execSql(url, `create role ${role} login`, []);
+      await execSql(url, `alter role ${role} set statement_timeout = 50`, []);
+      const impatientUrl = url.replace(/\/\/[^@]+@/, `//${role}@`);
+      const c = new PostgresConnection(connect(impatientUrl, { max: 1 }), connect(impatientUrl, { max: 1 }));
+      try {
+        const fault = await c
+          .run((sql) => sql`select pg_sleep(2)`)
+          .then(
+            () => "the call succeeded",
+            (error: unknown) => (error instanceof StoreUnavailableError ? error.reason : `not a store fault: ${error}`),
+          );
+        expect(fault).toBe("busy");
+      } finally {
+        await c.close();
+      }
+    },
+    30_000,
+  );
 });

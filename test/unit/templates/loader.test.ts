@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "../../../src/logger.ts";
-import { createInProcessRenderer } from "../../../src/render/engine.ts";
+import { createInProcessRenderer } from "../../../src/render/engines/in-process.ts";
 import { prepareRendering } from "../../../src/render/setup.ts";
 import { checkTemplateShape, loadTemplatesFromDir } from "../../../src/templates/loader.ts";
 import { renderRequest } from "../../support/render-request.ts";

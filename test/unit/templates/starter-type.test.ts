@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { renderTemplate } from "../../../src/render/engine.ts";
+import { renderTemplate } from "../../../src/render/engines/in-process.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../src/templates/account/index.ts";
 import { testEngine } from "../../support/engines.ts";
 import { decodePng, type DecodedPng } from "../../support/png.ts";

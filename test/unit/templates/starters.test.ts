@@ -14,7 +14,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { renderTemplate } from "../../../src/render/engine.ts";
+import { renderTemplate } from "../../../src/render/engines/in-process.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../src/templates/account/index.ts";
 import type { Theme } from "../../../src/templates/types.ts";
 import { STARTER_PICTURES, STARTERS } from "../../../src/modules/dashboard/starters.ts";

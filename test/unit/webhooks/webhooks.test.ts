@@ -16,6 +16,7 @@ import { WebhookSender } from "../../../src/webhooks/delivery.ts";
 import { RETRY_SCHEDULE } from "../../../src/webhooks/delivery-job.ts";
 import { checkWebhookInput } from "../../../src/webhooks/input.ts";
 import { WebhookService } from "../../../src/webhooks/service.ts";
+import { DeliveryLog } from "../../../src/webhooks/delivery-log.ts";
 import { JobRunner } from "../../../src/worker/runner.ts";
 import { openSqliteStore } from "../../../src/store/sqlite/index.ts";
 import type { Store } from "../../../src/store/types.ts";
@@ -138,7 +139,7 @@ async function core(options: { allowPrivate: boolean; resolver?: ReturnType<type
   );
   const fence = loopbackOnly();
   const sender = new WebhookSender({ allowPrivate: options.allowPrivate, resolver: options.resolver, transport: fence.transport });
-  const webhooks = new WebhookService(store, clock, sender, { allowPrivate: options.allowPrivate, resolver: options.resolver });
+  const webhooks = new WebhookService(store, clock, sender, new DeliveryLog(), { allowPrivate: options.allowPrivate, resolver: options.resolver });
   return { store, clock, sender, webhooks, fence };
 }
 

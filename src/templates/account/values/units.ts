@@ -1,7 +1,7 @@
 /**
  * CSS units: the one table of absolute lengths in px, the relative units a template may write,
  * and a number with its unit as read from one word. Every reader of a length (the checks, the
- * paint estimate, the layout guesses of html.ts) goes through here.
+ * paint estimate, the layout guesses of html-styles.ts) goes through here.
  */
 import valueParser from "postcss-value-parser";
 

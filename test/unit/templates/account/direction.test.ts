@@ -6,7 +6,7 @@
  * `dir` attribute and an explicit `text-align` are the designer's word.
  */
 import { describe, expect, test } from "bun:test";
-import { renderTemplate } from "../../../../src/render/engine.ts";
+import { renderTemplate } from "../../../../src/render/engines/in-process.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 import { decodePng, type DecodedPng } from "../../../support/png.ts";
 import { countInk } from "../../render/regions.ts";

@@ -6,8 +6,8 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { ApiError } from "../../../../src/errors.ts";
 import { checkSvgText } from "../../../../src/media/svg-safety.ts";
-import { loadFonts } from "../../../../src/render/fonts.ts";
-import { initLayout, satori } from "../../../../src/render/layout.ts";
+import { loadFonts } from "../../../../src/render/fonts/fonts.ts";
+import { initLayout, satori } from "../../../../src/render/engines/layout.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 
 const pieces = [

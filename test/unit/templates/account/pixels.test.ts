@@ -5,8 +5,8 @@
  * SVG and text fitting.
  */
 import { describe, expect, test } from "bun:test";
-import { renderTemplate } from "../../../../src/render/engine.ts";
-import { extraBundledFaces } from "../../../../src/render/fonts.ts";
+import { renderTemplate } from "../../../../src/render/engines/in-process.ts";
+import { extraBundledFaces } from "../../../../src/render/fonts/fonts.ts";
 import { templateFamilies } from "../../../../src/templates/account/fonts.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 import { averageColour, decodePng, firstDarkColumns, fractionNear, solidPngDataUri, type DecodedPng } from "../../../support/png.ts";

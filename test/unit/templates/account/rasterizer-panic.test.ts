@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ApiError } from "../../../../src/errors.ts";
 import { silentLogger } from "../../../../src/logger.ts";
-import { RenderPool, type RenderJob } from "../../../../src/render/pool.ts";
+import { RenderPool, type RenderJob } from "../../../../src/render/sandbox/pool.ts";
 import { parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 import { decodePng, solidPngDataUri } from "../../../support/png.ts";
 import { FAR_TRANSLUCENT_SVG } from "./fixtures/off-canvas-svg.ts";

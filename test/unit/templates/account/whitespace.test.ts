@@ -6,7 +6,7 @@
  * split over inline elements are as far apart as when written as one text.
  */
 import { describe, expect, test } from "bun:test";
-import { renderTemplate } from "../../../../src/render/engine.ts";
+import { renderTemplate } from "../../../../src/render/engines/in-process.ts";
 import { accountTemplateDefinition, parseAccountTemplate } from "../../../../src/templates/account/index.ts";
 import { parseTemplateHtml } from "../../../../src/templates/account/html.ts";
 import type { SatoriNode } from "../../../../src/templates/types.ts";
