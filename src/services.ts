@@ -3,7 +3,8 @@
  * same objects from a Config, so nothing is configured twice.
  */
 import { AccountService } from "./accounts/accounts.ts";
-import { AccountBoundCache, KeyCache } from "./accounts/key-cache.ts";
+import { AccountBoundCache } from "./accounts/versions.ts";
+import { KeyCache } from "./metering/key-cache.ts";
 import { systemClock, TestClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { EmailAlerts } from "./email/alerts.ts";
@@ -13,7 +14,7 @@ import { JobQueue } from "./events/jobs.ts";
 import { Outbox } from "./events/outbox.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { Metering } from "./metering/quota.ts";
-import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts";
+import { type RateDecision, SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts";
 import type { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
 import { SigningKeyService } from "./signing/keys.ts";
@@ -33,7 +34,7 @@ export interface Services {
   /** Everything kept (SQLite file or PostgreSQL, from the config). */
   store: Store;
   logger: Logger;
-  accounts: AccountService;
+  accounts: AccountService<RateDecision>;
   metering: Metering;
   /** Per-key per-second rate: in memory, or shared in Redis with OG_REDIS_URL. */
   limiter: RateLimiter;

@@ -6,7 +6,6 @@ import type { Clock } from "../clock.ts";
 import { ApiError, validationError, type FieldProblem } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { AccountRecord, ApiKeyRecord, KeyOwner, Store } from "../store/types.ts";
-import type { AdmittedKey, KeyCache } from "./key-cache.ts";
 import { generateApiKey, hashApiKey, keyPrefix } from "./keys.ts";
 import { ACCOUNT_STATUSES, PLAN_IDS, isAccountStatus, isPlanId, limitsOf, type AccountStatus, type PlanId } from "./plans.ts";
 
@@ -82,12 +81,22 @@ function newKeyRecord(accountId: string, apiKey: string, now: number): ApiKeyRec
   return { id: newId("key"), accountId, keyHash: hashApiKey(apiKey), keyPrefix: keyPrefix(apiKey), createdAt: now, revokedAt: null };
 }
 
-export class AccountService {
+/**
+ * The API gate's key lookups kept per instance (src/metering/key-cache.ts, with Redis): `D` is
+ * the rate decision its Redis round trip took for the request.
+ */
+export interface KeyCachePort<D> {
+  admit(keyHash: string): Promise<(KeyOwner & { decision?: D }) | undefined>;
+  /** Runs a change of the account's keys or limits so that every instance's cache sees it at once. */
+  changing<T>(accountId: string, change: () => Promise<T>): Promise<T>;
+}
+
+export class AccountService<D = unknown> {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     /** With several instances on Redis: the gate's key lookups, validated by the rate limit's round trip. */
-    private readonly keyCache?: KeyCache,
+    private readonly keyCache?: KeyCachePort<D>,
   ) {}
 
   /** Creates an account and its first key; the key is returned once and never stored. */
@@ -161,7 +170,7 @@ export class AccountService {
    * (taken by the same Redis round trip that validated the cached owner). Undefined when the key
    * is unknown or revoked.
    */
-  admitKey(apiKey: string): Promise<AdmittedKey | undefined> {
+  admitKey(apiKey: string): Promise<(KeyOwner & { decision?: D }) | undefined> {
     return this.keyCache ? this.keyCache.admit(hashApiKey(apiKey)) : this.findByKey(apiKey);
   }
 

@@ -8,7 +8,7 @@ import { recordEvent } from "../events/fan-out.ts";
 import type { EventDraft } from "../store/ports/jobs.ts";
 import type { CountTx, ResetTx } from "../store/ports/tx.ts";
 import type { UsageCounters, UsageDecision } from "../store/ports/usage.ts";
-import { step, type TxRoutine } from "../store/tx-steps.ts";
+import { type Step, step, type TxRoutine } from "../store/tx-steps.ts";
 
 export interface CountedUnit {
   accountId: string;

@@ -12,6 +12,7 @@
 import { randomBytes } from "node:crypto";
 import Redis from "ioredis";
 
+import type { VersionedDecision, VersionedMode } from "../accounts/versions.ts";
 import type { Clock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import { decision, type RateDecision, type RateLimiter } from "./rate-limit.ts";
@@ -42,7 +43,7 @@ return {allowed, count, tostring(now), oldest[2] or false}
 // The same log, plus the account's change state (KEYS[2], a hash: `e` a random epoch chosen when
 // the hash is created, `n` the changes begun, `p` the changes in flight), read in the same
 // script so an instance's cached key and account are validated on the round trip the rate
-// limit makes anyway (src/accounts/key-cache.ts). ARGV 5: 'check' (read the state, admit
+// limit makes anyway (src/metering/key-cache.ts). ARGV 5: 'check' (read the state, admit
 // nothing), 'if' (admit only when the version is ARGV 6 and no change is in flight), 'always'.
 // ARGV 7: the epoch to use when the hash is missing (first use, or Redis lost it), so a
 // version read before the loss never matches one read after it.
@@ -104,18 +105,6 @@ type SlidingLogClient = Redis & {
   accountChange(stateKey: string, allKey: string, by: number, epoch: string): Promise<number>;
   allChanges(allKey: string, epoch: string): Promise<[string, number]>;
 };
-
-/** `check`: read the account's version only; `if`: admit only while it is `expected` and no change is in flight; `always`: admit. */
-export type VersionedMode = "check" | "if" | "always";
-
-/** What the versioned script answers: the rate decision (absent when it admitted nothing) and the account's change state. */
-export interface VersionedDecision {
-  decision?: RateDecision;
-  /** The account's version (changes whenever a change of the account begins or ends). */
-  version: string;
-  /** Whether a change of the account is in flight (begun, its end not yet recorded). */
-  pending: boolean;
-}
 
 const UNAVAILABLE = () => new ApiError("SERVICE_UNAVAILABLE", "The rate limiter (Redis) is unavailable. Retry shortly.", undefined, { "Retry-After": "1" });
 
@@ -189,7 +178,7 @@ export class RedisRateLimiter implements RateLimiter {
    * `admit` for `key` together with the change state of `accountId`, in one script (one round
    * trip); see VersionedMode for when it admits.
    */
-  async admitVersioned(mode: VersionedMode, key: string, limit: number, accountId: string, expected = ""): Promise<VersionedDecision> {
+  async admitVersioned(mode: VersionedMode, key: string, limit: number, accountId: string, expected = ""): Promise<VersionedDecision<RateDecision>> {
     const clock = this.options.clock;
     const now = clock.isTestClock ? String(clock.now()) : "";
     const expireMs = clock.isTestClock ? 3_600_000 : 1000;

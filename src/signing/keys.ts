@@ -2,9 +2,9 @@
  * Signing keys for public image URLs (per account, at most 5): create (the secret is returned
  * this once), list, delete, and resolve a URL's key id. Resolution reads the store on every
  * request (with Redis, several instances: keeps it in process under a lease that every change
- * waits out, src/accounts/key-cache.ts), so a deleted key's URLs stop at once, on every instance.
+ * waits out, src/accounts/versions.ts), so a deleted key's URLs stop at once, on every instance.
  */
-import type { AccountBoundCache } from "../accounts/key-cache.ts";
+import type { AccountBoundCache } from "../accounts/versions.ts";
 import type { Clock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import type { Store, SigningKeyOwner, SigningKeyRecord } from "../store/types.ts";

@@ -13,7 +13,7 @@
  * Every transaction locks the month's row before the instance's reservation row, in
  * reserveUnit's order, so two never wait on each other in a cycle.
  */
-import type { Subscription } from "../../events/fan-out.ts";
+import type { Subscription } from "../ports/tx.ts";
 import {
   afterCount,
   type CountedGroup,

@@ -1,13 +1,16 @@
 /**
- * The API gate's key cache (src/accounts/key-cache.ts): two "instances" (each its own Redis
- * client, key cache and AccountService) on one store and one real Redis. A cached key costs no
- * store read; a change made through either instance is seen by the other on its very next
+ * The API gate's key cache (src/metering/key-cache.ts) and the signing-key lease
+ * (src/accounts/versions.ts): two "instances" (each its own Redis client, caches and services)
+ * on one store and one real Redis. A cached key costs no store read, a leased signing key not
+ * even a Redis one; a change made through either instance is seen by the other on its very next
  * request, also when recording the end of the change in Redis fails, and a Redis reconnection
  * drops what was validated against the old Redis. Runs on the store OG_TEST_STORE names.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AccountService } from "../../../src/accounts/accounts.ts";
-import { AccountBoundCache, type AccountVersions, KeyCache } from "../../../src/accounts/key-cache.ts";
+import { AccountBoundCache, type AccountVersions } from "../../../src/accounts/versions.ts";
+import { KeyCache } from "../../../src/metering/key-cache.ts";
+import type { RateDecision } from "../../../src/metering/rate-limit.ts";
 import { TestClock } from "../../../src/clock.ts";
 import { RedisRateLimiter } from "../../../src/metering/redis-rate-limit.ts";
 import { SigningKeyService } from "../../../src/signing/keys.ts";
@@ -31,7 +34,7 @@ maybe("key cache validated by the rate limit's Redis round trip", () => {
     await redis.stop();
   });
 
-  async function cluster(versions?: (limiter: RedisRateLimiter) => AccountVersions) {
+  async function cluster(versions?: (limiter: RedisRateLimiter) => AccountVersions<RateDecision>) {
     const store = await openTestStore();
     const clock = new TestClock(Date.UTC(2031, 0, 1));
     const prefix = `t${Math.random().toString(36).slice(2)}:`;

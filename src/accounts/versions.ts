@@ -1,53 +1,37 @@
 /**
- * The API key gate's lookups kept in this process when several instances share Redis, and
- * validated on every request by the round trip the rate limit makes anyway: one Redis script
- * both admits the request and reads the account's version (`acct:<id>` in Redis, moved by every
- * change of the account's keys, plan, status or signing keys). Public URLs' signing keys, which
- * meet no rate limit, are kept under a lease every change waits out (`AccountBoundCache`). So a request whose key is cached costs one
- * Redis round trip and no PostgreSQL query, and a key revoked or an account changed on any
- * instance is seen by every instance on its very next request.
- *
- * Why it stays exact (docs/cluster.md):
- * - A change records its *begin* in Redis before its PostgreSQL commit and its *end* after it;
- *   both move the version, and while a change is in flight (`pending`) nobody caches or trusts
- *   a cached entry. A begin that fails fails the change (503); an end that fails is retried in
- *   the background, and until it lands the account is simply read from PostgreSQL each time.
- * - An entry is cached with the version read *before* its PostgreSQL read, so any change that
- *   commits after that read moves the version away from the entry's.
- * - Redis reconnecting (a restart that may have lost or rolled back the versions) drops every
- *   entry; a hash Redis lost is recreated with a new random epoch, so no old version matches.
+ * What lets several instances keep account-bound lookups in memory and still see every change of
+ * an account on the very next request: each account's version in Redis (moved before and after
+ * every change, `recordChange`), read on the round trip the API's rate limit makes anyway (the
+ * key cache, src/metering/key-cache.ts) or, for public URLs' signing keys, which meet no rate
+ * limit, a lease every change waits out (`AccountBoundCache`). docs/cluster.md says why each is
+ * exact.
  */
 import { LRUCache } from "lru-cache";
 
-import type { RateDecision } from "../metering/rate-limit.ts";
-import type { VersionedDecision, VersionedMode } from "../metering/redis-rate-limit.ts";
-import type { AccountRecord, KeyOwner } from "../store/types.ts";
-import { limitsOf } from "./plans.ts";
+/** `check`: read the account's version only; `if`: admit only while it is `expected` and no change is in flight; `always`: admit. */
+export type VersionedMode = "check" | "if" | "always";
 
-/** The Redis side: the rate limit with the account's version, and the change records. */
-export interface AccountVersions {
-  admitVersioned(mode: VersionedMode, rateKey: string, limit: number, accountId: string, expected?: string): Promise<VersionedDecision>;
+/** What the versioned rate-limit script answers: the rate decision (absent when it admitted nothing) and the account's change state. */
+export interface VersionedDecision<D> {
+  decision?: D;
+  /** The account's version (changes whenever a change of the account begins or ends). */
+  version: string;
+  /** Whether a change of the account is in flight (begun, its end not yet recorded). */
+  pending: boolean;
+}
+
+/** The Redis side: the rate limit with the account's version (`D`: its rate decision), and the change records. */
+export interface AccountVersions<D = unknown> {
+  admitVersioned(mode: VersionedMode, rateKey: string, limit: number, accountId: string, expected?: string): Promise<VersionedDecision<D>>;
   accountChange(accountId: string, phase: "begin" | "end"): Promise<void>;
   /** Every account's changes together: a version moved by each begin and end, and whether any is in flight. */
   allChanges(): Promise<{ version: string; pending: boolean }>;
   onReconnect(listener: () => void): void;
 }
 
-/** An accepted key with the rate decision already taken for this request. */
-export interface AdmittedKey extends KeyOwner {
-  decision?: RateDecision;
-}
+/** Entries of this many recent keys are kept; one not kept costs one PostgreSQL read more. */
+export const MAX_ENTRIES = 10_000;
 
-interface Entry {
-  /** A key's account never changes, so this is kept even when the rest is not trusted. */
-  accountId: string;
-  /** The owner as read from the store, valid while the account's version is `version`. */
-  owner?: KeyOwner;
-  version?: string;
-}
-
-/** Keys of this many recent clients are kept; a key not kept costs one PostgreSQL read more. */
-const MAX_KEYS = 10_000;
 /**
  * How long an instance may serve signing-key entries without asking Redis after a look at every
  * account's changes (AccountBoundCache's lease), measured from when the look was sent; every
@@ -60,58 +44,6 @@ const RENEW_MS = 80;
 /** How often a failed end-of-change record is tried again (real time). */
 const END_RETRY_MS = 250;
 const END_TRIES = 240;
-
-const rateOf = (account: Pick<AccountRecord, "plan" | "customQuota" | "customRequestsPerSecond">) => limitsOf(account).requestsPerSecond;
-
-export class KeyCache {
-  private readonly entries = new LRUCache<string, Entry>({ max: MAX_KEYS });
-
-  constructor(
-    private readonly versions: AccountVersions,
-    private readonly load: (keyHash: string) => Promise<KeyOwner | undefined>,
-    private readonly onEndLost?: (accountId: string, error: Error) => void,
-  ) {
-    versions.onReconnect(() => this.entries.clear());
-  }
-
-  /**
-   * The owner of the key with hash `keyHash` and this request's rate decision, or undefined
-   * when the key is unknown or revoked. One Redis round trip when the entry is current.
-   */
-  async admit(keyHash: string): Promise<AdmittedKey | undefined> {
-    const entry = this.entries.get(keyHash);
-    let before: VersionedDecision | undefined;
-    if (entry?.owner) {
-      const owner = entry.owner;
-      before = await this.versions.admitVersioned("if", owner.keyId, rateOf(owner.account), entry.accountId, entry.version);
-      if (before.decision) return { ...owner, decision: before.decision };
-    } else if (entry) {
-      before = await this.versions.admitVersioned("check", entry.accountId, 0, entry.accountId);
-    }
-    const owner = await this.load(keyHash);
-    if (!owner) {
-      this.entries.delete(keyHash);
-      return undefined;
-    }
-    const after = await this.versions.admitVersioned("always", owner.keyId, rateOf(owner.account), owner.account.id);
-    // Trusted only when the version read before the store read still holds and no change was in
-    // flight at either read; a key seen for the first time has no earlier read, so it is kept
-    // untrusted and its next request makes the read that validates it.
-    const trusted = before !== undefined && !before.pending && !after.pending && before.version === after.version;
-    this.entries.set(keyHash, trusted ? { accountId: owner.account.id, owner, version: before!.version } : { accountId: owner.account.id });
-    return { ...owner, decision: after.decision };
-  }
-
-  /** See `recordChange`. */
-  changing<T>(accountId: string, change: () => Promise<T>): Promise<T> {
-    return recordChange(this.versions, accountId, change, this.onEndLost);
-  }
-
-  /** Entries kept now (for tests). */
-  get size(): number {
-    return this.entries.size;
-  }
-}
 
 /**
  * Runs a change of an account's keys, limits or signing keys between its begin and end records
@@ -165,7 +97,7 @@ async function retryEnd(versions: Pick<AccountVersions, "accountChange">, accoun
  * A Redis reconnection drops everything; Redis down: the store answers, uncached.
  */
 export class AccountBoundCache<T> {
-  private readonly entries = new LRUCache<string, { accountId: string; value?: T; version?: string; all?: string }>({ max: MAX_KEYS });
+  private readonly entries = new LRUCache<string, { accountId: string; value?: T; version?: string; all?: string }>({ max: MAX_ENTRIES });
   /** `allChanges`' version at the last look, and until when (performance.now()) its lease holds. */
   private allVersion = "";
   private leaseUntil = 0;
@@ -193,7 +125,7 @@ export class AccountBoundCache<T> {
     if (entry?.value !== undefined && entry.all === this.allVersion && performance.now() < this.leaseUntil) return entry.value;
     // The look at every account's changes this entry will be tied to: read before the store.
     const all = this.allVersion;
-    let before: VersionedDecision | undefined;
+    let before: VersionedDecision<unknown> | undefined;
     if (entry) {
       try {
         this.checks++;
