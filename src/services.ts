@@ -3,6 +3,8 @@
  * same objects from a Config, so nothing is configured twice.
  */
 import { AccountService } from "./accounts/accounts.ts";
+import { AccountBoundCache } from "./accounts/versions.ts";
+import { KeyCache } from "./metering/key-cache.ts";
 import { systemClock, TestClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { EmailAlerts } from "./email/alerts.ts";
@@ -12,14 +14,14 @@ import { JobQueue } from "./events/jobs.ts";
 import { Outbox } from "./events/outbox.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { Metering } from "./metering/quota.ts";
-import { SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts";
+import { type RateDecision, SlidingWindowLimiter, type RateLimiter } from "./metering/rate-limit.ts";
 import type { RedisRateLimiter } from "./metering/redis-rate-limit.ts";
 import { SessionService } from "./sessions/sessions.ts";
 import { SigningKeyService } from "./signing/keys.ts";
 import { AccountFontService } from "./render/fonts/account-fonts.ts";
 import { AccountTemplateService } from "./templates/account-templates.ts";
 import { createStore } from "./store/index.ts";
-import type { Store } from "./store/types.ts";
+import type { SigningKeyOwner, Store } from "./store/types.ts";
 import type { RetryRandom } from "./webhooks/delivery-job.ts";
 import { createWebhooks } from "./webhooks/index.ts";
 import type { WebhookService } from "./webhooks/service.ts";
@@ -32,7 +34,7 @@ export interface Services {
   /** Everything kept (SQLite file or PostgreSQL, from the config). */
   store: Store;
   logger: Logger;
-  accounts: AccountService;
+  accounts: AccountService<RateDecision>;
   metering: Metering;
   /** Per-key per-second rate: in memory, or shared in Redis with OG_REDIS_URL. */
   limiter: RateLimiter;
@@ -83,11 +85,12 @@ export async function createServices(config: Config, options: ServicesOptions = 
   store.onJobsAvailable(() => jobs.notify());
   const { webhooks, delivery } = createWebhooks({ store, clock, config, jobs, retryRandom: options.retryRandom });
   const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
-  const accounts = new AccountService(store, clock);
+  const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
+  const caches = cachesFor(limiter, store, logger);
+  const accounts = new AccountService(store, clock, caches?.keys);
   // Only the serving process reclaims (serve.ts), and it is the one process reserving on a SQLite
   // file; PostgreSQL keeps one tally per instance.
   const metering = new Metering(store, clock, outbox, logger, { reclaims: true });
-  const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
   const accountFonts = new AccountFontService(store.fonts, clock);
   return {
     config,
@@ -104,11 +107,12 @@ export async function createServices(config: Config, options: ServicesOptions = 
     email,
     mailer,
     sessions: new SessionService(store, clock, accounts),
-    signingKeys: new SigningKeyService(store, clock),
+    signingKeys: new SigningKeyService(store, clock, caches?.signingKeys),
     accountTemplates: new AccountTemplateService(store.templates, clock, accountFonts),
     accountFonts,
     close: async () => {
       mailer.close();
+      caches?.signingKeys.close();
       await limiter.close?.();
       await metering.close();
       await store.close();
@@ -131,6 +135,27 @@ async function redisLimiter(url: string, clock: Clock, logger: Logger): Promise<
       logger.warn("redis unavailable", { error: error.message });
     },
   });
+}
+
+/**
+ * With Redis (several instances), the API gate's key lookups and public URLs' signing-key
+ * resolutions are kept in process and validated by the account's version in Redis (for API
+ * keys, on the rate limit's own round trip); without it there is one process and nothing to share.
+ */
+function cachesFor(limiter: RateLimiter, store: Store, logger: Logger) {
+  if (!("admitVersioned" in limiter)) return undefined;
+  const versions = limiter as RedisRateLimiter;
+  const onEndLost = (accountId: string, error: Error) =>
+    logger.warn("recording the end of an account change in Redis failed; retrying", { account_id: accountId, error: error.message });
+  return {
+    keys: new KeyCache(versions, (keyHash) => store.findAccountByKeyHash(keyHash), onEndLost),
+    signingKeys: new AccountBoundCache<SigningKeyOwner>(
+      versions,
+      (id) => store.findSigningKey(id),
+      (owner) => owner.account.id,
+      onEndLost,
+    ),
+  };
 }
 
 /** With several instances on PostgreSQL, the test clock is shared by all of them. */

@@ -81,10 +81,22 @@ function newKeyRecord(accountId: string, apiKey: string, now: number): ApiKeyRec
   return { id: newId("key"), accountId, keyHash: hashApiKey(apiKey), keyPrefix: keyPrefix(apiKey), createdAt: now, revokedAt: null };
 }
 
-export class AccountService {
+/**
+ * The API gate's key lookups kept per instance (src/metering/key-cache.ts, with Redis): `D` is
+ * the rate decision its Redis round trip took for the request.
+ */
+export interface KeyCachePort<D> {
+  admit(keyHash: string): Promise<(KeyOwner & { decision?: D }) | undefined>;
+  /** Runs a change of the account's keys or limits so that every instance's cache sees it at once. */
+  changing<T>(accountId: string, change: () => Promise<T>): Promise<T>;
+}
+
+export class AccountService<D = unknown> {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** With several instances on Redis: the gate's key lookups, validated by the rate limit's round trip. */
+    private readonly keyCache?: KeyCachePort<D>,
   ) {}
 
   /** Creates an account and its first key; the key is returned once and never stored. */
@@ -113,15 +125,17 @@ export class AccountService {
     const problems = checkAccountInput(input, current);
     if (problems.length) throw validationError(problems);
     const plan = input.plan ?? current.plan;
-    const updated = await this.store.updateAccount(id, {
-      email: input.email ?? current.email,
-      plan,
-      status: input.status ?? current.status,
-      // Leaving `custom` clears the per-account numbers so the new plan's limits apply.
-      customQuota: plan === "custom" ? (input.quota ?? current.customQuota) : null,
-      customRequestsPerSecond: plan === "custom" ? (input.requestsPerSecond ?? current.customRequestsPerSecond) : null,
-      updatedAt: this.clock.now(),
-    });
+    const updated = await this.changing(id, () =>
+      this.store.updateAccount(id, {
+        email: input.email ?? current.email,
+        plan,
+        status: input.status ?? current.status,
+        // Leaving `custom` clears the per-account numbers so the new plan's limits apply.
+        customQuota: plan === "custom" ? (input.quota ?? current.customQuota) : null,
+        customRequestsPerSecond: plan === "custom" ? (input.requestsPerSecond ?? current.customRequestsPerSecond) : null,
+        updatedAt: this.clock.now(),
+      }),
+    );
     if (!updated) throw notFound(id);
     return toAccountView(updated, await this.store.activeKeyPrefix(id));
   }
@@ -129,7 +143,7 @@ export class AccountService {
   /** Revokes every active key of the account and issues a new one, atomically: the old key stops at once. */
   async replaceKey(id: string): Promise<string> {
     const apiKey = generateApiKey();
-    if (!(await this.store.replaceKey(id, newKeyRecord(id, apiKey, this.clock.now())))) throw notFound(id);
+    if (!(await this.changing(id, () => this.store.replaceKey(id, newKeyRecord(id, apiKey, this.clock.now()))))) throw notFound(id);
     return apiKey;
   }
 
@@ -149,6 +163,20 @@ export class AccountService {
   /** The account behind a presented key, or undefined when the key is unknown or revoked. */
   findByKey(apiKey: string): Promise<KeyOwner | undefined> {
     return this.store.findAccountByKeyHash(hashApiKey(apiKey));
+  }
+
+  /**
+   * The API gate's lookup: the key's owner and, with the key cache, this request's rate decision
+   * (taken by the same Redis round trip that validated the cached owner). Undefined when the key
+   * is unknown or revoked.
+   */
+  admitKey(apiKey: string): Promise<(KeyOwner & { decision?: D }) | undefined> {
+    return this.keyCache ? this.keyCache.admit(hashApiKey(apiKey)) : this.findByKey(apiKey);
+  }
+
+  /** Runs a change of the account's keys or limits so that every instance's key cache sees it at once. */
+  private changing<T>(accountId: string, change: () => Promise<T>): Promise<T> {
+    return this.keyCache ? this.keyCache.changing(accountId, change) : change();
   }
 
   async row(id: string): Promise<AccountRecord> {

@@ -6,16 +6,18 @@
 import { limitsOf } from "../accounts/plans.ts";
 import type { AccountRecord as AccountRow } from "../store/types.ts";
 import { ApiError } from "../errors.ts";
-import type { RateLimiter } from "../metering/rate-limit.ts";
+import type { RateDecision, RateLimiter } from "../metering/rate-limit.ts";
 
 export async function enforceRateLimit(
   limiter: RateLimiter,
   keyId: string,
   account: Pick<AccountRow, "plan" | "customQuota" | "customRequestsPerSecond">,
   headers: Record<string, unknown>,
+  /** The decision when it was already taken for this request (by the key cache's round trip). */
+  taken?: RateDecision,
 ): Promise<void> {
   const limit = limitsOf(account).requestsPerSecond;
-  const decision = await limiter.admit(keyId, limit);
+  const decision = taken ?? (await limiter.admit(keyId, limit));
   headers["ratelimit-limit"] = String(decision.limit);
   headers["ratelimit-remaining"] = String(decision.remaining);
   headers["ratelimit-reset"] = String(decision.resetSeconds);

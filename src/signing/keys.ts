@@ -1,8 +1,10 @@
 /**
  * Signing keys for public image URLs (per account, at most 5): create (the secret is returned
  * this once), list, delete, and resolve a URL's key id. Resolution reads the store on every
- * request, so a deleted key's URLs stop at once, on every instance.
+ * request (with Redis, several instances: keeps it in process under a lease that every change
+ * waits out, src/accounts/versions.ts), so a deleted key's URLs stop at once, on every instance.
  */
+import type { AccountBoundCache } from "../accounts/versions.ts";
 import type { Clock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import type { Store, SigningKeyOwner, SigningKeyRecord } from "../store/types.ts";
@@ -30,6 +32,8 @@ export class SigningKeyService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** With several instances on Redis: resolutions kept per instance, validated by the account's version. */
+    private readonly cache?: AccountBoundCache<SigningKeyOwner>,
   ) {}
 
   /** The new key with its secret: the only time the secret leaves the server. */
@@ -46,7 +50,9 @@ export class SigningKeyService {
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    if (!SIGNING_KEY_ID_PATTERN.test(id) || !(await this.store.deleteSigningKey(accountId, id))) throw notFound(id);
+    if (!SIGNING_KEY_ID_PATTERN.test(id)) throw notFound(id);
+    const deleted = this.cache ? this.cache.changing(accountId, () => this.store.deleteSigningKey(accountId, id)) : this.store.deleteSigningKey(accountId, id);
+    if (!(await deleted)) throw notFound(id);
     this.touched.delete(id);
   }
 
@@ -60,7 +66,7 @@ export class SigningKeyService {
   /** A URL's key id → key and account; undefined for a malformed or unknown id. */
   resolve(id: string): Promise<SigningKeyOwner | undefined> {
     if (!SIGNING_KEY_ID_PATTERN.test(id)) return Promise.resolve(undefined);
-    return this.store.findSigningKey(id);
+    return this.cache ? this.cache.get(id) : this.store.findSigningKey(id);
   }
 
   /**

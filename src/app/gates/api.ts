@@ -18,11 +18,11 @@ export function apiGate(services: Pick<Services, "accounts" | "limiter">) {
   return async (request: Request, headers: Record<string, unknown>): Promise<void> => {
     const key = request.headers.get("x-api-key")?.trim();
     if (!key) throw new ApiError("MISSING_API_KEY", "Missing API key. Send it in the X-API-Key header.");
-    const found = API_KEY_PATTERN.test(key) ? await services.accounts.findByKey(key) : undefined;
+    const found = API_KEY_PATTERN.test(key) ? await services.accounts.admitKey(key) : undefined;
     if (!found) throw new ApiError("INVALID_API_KEY", "Invalid API key.");
     const blocked = subscriptionBlock(found.account);
     if (blocked) throw blocked;
-    await enforceRateLimit(services.limiter, found.keyId, found.account, headers);
+    await enforceRateLimit(services.limiter, found.keyId, found.account, headers, found.decision);
     requestState(request).auth = found;
   };
 }
