@@ -4,6 +4,7 @@
  */
 import { AccountService } from "./accounts/accounts.ts";
 import { AccountBoundCache } from "./accounts/versions.ts";
+import { ApiError } from "./errors.ts";
 import { KeyCache } from "./metering/key-cache.ts";
 import { systemClock, TestClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
@@ -87,7 +88,8 @@ export async function createServices(config: Config, options: ServicesOptions = 
   const { alerts: email, mailer } = createEmailAlerts({ store, config, outbox, jobs, delivery, logger });
   const limiter: RateLimiter = config.redisUrl ? await redisLimiter(config.redisUrl, clock, logger) : new SlidingWindowLimiter(clock);
   const caches = cachesFor(limiter, store, logger);
-  const accounts = new AccountService(store, clock, caches?.keys);
+  const unannounced = await guardUnannouncedChanges(store, caches !== undefined);
+  const accounts = new AccountService(store, clock, caches?.keys, unannounced);
   // Only the serving process reclaims (serve.ts), and it is the one process reserving on a SQLite
   // file; PostgreSQL keeps one tally per instance.
   const metering = new Metering(store, clock, outbox, logger, { reclaims: true });
@@ -107,7 +109,7 @@ export async function createServices(config: Config, options: ServicesOptions = 
     email,
     mailer,
     sessions: new SessionService(store, clock, accounts),
-    signingKeys: new SigningKeyService(store, clock, caches?.signingKeys),
+    signingKeys: new SigningKeyService(store, clock, caches?.signingKeys, unannounced),
     accountTemplates: new AccountTemplateService(store.templates, clock, accountFonts),
     accountFonts,
     close: async () => {
@@ -143,7 +145,9 @@ async function redisLimiter(url: string, clock: Clock, logger: Logger): Promise<
  * keys, on the rate limit's own round trip); without it there is one process and nothing to share.
  */
 function cachesFor(limiter: RateLimiter, store: Store, logger: Logger) {
-  if (!("admitVersioned" in limiter)) return undefined;
+  // On SQLite one process serves the file, and its store remembers key owners itself until
+  // another process commits (the CLI's changes included): nothing to validate through Redis.
+  if (!("admitVersioned" in limiter) || store.kind !== "postgres") return undefined;
   const versions = limiter as RedisRateLimiter;
   const onEndLost = (accountId: string, error: Error) =>
     logger.warn("recording the end of an account change in Redis failed; retrying", { account_id: accountId, error: error.message });
@@ -155,6 +159,28 @@ function cachesFor(limiter: RateLimiter, store: Store, logger: Logger) {
       (owner) => owner.account.id,
       onEndLost,
     ),
+  };
+}
+
+/**
+ * On PostgreSQL, an instance with caches marks the database; a process on it without them (no
+ * OG_REDIS_URL: the CLI from a shell, say) then refuses to change keys, limits or signing keys,
+ * which the caches would not see (src/store/postgres/account-caches.ts). Undefined: no check.
+ */
+async function guardUnannouncedChanges(store: Store, cached: boolean): Promise<(() => Promise<void>) | undefined> {
+  if (store.kind !== "postgres") return undefined;
+  const { markAccountCaches, accountCachesMarked } = await import("./store/postgres/account-caches.ts");
+  const postgres = store as never;
+  if (cached) {
+    await markAccountCaches(postgres);
+    return undefined;
+  }
+  return async () => {
+    if (!(await accountCachesMarked(postgres))) return;
+    throw new ApiError(
+      "SERVICE_UNAVAILABLE",
+      "Instances on this database keep keys in memory and learn of changes through Redis: set OG_REDIS_URL to theirs to change keys, limits or signing keys.",
+    );
   };
 }
 

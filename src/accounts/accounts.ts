@@ -97,6 +97,8 @@ export class AccountService<D = unknown> {
     private readonly clock: Clock,
     /** With several instances on Redis: the gate's key lookups, validated by the rate limit's round trip. */
     private readonly keyCache?: KeyCachePort<D>,
+    /** Without the key cache: a check before each change that refuses it where caches elsewhere would miss it. */
+    private readonly beforeUnannouncedChange?: () => Promise<void>,
   ) {}
 
   /** Creates an account and its first key; the key is returned once and never stored. */
@@ -176,7 +178,8 @@ export class AccountService<D = unknown> {
 
   /** Runs a change of the account's keys or limits so that every instance's key cache sees it at once. */
   private changing<T>(accountId: string, change: () => Promise<T>): Promise<T> {
-    return this.keyCache ? this.keyCache.changing(accountId, change) : change();
+    if (this.keyCache) return this.keyCache.changing(accountId, change);
+    return this.beforeUnannouncedChange ? this.beforeUnannouncedChange().then(change) : change();
   }
 
   async row(id: string): Promise<AccountRecord> {

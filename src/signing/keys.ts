@@ -34,6 +34,8 @@ export class SigningKeyService {
     private readonly clock: Clock,
     /** With several instances on Redis: resolutions kept per instance, validated by the account's version. */
     private readonly cache?: AccountBoundCache<SigningKeyOwner>,
+    /** Without the cache: a check before each deletion that refuses it where caches elsewhere would miss it. */
+    private readonly beforeUnannouncedChange?: () => Promise<void>,
   ) {}
 
   /** The new key with its secret: the only time the secret leaves the server. */
@@ -51,8 +53,10 @@ export class SigningKeyService {
 
   async delete(accountId: string, id: string): Promise<void> {
     if (!SIGNING_KEY_ID_PATTERN.test(id)) throw notFound(id);
-    const deleted = this.cache ? this.cache.changing(accountId, () => this.store.deleteSigningKey(accountId, id)) : this.store.deleteSigningKey(accountId, id);
-    if (!(await deleted)) throw notFound(id);
+    const remove = () => this.store.deleteSigningKey(accountId, id);
+    if (!this.cache) await this.beforeUnannouncedChange?.();
+    const deleted = this.cache ? await this.cache.changing(accountId, remove) : await remove();
+    if (!deleted) throw notFound(id);
     this.touched.delete(id);
   }
 
