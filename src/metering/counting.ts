@@ -26,11 +26,17 @@ export interface DoneUnit extends CountedUnit {
   quota: number;
 }
 
+/*
+ * Every counted image runs `afterCount`, and every cached one `countOne`: SQLite's hottest
+ * transactions. They yield the handle's answers directly rather than through `yield* step(…)`,
+ * which makes a generator per call (bench/commits.ts: ≈ 0.5 µs of a ≈ 21 µs count).
+ */
+
 /** After `used` went up by one (the month's row locked): the day's count, the marks and the events. */
 export function* afterCount(tx: CountTx, after: UsageCounters, unit: CountedUnit): TxRoutine<UsageCounters> {
-  yield* step(tx.countDay(unit.accountId, unit.day));
+  yield tx.countDay(unit.accountId, unit.day);
   const decision = unit.decide(after);
-  if (decision.marks.length > 0) yield* step(tx.setMarks(unit.accountId, unit.period, decision.marks, unit.now));
+  if (decision.marks.length > 0) yield tx.setMarks(unit.accountId, unit.period, decision.marks, unit.now);
   for (const event of decision.events) yield* recordEvent(tx, unit.accountId, event, unit.now);
   return after;
 }
@@ -63,7 +69,7 @@ export function* confirmImage(tx: ConfirmTx, unit: CountedUnit & { contentAddres
  * `confirmReserved`. Undefined, with nothing written, when no unit is left.
  */
 export function* countOne(tx: ConfirmTx, unit: DoneUnit): TxRoutine<UsageCounters | undefined> {
-  const after = yield* step(tx.takeUnit(unit.accountId, unit.period, unit.quota));
+  const after = (yield tx.takeUnit(unit.accountId, unit.period, unit.quota)) as UsageCounters | null;
   return after ? yield* afterCount(tx, after, unit) : undefined;
 }
 

@@ -23,6 +23,17 @@ const MARK_COLUMNS: Record<UsageMark, string> = {
   warned95At: USAGE.warned95At,
   limitReachedAt: USAGE.limitReachedAt,
 };
+/*
+ * The texts of the counting path's statements, built once: each count looks its statement up by
+ * text (./statements.ts), and a constant string keeps its hash where a text built per call is
+ * hashed again every time.
+ */
+const CONFIRM_RESERVED = `INSERT INTO usage_periods (account_id, period, used, reserved) VALUES (?, ?, 1, 0)
+  ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1, reserved = max(reserved - 1, 0)
+  RETURNING ${USAGE_COLUMNS}`;
+const TAKE_UNIT = `INSERT INTO usage_periods (account_id, period, used) SELECT ?1, ?2, 1 WHERE ?3 > 0
+  ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1 WHERE used + reserved + batch_reserved < ?3
+  RETURNING ${USAGE_COLUMNS}`;
 /** Also the store's `releaseUnit` (./usage.ts). */
 export const RELEASE_RESERVED = "UPDATE usage_periods SET reserved = reserved - 1 WHERE account_id = ? AND period = ? AND reserved > 0";
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
@@ -211,13 +222,7 @@ export class SqliteTx implements StoreTx {
   confirmReserved(accountId: string, period: string): UsageCounters {
     // The reservation made the row; the upsert keeps a confirmation without one working. One
     // process reserves on this file, so the counters alone say what is held.
-    return this.c
-      .sql(
-        `INSERT INTO usage_periods (account_id, period, used, reserved) VALUES (?, ?, 1, 0)
-         ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1, reserved = max(reserved - 1, 0)
-         RETURNING ${USAGE_COLUMNS}`,
-      )
-      .get(accountId, period) as UsageCounters;
+    return this.c.sql(CONFIRM_RESERVED).get(accountId, period) as UsageCounters;
   }
 
   releaseReserved(accountId: string, period: string): void {
@@ -233,13 +238,7 @@ export class SqliteTx implements StoreTx {
   }
 
   takeUnit(accountId: string, period: string, quota: number): UsageCounters | null {
-    return this.c
-      .sql(
-        `INSERT INTO usage_periods (account_id, period, used) SELECT ?1, ?2, 1 WHERE ?3 > 0
-         ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1 WHERE used + reserved + batch_reserved < ?3
-         RETURNING ${USAGE_COLUMNS}`,
-      )
-      .get(accountId, period, quota) as UsageCounters | null;
+    return this.c.sql(TAKE_UNIT).get(accountId, period, quota) as UsageCounters | null;
   }
 
   takeUnits(accountId: string, period: string, quota: number, day: string, n: number): { granted: number; after: UsageCounters } {
