@@ -1,6 +1,6 @@
 /**
  * `bun bench/commits.ts [--commits 30000] [--rounds 3]`: how long the hot write (one counted
- * cached image: `countUnit`) holds the thread that commits it, with SQLite checkpointing inside
+ * cached image: `countOne` through `transact`) holds the thread that commits it, with SQLite checkpointing inside
  * the writers' commits (its default: every 1,000 pages) and with the server's background
  * checkpoint thread (store/sqlite/checkpointer.ts). Each round measures both, one after the
  * other, on fresh databases; the table prints each round and the median.
@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { AccountService } from "../src/accounts/accounts.ts";
 import { systemClock } from "../src/clock.ts";
 import { createLogger } from "../src/logger.ts";
+import { countOne } from "../src/metering/counting.ts";
 import { CommitSignal, startCheckpointer } from "../src/store/sqlite/checkpointer.ts";
 import { openSqliteStore } from "../src/store/sqlite/index.ts";
 import { markdownTable, median, quantile } from "./lib/load.ts";
@@ -49,7 +50,8 @@ async function run(withThread: boolean): Promise<Run> {
     for (let i = 0; i < COMMITS; i++) {
       const start = performance.now();
       // A new day every 1,000 commits, so the day rows grow as over a month of traffic.
-      await store.countUnit({ accountId: account.id, period: "2026-11", quota: 1e9, day: `d${Math.floor(i / 1000)}`, now: Date.now(), decide });
+      const unit = { accountId: account.id, period: "2026-11", quota: 1e9, day: `d${Math.floor(i / 1000)}`, now: Date.now(), decide };
+      await store.transact((tx) => countOne(tx, unit));
       times.push(performance.now() - start);
     }
     times.sort((a, b) => a - b);
@@ -99,5 +101,5 @@ for (const [label, runs] of Object.entries(results)) {
     `${fmt(100 * m((r) => r.slowShare))} %`,
   ]);
 }
-console.log(`Counting commits (countUnit), ${COMMITS} per run, on ${tmpdir()}\n`);
+console.log(`Counting commits (countOne), ${COMMITS} per run, on ${tmpdir()}\n`);
 console.log(markdownTable(["", "mean µs", "median µs", "p99.9 ms", "max ms", "time in slowest 0.1 %"], rows));

@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { eq, sql as drizzleSql } from "drizzle-orm";
 import { claimJobs } from "../src/events/lane-claim.ts";
 import { settleJob } from "../src/events/settlement.ts";
+import { confirmImage } from "../src/metering/counting.ts";
 import { createStore } from "../src/store/index.ts";
 import { openDatabase } from "../src/store/sqlite/database.ts";
 import { accounts } from "../src/store/sqlite/schema/index.ts";
@@ -86,9 +87,10 @@ async function storeCalls(store: Store): Promise<[string, number][]> {
   await add("usage (GET /api/user/usage)", CALLS, () => store.usage(accountId, PERIOD));
   await add("findSession (every dashboard request)", CALLS, () => store.findSession("tok_bench"));
   await add("findSigningKey miss (a signed URL)", CALLS, () => store.findSigningKey("sk_missing"));
-  await add("reserveUnit + confirmImageUnit, 1 webhook (a counted image)", CALLS / 4, async (i) => {
+  await add("reserveUnit + confirmImage, 1 webhook (a counted image)", CALLS / 4, async (i) => {
     await store.reserveUnit({ accountId, period: PERIOD, quota: 1e9 });
-    await store.confirmImageUnit({ accountId, period: PERIOD, day: `${PERIOD}-01`, now: NOW, contentAddress: `ca_${i}`, decide: noDecision });
+    const unit = { accountId, period: PERIOD, day: `${PERIOD}-01`, now: NOW, contentAddress: `ca_${i}`, decide: noDecision };
+    await store.transact((tx) => confirmImage(tx, unit));
   });
   const log = new DeliveryLog();
   await add("claimJobs + settleJob, 1 delivery (a webhook delivery)", CALLS / 4, async (i) => {

@@ -13,6 +13,8 @@ import type { Outbox } from "../events/outbox.ts";
 import { limitsOf } from "../accounts/plans.ts";
 import type { Logger } from "../logger.ts";
 import type { AccountRecord, EventDraft, Store, UsageCounters, UsageDecision, UsageMark } from "../store/types.ts";
+import { CountQueue } from "./count-queue.ts";
+import { confirmImage, confirmReserved } from "./counting.ts";
 import { dayOf, nextResetAt, periodOf } from "./period.ts";
 
 const WARNING_THRESHOLDS = [80, 90, 95] as const;
@@ -92,6 +94,8 @@ export class Metering {
   /** Store calls of reservations that failed, and how many of them a finished reclaim has covered. */
   private failures = 0;
   private failuresCovered = 0;
+  /** Done units (`countDone`) on their way into the store: grouped on PostgreSQL (./count-queue.ts). */
+  readonly counts: CountQueue;
   private lastSweep = performance.now();
 
   constructor(
@@ -100,7 +104,9 @@ export class Metering {
     private readonly outbox: Outbox,
     private readonly logger?: Logger,
     private readonly options: MeteringOptions = {},
-  ) {}
+  ) {
+    this.counts = new CountQueue(store);
+  }
 
   /**
    * Counts one unit of work: reserves a unit (QUOTA_EXCEEDED when none is left), runs `work`,
@@ -136,7 +142,7 @@ export class Metering {
   async countDone(account: AccountRecord, facts: GenerationFacts): Promise<Omit<Counted<never>, "result">> {
     const { monthlyQuota: quota } = limitsOf(account);
     const now = this.clock.now();
-    const after = await this.store.countUnit({
+    const after = await this.counts.count({
       accountId: account.id,
       period: periodOf(now),
       quota,
@@ -167,14 +173,15 @@ export class Metering {
       const done = await work();
       result = done.result;
       const now = this.clock.now();
-      after = await this.store.confirmImageUnit({
+      const unit = {
         accountId: reservation.accountId,
         period: reservation.period,
         day: dayOf(now),
         now,
         contentAddress,
-        decide: (counters) => this.decide(account, reservation.quota, counters, done.facts, now),
-      });
+        decide: (counters: UsageCounters) => this.decide(account, reservation.quota, counters, done.facts, now),
+      };
+      after = await this.store.transact((tx) => confirmImage(tx, unit));
     } catch (error) {
       lost = !(await this.release(reservation));
       throw error;
@@ -324,13 +331,14 @@ export class Metering {
    */
   async confirm(account: AccountRecord, reservation: Reservation, facts: GenerationFacts): Promise<number> {
     const now = this.clock.now();
-    const after = await this.store.confirmUnit({
+    const unit = {
       accountId: reservation.accountId,
       period: reservation.period,
       day: dayOf(now),
       now,
-      decide: (counters) => this.decide(account, reservation.quota, counters, facts, now),
-    });
+      decide: (counters: UsageCounters) => this.decide(account, reservation.quota, counters, facts, now),
+    };
+    const after = await this.store.transact((tx) => confirmReserved(tx, unit));
     return after.used;
   }
 

@@ -59,6 +59,7 @@ export type {
   BatchTx,
   ClaimCandidate,
   ClaimTx,
+  ConfirmTx,
   CountTx,
   DeliveryLogTx,
   EmailAlertUpdate,
@@ -75,6 +76,16 @@ export type {
 } from "./ports/tx.ts";
 export type { DeliveryAttemptRecord, WebhookChanges, WebhookRecord, WebhookStatus, WebhooksPort } from "./ports/webhooks.ts";
 
+/** How `Store.transact` runs a routine's transaction; a store ignores what does not apply to it. */
+export interface TransactOptions {
+  /**
+   * PostgreSQL: BEGIN goes out in the same flight as the routine's first statement rather than one
+   * round trip ahead of it, for hot transactions whose first statement is the one that matters
+   * (a group of done units counted). SQLite's transactions have no round trips; it ignores this.
+   */
+  pipelined?: boolean;
+}
+
 export interface Store extends AccountsPort, UsagePort, BatchesPort, JobsPort, WebhooksPort, SigningKeysPort, EmailAlertsPort, SessionsPort {
   /** Account templates and their versions: an interface of its own (./ports/templates.ts). */
   readonly templates: TemplateStore;
@@ -89,7 +100,7 @@ export interface Store extends AccountsPort, UsagePort, BatchesPort, JobsPort, W
    * PostgreSQL runs a transaction it aborted for a deadlock again, whole. A routine writes neither
    * accounts, API keys nor signing keys (SQLite keeps remembering their owners across it).
    */
-  transact<T>(routine: (tx: StoreTx) => TxRoutine<T>): Promise<T>;
+  transact<T>(routine: (tx: StoreTx) => TxRoutine<T>, options?: TransactOptions): Promise<T>;
 
   /* operations */
   /**

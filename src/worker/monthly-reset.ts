@@ -1,14 +1,15 @@
 /**
  * `usage.reset`: at 00:00 UTC on the 1st, per account, one event with the previous month's
  * usage. There is nothing to zero — usage is keyed by month — so the reset is only the event.
- * The store claims the month's reset per account with a conditional update in the event's
- * transaction, so a month gets its event exactly once even across restarts (and instances), and
+ * The month's reset is claimed per account with a conditional update in the event's transaction
+ * (../metering/counting.ts `emitMonthlyReset`, run through the store's `transact`), so a month gets its event exactly once even across restarts (and instances), and
  * a process that was down at midnight catches up at start-up. Accounts created during the month
  * get nothing for it (there was nothing to reset).
  */
 import type { Clock } from "../clock.ts";
 import type { Outbox } from "../events/outbox.ts";
 import { limitsOf } from "../accounts/plans.ts";
+import { emitMonthlyReset } from "../metering/counting.ts";
 import { periodOf, periodStart, previousPeriod } from "../metering/period.ts";
 import type { Store } from "../store/types.ts";
 
@@ -43,14 +44,15 @@ export class MonthlyReset {
       const owed = await this.store.accountsOwedReset({ period, createdBefore: start, limit: BATCH });
       if (owed.length === 0) break;
       for (const account of owed) {
-        const claimed = await this.store.emitMonthlyReset({
+        const reset = {
           accountId: account.id,
           period,
           previousPeriod: previous,
           now,
-          decide: (previousUsed) =>
+          decide: (previousUsed: number) =>
             this.outbox.draft(account.id, "usage.reset", { previous_usage: previousUsed, new_quota: limitsOf(account).monthlyQuota, plan: account.plan }, now),
-        });
+        };
+        const claimed = await this.store.transact((tx) => emitMonthlyReset(tx, reset));
         if (claimed) emitted++;
       }
       if (owed.length < BATCH) break;

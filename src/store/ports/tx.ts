@@ -3,7 +3,7 @@
  * store's transactions (`Store.transact`, ../types.ts; how a routine runs on both stores:
  * ../tx-steps.ts). Each routine asks for the part it needs — recording an event `OutboxTx`,
  * settling a job `SettleTx`, a claim `ClaimTx`, a webhook's change `WebhookTx`, counting
- * `CountTx`, the monthly reset `ResetTx`, a batch `BatchTx` — and every store hands it the whole
+ * `CountTx` and `ConfirmTx`, the monthly reset `ResetTx`, a batch `BatchTx` — and every store hands it the whole
  * `StoreTx`. SQL and row mapping only: what to write from what was read is the routine's.
  * SQLite's handle answers at once, PostgreSQL's with promises (`Step`), and PostgreSQL locks the
  * rows a decision depends on (each method says which).
@@ -168,6 +168,34 @@ export interface CountTx extends OutboxTx {
   setMarks(accountId: string, period: string, marks: readonly UsageMark[], now: number): Step<void>;
 }
 
+/** What confirming a reserved unit and counting done units read and write. */
+export interface ConfirmTx extends CountTx {
+  /**
+   * A unit reserved by this process (PostgreSQL: by this instance, `unit_reservations`) moves into
+   * `used`: used + 1 and reserved − 1 (not below 0; nothing taken off when this process holds
+   * none, e.g. one reclaimed after the instance was taken for dead), creating the month's
+   * counters when missing. The row stays locked until commit, so concurrent confirmations see
+   * distinct counters. Returns the counters after.
+   */
+  confirmReserved(accountId: string, period: string): Step<UsageCounters>;
+  /** Gives one reserved unit of this process back (never below zero; on PostgreSQL only one this instance still holds). */
+  releaseReserved(accountId: string, period: string): Step<void>;
+  /** Records the image as counted this month; false (nothing written) when it is already. */
+  markImageCounted(accountId: string, period: string, contentAddress: string, now: number): Step<boolean>;
+  /**
+   * Takes one done unit into `used` while used + every kind of reservation < quota, creating the
+   * month's counters when missing, in one conditional statement (the row locked until commit);
+   * the counters after, or null with nothing written when no unit is left.
+   */
+  takeUnit(accountId: string, period: string, quota: number): Step<UsageCounters | null>;
+  /**
+   * With the month's counters locked (created when missing): takes min(n, quota − taken) units
+   * into `used` (taken: used + every kind of reservation) and adds them to the day's count.
+   * Returns how many it took and the counters after.
+   */
+  takeUnits(accountId: string, period: string, quota: number, day: string, n: number): Step<{ granted: number; after: UsageCounters }>;
+}
+
 /** What the monthly reset reads and writes. */
 export interface ResetTx extends OutboxTx {
   /** Sets the month's `resetEmittedAt` (creating its counters when missing) unless set; true when this call set it. */
@@ -179,7 +207,7 @@ export interface ResetTx extends OutboxTx {
 /* ───────────── batches ───────────── */
 
 /** What creating, settling and canceling a batch read and write. */
-export interface BatchTx extends CountTx {
+export interface BatchTx extends CountTx, Pick<ConfirmTx, "markImageCounted"> {
   /**
    * Reserves `units` of the month for a batch while `used + reserved + batch_reserved + units <=
    * quota` (creating the month's counters when missing; the row locked). `{left}` when they do not fit.
@@ -196,10 +224,8 @@ export interface BatchTx extends CountTx {
   countBatchUnit(accountId: string, period: string): Step<UsageCounters>;
   /** Gives `units` batch units back (never below zero). */
   releaseBatchUnits(accountId: string, period: string, units: number): Step<void>;
-  /** Records the image as counted this month (nothing when it is already). */
-  markImageCounted(accountId: string, period: string, contentAddress: string, now: number): Step<void>;
   updateBatch(batchId: string, change: { status: BatchStatus; done: number; failed: number; finishedAt: number | null }): Step<BatchRecord>;
 }
 
 /** The whole handle, as `Store.transact` hands it to a routine. */
-export interface StoreTx extends OutboxTx, ClaimTx, SettleTx, WebhookTx, CountTx, ResetTx, BatchTx {}
+export interface StoreTx extends OutboxTx, ClaimTx, SettleTx, WebhookTx, CountTx, ConfirmTx, ResetTx, BatchTx {}

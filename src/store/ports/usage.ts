@@ -1,6 +1,7 @@
 /**
  * Usage: the monthly counters, unit reservations and the monthly reset: the store port of
- * src/metering.
+ * src/metering. Confirming and counting units and claiming the monthly reset are src/metering's
+ * routines (counting.ts), run through `Store.transact` on the transaction handle (./tx.ts).
  * The rules of the Store (../types.ts) hold for every method: each is atomic, operational faults
  * are thrown as StoreUnavailableError, times are epoch ms, records are plain objects.
  */
@@ -46,40 +47,6 @@ export interface UsagePort {
   reserveUnit(input: { accountId: string; period: string; quota: number }): Promise<boolean>;
   /** Gives one reserved unit back (never below zero). */
   releaseUnit(input: { accountId: string; period: string }): Promise<void>;
-  /**
-   * Confirms a reserved unit in one transaction: used + 1, reserved - 1 (not below 0), the
-   * day's count + 1; then calls `decide` synchronously with the counters after the increment
-   * (the row is locked, so concurrent confirmations see distinct values), sets its marks to
-   * `now` and records its events. Returns the counters after the increment.
-   */
-  confirmUnit(input: { accountId: string; period: string; day: string; now: number; decide: (after: UsageCounters) => UsageDecision }): Promise<UsageCounters>;
-  /**
-   * Counts work that is already done (a cached image) in one transaction: takes one unit only
-   * while used + reserved < quota (creating the month's row when missing), then as `confirmUnit`
-   * without a reservation to move. Undefined, with nothing written, when no unit is left.
-   */
-  countUnit(input: {
-    accountId: string;
-    period: string;
-    quota: number;
-    day: string;
-    now: number;
-    decide: (after: UsageCounters) => UsageDecision;
-  }): Promise<UsageCounters | undefined>;
-  /**
-   * Public image URLs: like `confirmUnit`, but first inserts (account, period, contentAddress)
-   * into the counted-images set in the same transaction. When that row exists already (another
-   * request or instance counted this image this month), nothing is counted: the reservation is
-   * given back in the same transaction and the result is undefined.
-   */
-  confirmImageUnit(input: {
-    accountId: string;
-    period: string;
-    day: string;
-    now: number;
-    contentAddress: string;
-    decide: (after: UsageCounters) => UsageDecision;
-  }): Promise<UsageCounters | undefined>;
   /** Whether this content address was counted for the account in `period`. */
   isImageCounted(input: { accountId: string; period: string; contentAddress: string }): Promise<boolean>;
   /** The month's counters, or undefined when nothing happened in it. */
@@ -105,17 +72,4 @@ export interface UsagePort {
   /* monthly reset */
   /** Accounts created before `createdBefore` whose `period` has no `resetEmittedAt` yet, up to `limit`. */
   accountsOwedReset(input: { period: string; createdBefore: number; limit: number }): Promise<AccountRecord[]>;
-  /**
-   * Claims the month's reset for the account with a conditional update of `resetEmittedAt`
-   * (creating the month's counters when missing) and, only if this call claimed it, records
-   * `decide(previous month's used)` in the same transaction. Exactly once per account and month,
-   * across restarts and across instances. True when this call emitted it.
-   */
-  emitMonthlyReset(input: {
-    accountId: string;
-    period: string;
-    previousPeriod: string;
-    now: number;
-    decide: (previousUsed: number) => EventDraft;
-  }): Promise<boolean>;
 }

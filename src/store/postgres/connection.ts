@@ -143,6 +143,47 @@ export class PostgresConnection {
     }
   }
 
+  /**
+   * `write` with BEGIN sent in the same flight as the first statement rather than one round trip
+   * ahead of it (postgres.js pipelines the statements of one connection): a transaction of one
+   * statement is two round trips (BEGIN + its statement, then COMMIT). Retried whole after a
+   * deadlock or serialization conflict, as `write` is.
+   */
+  async writePipelined<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.run(async (sql) => {
+          const tx = await sql.reserve();
+          try {
+            // Its failure (the connection's) fails the body's first statement too.
+            const begun = tx`begin`.execute().then(
+              () => undefined,
+              (error: unknown) => error,
+            );
+            let result: T;
+            try {
+              result = await body(tx as unknown as Tx);
+              const failed = await begun;
+              if (failed) throw failed;
+            } catch (error) {
+              await begun;
+              await tx`rollback`.catch(() => {});
+              throw error;
+            }
+            await tx`commit`;
+            return result;
+          } finally {
+            tx.release();
+          }
+        });
+      } catch (error) {
+        if (tries >= TX_TRIES || !isRetryableConflict(error)) throw error;
+        this.conflictRetries++;
+        await Bun.sleep(Math.random() * 10 * tries);
+      }
+    }
+  }
+
   /** True at most once every LIVENESS_CHECK_MS of real time: the claim that asks then looks for instances that are gone. */
   livenessCheckDue(realNow: number): boolean {
     if (realNow - this.#lastLivenessCheck < LIVENESS_CHECK_MS) return false;

@@ -9,10 +9,10 @@
 import { composeStore } from "../compose.ts";
 import type { StoreTx } from "../ports/tx.ts";
 import { runAwaiting, type TxRoutine } from "../tx-steps.ts";
-import type { Store } from "../types.ts";
+import type { Store, TransactOptions } from "../types.ts";
 import { PostgresBatches } from "./batches.ts";
 import { PostgresAccounts } from "./accounts.ts";
-import { PostgresConnection, type Sql } from "./connection.ts";
+import { PostgresConnection, type Sql, type Tx } from "./connection.ts";
 import { PostgresEmailAlerts } from "./email-alerts.ts";
 import { PostgresJobs } from "./jobs.ts";
 import { PostgresSessions } from "./sessions.ts";
@@ -44,10 +44,11 @@ export function postgresStore(sql: Sql, liveness: Sql): PostgresStore {
     },
     templates: new PostgresTemplateStore(c),
     fonts: new PostgresFontStore(c),
-    transact<T>(routine: (tx: StoreTx) => TxRoutine<T>): Promise<T> {
+    transact<T>(routine: (tx: StoreTx) => TxRoutine<T>, options?: TransactOptions): Promise<T> {
       // A new handle and a new run of the routine for each try: a transaction PostgreSQL aborted
       // for a deadlock is run again, whole (./connection.ts).
-      return c.write((sql) => runAwaiting(routine(new PostgresTx(c, sql))));
+      const body = (sql: Tx) => runAwaiting(routine(new PostgresTx(c, sql)));
+      return options?.pipelined ? c.writePipelined(body) : c.write(body);
     },
     async probe(): Promise<void> {
       await c.run(async (sql) => {

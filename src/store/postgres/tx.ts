@@ -18,6 +18,7 @@ const JOB_COLUMNS = columns(JOB);
 const WEBHOOK_COLUMNS = columns(WEBHOOK);
 const BATCH_COLUMNS = columns(BATCH);
 const USAGE_COLUMNS = columns(USAGE);
+const TAKEN_COLUMNS = columns(USAGE, { table: "usage_periods" });
 const MARK_COLUMNS: Record<UsageMark, string> = {
   warned80At: USAGE.warned80At,
   warned90At: USAGE.warned90At,
@@ -26,6 +27,9 @@ const MARK_COLUMNS: Record<UsageMark, string> = {
 };
 
 export class PostgresTx implements StoreTx {
+  /** Accounts' webhooks read along with `takeUnits`, for the events of the units it counted (this transaction's only). */
+  readonly #subscriptions = new Map<string, Subscription[]>();
+
   constructor(
     private readonly c: PostgresConnection,
     readonly tx: Tx,
@@ -34,6 +38,8 @@ export class PostgresTx implements StoreTx {
   /* ───────────── events, jobs and alerts ───────────── */
 
   async enabledSubscriptions(accountId: string): Promise<Subscription[]> {
+    const prefetched = this.#subscriptions.get(accountId);
+    if (prefetched) return prefetched;
     return (await this
       .tx`select id, events, created_at as "createdAt", seq from webhooks where account_id = ${accountId} and status = 'enabled'`) as unknown as Subscription[];
   }
@@ -167,6 +173,90 @@ export class PostgresTx implements StoreTx {
     await this.tx`update usage_periods set ${this.tx(marks)} where account_id = ${accountId} and period = ${period}`;
   }
 
+  /* Every transaction locks the month's row before the instance's reservation row, in the store's
+     reserveUnit order (./usage.ts), so two never wait on each other in a cycle. */
+
+  async confirmReserved(accountId: string, period: string): Promise<UsageCounters> {
+    await this.tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
+    // If the unit was reclaimed after this instance was taken for dead, `reserved` already gave it back.
+    const held = await this.#takeHeld(accountId, period);
+    // The UPDATE holds the row lock until commit: concurrent confirmations see distinct counters.
+    const [after] = await this.tx`update usage_periods set used = used + 1, reserved = greatest(reserved - ${held ? 1 : 0}, 0)
+      where account_id = ${accountId} and period = ${period} returning ${this.tx.unsafe(USAGE_COLUMNS)}`;
+    return after as UsageCounters;
+  }
+
+  /**
+   * Only a unit this instance still holds is taken off `reserved` (one already reclaimed after
+   * this instance was taken for dead is not given back twice).
+   */
+  async releaseReserved(accountId: string, period: string): Promise<void> {
+    if (!(await this.#takeHeld(accountId, period))) return;
+    await this.tx`update usage_periods set reserved = greatest(reserved - 1, 0) where account_id = ${accountId} and period = ${period}`;
+  }
+
+  /** Locks the month's row, then takes one unit off this instance's reservations; false when it held none. */
+  async #takeHeld(accountId: string, period: string): Promise<boolean> {
+    await this.tx`select 1 from usage_periods where account_id = ${accountId} and period = ${period} for update`;
+    const held = await this.tx`update unit_reservations set count = count - 1
+      where instance_key = ${this.c.instanceKey} and account_id = ${accountId} and period = ${period} and count > 0 returning 1`;
+    return held.length > 0;
+  }
+
+  async markImageCounted(accountId: string, period: string, contentAddress: string, now: number): Promise<boolean> {
+    // The primary key decides across instances: a concurrent insert of the same row waits for
+    // the other transaction and then finds the conflict.
+    const inserted = await this.tx`insert into counted_images (account_id, period, content_address, created_at)
+      values (${accountId}, ${period}, ${contentAddress}, ${now}) on conflict do nothing returning 1`;
+    return inserted.length > 0;
+  }
+
+  async takeUnit(accountId: string, period: string, quota: number): Promise<UsageCounters | null> {
+    // On conflict PostgreSQL locks the row and evaluates the WHERE on its latest version.
+    const [after] = await this.tx`insert into usage_periods (account_id, period, used) select ${accountId}, ${period}, 1 where ${quota}::int > 0
+      on conflict (account_id, period) do update set used = usage_periods.used + 1
+        where usage_periods.used + usage_periods.reserved + usage_periods.batch_reserved < ${quota}::int
+      returning ${this.tx.unsafe(USAGE_COLUMNS)}`;
+    return (after as UsageCounters | undefined) ?? null;
+  }
+
+  /**
+   * ONE statement (with the transaction's BEGIN and COMMIT, a group is three round trips when its
+   * units cause no writes of their own): lock the month's row and read what is taken, add the
+   * units that fit, count the day, and read the account's webhooks for the events (kept for
+   * `enabledSubscriptions` for the rest of this transaction). The locking read sees the row's
+   * latest committed version, and the UPDATE of that locked row in the same statement works on
+   * it too, so `granted` is exact under concurrency.
+   */
+  async takeUnits(accountId: string, period: string, quota: number, day: string, n: number): Promise<{ granted: number; after: UsageCounters }> {
+    const take = () => this.tx`
+      with locked as (
+        select used + reserved + batch_reserved as taken from usage_periods where account_id = ${accountId} and period = ${period} for update),
+      taken as (
+        update usage_periods set used = usage_periods.used + least(${n}::int, greatest(0, ${quota}::int - locked.taken))
+        from locked where account_id = ${accountId} and period = ${period}
+        returning ${this.tx.unsafe(TAKEN_COLUMNS)}, least(${n}::int, greatest(0, ${quota}::int - locked.taken)) as granted),
+      days as (
+        insert into usage_days (account_id, day, count) select ${accountId}, ${day}, granted from taken where granted > 0
+        on conflict (account_id, day) do update set count = usage_days.count + excluded.count)
+      select taken.*, (select coalesce(json_agg(json_build_object('id', w.id, 'events', w.events, 'createdAt', w.created_at, 'seq', w.seq)), '[]'::json)
+        from webhooks w where w.account_id = ${accountId} and w.status = 'enabled') as subscriptions
+      from taken`;
+    let [row] = await take();
+    if (!row) {
+      if (quota <= 0)
+        return {
+          granted: 0,
+          after: { accountId, period, used: 0, reserved: 0, warned80At: null, warned90At: null, warned95At: null, limitReachedAt: null, resetEmittedAt: null },
+        };
+      await this.tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
+      [row] = await take();
+    }
+    const { granted, subscriptions, ...after } = row!;
+    this.#subscriptions.set(accountId, subscriptions as Subscription[]);
+    return { granted: Number(granted), after: after as UsageCounters };
+  }
+
   async claimReset(accountId: string, period: string, now: number): Promise<boolean> {
     await this.tx`insert into usage_periods (account_id, period) values (${accountId}, ${period}) on conflict do nothing`;
     const claimed = await this.tx`update usage_periods set reset_emitted_at = ${now}
@@ -229,11 +319,6 @@ export class PostgresTx implements StoreTx {
 
   async releaseBatchUnits(accountId: string, period: string, units: number): Promise<void> {
     await this.tx`update usage_periods set batch_reserved = greatest(batch_reserved - ${units}, 0) where account_id = ${accountId} and period = ${period}`;
-  }
-
-  async markImageCounted(accountId: string, period: string, contentAddress: string, now: number): Promise<void> {
-    await this
-      .tx`insert into counted_images (account_id, period, content_address, created_at) values (${accountId}, ${period}, ${contentAddress}, ${now}) on conflict do nothing`;
   }
 
   async updateBatch(batchId: string, change: { status: BatchStatus; done: number; failed: number; finishedAt: number | null }): Promise<BatchRecord> {

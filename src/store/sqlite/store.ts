@@ -60,7 +60,7 @@ export function sqliteStore(db: Db, options: { lockWaitMs: number; path?: string
   return composeStore(
     base,
     new SqliteAccounts(c),
-    new SqliteUsage(c, tx),
+    new SqliteUsage(c),
     new SqliteBatches(c),
     new SqliteJobs(c, tx),
     new SqliteWebhooks(c),

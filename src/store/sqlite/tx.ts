@@ -23,6 +23,19 @@ const MARK_COLUMNS: Record<UsageMark, string> = {
   warned95At: USAGE.warned95At,
   limitReachedAt: USAGE.limitReachedAt,
 };
+/*
+ * The texts of the counting path's statements, built once: each count looks its statement up by
+ * text (./statements.ts), and a constant string keeps its hash where a text built per call is
+ * hashed again every time.
+ */
+const CONFIRM_RESERVED = `INSERT INTO usage_periods (account_id, period, used, reserved) VALUES (?, ?, 1, 0)
+  ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1, reserved = max(reserved - 1, 0)
+  RETURNING ${USAGE_COLUMNS}`;
+const TAKE_UNIT = `INSERT INTO usage_periods (account_id, period, used) SELECT ?1, ?2, 1 WHERE ?3 > 0
+  ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1 WHERE used + reserved + batch_reserved < ?3
+  RETURNING ${USAGE_COLUMNS}`;
+/** Also the store's `releaseUnit` (./usage.ts). */
+export const RELEASE_RESERVED = "UPDATE usage_periods SET reserved = reserved - 1 WHERE account_id = ? AND period = ? AND reserved > 0";
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 export class SqliteTx implements StoreTx {
@@ -204,6 +217,47 @@ export class SqliteTx implements StoreTx {
       .run(now, accountId, period);
   }
 
+  /* ───────────── confirming and counting units ───────────── */
+
+  confirmReserved(accountId: string, period: string): UsageCounters {
+    // The reservation made the row; the upsert keeps a confirmation without one working. One
+    // process reserves on this file, so the counters alone say what is held.
+    return this.c.sql(CONFIRM_RESERVED).get(accountId, period) as UsageCounters;
+  }
+
+  releaseReserved(accountId: string, period: string): void {
+    this.c.sql(RELEASE_RESERVED).run(accountId, period);
+  }
+
+  markImageCounted(accountId: string, period: string, contentAddress: string, now: number): boolean {
+    return (
+      this.c
+        .sql("INSERT INTO counted_images (account_id, period, content_address, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
+        .run(accountId, period, contentAddress, now).changes > 0
+    );
+  }
+
+  takeUnit(accountId: string, period: string, quota: number): UsageCounters | null {
+    return this.c.sql(TAKE_UNIT).get(accountId, period, quota) as UsageCounters | null;
+  }
+
+  takeUnits(accountId: string, period: string, quota: number, day: string, n: number): { granted: number; after: UsageCounters } {
+    // One writer: the transaction itself is the lock.
+    this.c.sql("INSERT INTO usage_periods (account_id, period) VALUES (?, ?) ON CONFLICT DO NOTHING").run(accountId, period);
+    const { taken } = this.c
+      .sql("SELECT used + reserved + batch_reserved AS taken FROM usage_periods WHERE account_id = ? AND period = ?")
+      .get(accountId, period) as { taken: number };
+    const granted = Math.min(n, Math.max(0, quota - taken));
+    const after = this.c
+      .sql(`UPDATE usage_periods SET used = used + ? WHERE account_id = ? AND period = ? RETURNING ${USAGE_COLUMNS}`)
+      .get(granted, accountId, period) as UsageCounters;
+    if (granted > 0)
+      this.c
+        .sql("INSERT INTO usage_days (account_id, day, count) VALUES (?, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET count = count + excluded.count")
+        .run(accountId, day, granted);
+    return { granted, after };
+  }
+
   claimReset(accountId: string, period: string, now: number): boolean {
     this.c.sql("INSERT INTO usage_periods (account_id, period) VALUES (?, ?) ON CONFLICT DO NOTHING").run(accountId, period);
     return (
@@ -270,12 +324,6 @@ export class SqliteTx implements StoreTx {
 
   releaseBatchUnits(accountId: string, period: string, units: number): void {
     this.c.sql("UPDATE usage_periods SET batch_reserved = max(batch_reserved - ?, 0) WHERE account_id = ? AND period = ?").run(units, accountId, period);
-  }
-
-  markImageCounted(accountId: string, period: string, contentAddress: string, now: number): void {
-    this.c
-      .sql("INSERT INTO counted_images (account_id, period, content_address, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
-      .run(accountId, period, contentAddress, now);
   }
 
   updateBatch(batchId: string, change: { status: BatchStatus; done: number; failed: number; finishedAt: number | null }): BatchRecord {

@@ -1,28 +1,22 @@
 /**
- * Usage, reservations and the monthly reset in SQLite (../ports/usage.ts). What follows a
- * counted unit — the day's count, the marks, the events — is src/metering/counting.ts, run on the
- * transaction handle (./tx.ts). One process reserves on this file, so the counters alone are the
- * truth: no per-instance bookkeeping as on PostgreSQL.
+ * Usage, reservations and the monthly reset in SQLite (../ports/usage.ts). Confirming and
+ * counting units, with what follows them, and the monthly reset are src/metering/counting.ts's
+ * routines, run through `transact` on the transaction handle (./tx.ts). One process reserves on
+ * this file, so the counters alone are the truth: no per-instance bookkeeping as on PostgreSQL.
  */
-import { afterCount, type CountedUnit, emitMonthlyReset, type MonthlyReset } from "../../metering/counting.ts";
-import { runNow } from "../tx-steps.ts";
 import type { AccountRecord } from "../ports/accounts.ts";
 import type { UsageCounters, UsagePort } from "../ports/usage.ts";
 import { ACCOUNT, columns, USAGE } from "../records.ts";
 import { LEAVES_KEYS, type SqliteConnection } from "./connection.ts";
-import type { SqliteTx } from "./tx.ts";
+import { RELEASE_RESERVED } from "./tx.ts";
 
 const USAGE_COLUMNS = columns(USAGE);
 const OWED_COLUMNS = columns(ACCOUNT, { table: "a" });
 /** Hot and single-statement: atomic without BEGIN/COMMIT, and accounts and keys are left alone. */
 const ONE_STATEMENT = { single: true, leavesKeys: true };
-const RELEASE = "UPDATE usage_periods SET reserved = reserved - 1 WHERE account_id = ? AND period = ? AND reserved > 0";
 
 export class SqliteUsage implements UsagePort {
-  constructor(
-    private readonly c: SqliteConnection,
-    private readonly tx: SqliteTx,
-  ) {}
+  constructor(private readonly c: SqliteConnection) {}
 
   reserveUnit(input: { accountId: string; period: string; quota: number }): Promise<boolean> {
     // One conditional upsert: the month's row is created with the unit reserved, or the unit is
@@ -41,27 +35,8 @@ export class SqliteUsage implements UsagePort {
 
   releaseUnit(input: { accountId: string; period: string }): Promise<void> {
     return this.c.write(() => {
-      this.c.sql(RELEASE).run(input.accountId, input.period);
+      this.c.sql(RELEASE_RESERVED).run(input.accountId, input.period);
     }, ONE_STATEMENT);
-  }
-
-  confirmUnit(input: CountedUnit): Promise<UsageCounters> {
-    return this.c.write(() => this.#confirm(input), LEAVES_KEYS);
-  }
-
-  confirmImageUnit(input: CountedUnit & { contentAddress: string }): Promise<UsageCounters | undefined> {
-    const { accountId, period, contentAddress, now } = input;
-    return this.c.write(() => {
-      const inserted = this.c
-        .sql("INSERT INTO counted_images (account_id, period, content_address, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
-        .run(accountId, period, contentAddress, now).changes;
-      if (inserted === 0) {
-        // Counted already: the reservation goes back in this same transaction.
-        this.c.sql(RELEASE).run(accountId, period);
-        return undefined;
-      }
-      return this.#confirm(input);
-    }, LEAVES_KEYS);
   }
 
   isImageCounted(input: { accountId: string; period: string; contentAddress: string }): Promise<boolean> {
@@ -71,32 +46,6 @@ export class SqliteUsage implements UsagePort {
           .sql("SELECT 1 AS x FROM counted_images WHERE account_id = ? AND period = ? AND content_address = ?")
           .get(input.accountId, input.period, input.contentAddress) !== null,
     );
-  }
-
-  countUnit(input: CountedUnit & { quota: number }): Promise<UsageCounters | undefined> {
-    return this.c.write(() => {
-      const after = this.c
-        .sql(
-          `INSERT INTO usage_periods (account_id, period, used) SELECT ?1, ?2, 1 WHERE ?3 > 0
-           ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1 WHERE used + reserved + batch_reserved < ?3
-           RETURNING ${USAGE_COLUMNS}`,
-        )
-        .get(input.accountId, input.period, input.quota) as UsageCounters | null;
-      return after ? runNow(afterCount(this.tx, after, input)) : undefined;
-    }, LEAVES_KEYS);
-  }
-
-  /** Inside the caller's transaction: the reserved unit moves into `used`; once per counted image. */
-  #confirm(input: CountedUnit): UsageCounters {
-    // The reservation made the row; the upsert keeps a confirm without one (a direct confirm) working.
-    const after = this.c
-      .sql(
-        `INSERT INTO usage_periods (account_id, period, used, reserved) VALUES (?, ?, 1, 0)
-         ON CONFLICT (account_id, period) DO UPDATE SET used = used + 1, reserved = max(reserved - 1, 0)
-         RETURNING ${USAGE_COLUMNS}`,
-      )
-      .get(input.accountId, input.period) as UsageCounters;
-    return runNow(afterCount(this.tx, after, input));
   }
 
   usage(accountId: string, period: string): Promise<UsageCounters | undefined> {
@@ -158,9 +107,5 @@ export class SqliteUsage implements UsagePort {
           )
           .all(input.period, input.createdBefore, input.limit) as AccountRecord[],
     );
-  }
-
-  emitMonthlyReset(input: MonthlyReset): Promise<boolean> {
-    return this.c.write(() => runNow(emitMonthlyReset(this.tx, input)), LEAVES_KEYS);
   }
 }

@@ -199,7 +199,7 @@ describeEachStore(() => {
 
     test("the confirmation fails: nothing counted, the unit released, the store's error passes through", async () => {
       const times = { n: 1 };
-      const { metering, account, counters } = await setup(1, failing(["confirmUnit"], times));
+      const { metering, account, counters } = await setup(1, failing(["transact"], times));
       const error = await metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e);
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect(await counters()).toMatchObject({ used: 0, reserved: 0 });
@@ -209,7 +209,7 @@ describeEachStore(() => {
 
     test("the confirmation and the release fail: the unit comes back with the next reclaim, once", async () => {
       const times = { n: 2 }; // confirm, release
-      const { metering, account, counters } = await setup(2, failing(["confirmUnit", "releaseUnit"], times));
+      const { metering, account, counters } = await setup(2, failing(["transact", "releaseUnit"], times));
       expect(await metering.withUnit(account, async () => ({ result: 1, facts })).catch((e) => e)).toBeInstanceOf(StoreUnavailableError);
       expect(await counters()).toMatchObject({ used: 0, reserved: 1 });
       expect(metering.unitsHeld).toBe(0);

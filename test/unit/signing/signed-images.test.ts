@@ -132,7 +132,7 @@ async function refusal(work: Promise<unknown>): Promise<string> {
   return error.code;
 }
 
-const COUNTING_CALLS = ["isImageCounted", "listApiKeys", "reserveUnit", "confirmImageUnit", "releaseUnit"];
+const COUNTING_CALLS = ["isImageCounted", "listApiKeys", "reserveUnit", "transact", "releaseUnit"];
 const countingCallsIn = (calls: Record<string, number>) => Object.keys(calls).filter((name) => COUNTING_CALLS.includes(name));
 
 describe("counting once per image per month", () => {
@@ -146,7 +146,7 @@ describe("counting once per image per month", () => {
     const calls = storeCalls();
     expect(calls.isImageCounted).toBe(1);
     expect(calls.reserveUnit).toBe(1);
-    expect(calls.confirmImageUnit).toBe(1);
+    expect(calls.transact).toBe(1);
     expect(renderer.drawn.length).toBe(1);
   });
 
@@ -189,7 +189,7 @@ describe("counting once per image per month", () => {
     await fetchImage(url);
     const calls = storeCalls();
     expect(calls.isImageCounted).toBe(1);
-    expect(calls.confirmImageUnit).toBe(1);
+    expect(calls.transact).toBe(1);
     expect(await usage(march)).toMatchObject({ used: 1, reserved: 0 });
     expect(await usage()).toMatchObject({ used: 1, reserved: 0 });
   });

@@ -8,6 +8,7 @@
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { recordEvents } from "../../../src/events/fan-out.ts";
+import { confirmReserved, countOne, emitMonthlyReset } from "../../../src/metering/counting.ts";
 import type { AlertDraft, DeliveryAttemptRecord, EventDraft, Store, UsageDecision, WebhookChanges } from "../../../src/store/types.ts";
 import { DeliveryLog } from "../../../src/webhooks/delivery-log.ts";
 import { updateWebhook } from "../../../src/webhooks/status-change.ts";
@@ -102,7 +103,7 @@ describeEachStore(() => {
         : { marks: [], events: [] };
     for (let i = 0; i < 3; i++) {
       expect(await store.reserveUnit({ accountId, period: PERIOD, quota: 10 })).toBe(true);
-      await store.confirmUnit({ accountId, period: PERIOD, day: `${PERIOD}-0${1 + (i % 2)}`, now: NOW + i, decide });
+      await store.transact((tx) => confirmReserved(tx, { accountId, period: PERIOD, day: `${PERIOD}-0${1 + (i % 2)}`, now: NOW + i, decide }));
     }
     expect(await store.usage(accountId, PERIOD)).toMatchObject({
       used: 3,
@@ -119,16 +120,20 @@ describeEachStore(() => {
     const [delivery] = await pendingDeliveries();
     expect(JSON.parse((await store.getEvent(delivery!.eventId!))!.data)).toEqual({ used: 2 });
 
-    // countUnit takes the unit without a reservation, and stops at the quota with nothing written.
-    expect(await store.countUnit({ accountId, period: PERIOD, quota: 4, day: `${PERIOD}-02`, now: NOW + 5, decide })).toMatchObject({ used: 4 });
-    expect(await store.countUnit({ accountId, period: PERIOD, quota: 4, day: `${PERIOD}-02`, now: NOW + 6, decide })).toBeUndefined();
+    // countOne takes the unit without a reservation, and stops at the quota with nothing written.
+    expect(await store.transact((tx) => countOne(tx, { accountId, period: PERIOD, quota: 4, day: `${PERIOD}-02`, now: NOW + 5, decide }))).toMatchObject({
+      used: 4,
+    });
+    expect(await store.transact((tx) => countOne(tx, { accountId, period: PERIOD, quota: 4, day: `${PERIOD}-02`, now: NOW + 6, decide }))).toBeUndefined();
     expect((await store.dailyUsage(accountId, PERIOD)).at(-1)).toEqual({ day: `${PERIOD}-02`, count: 2 });
   });
 
   test("the monthly reset is emitted once per account and month, with the previous month's use", async () => {
     const accountId = await account("reset");
     await webhook(accountId, "wh_reset", ["usage.reset"]);
-    await store.countUnit({ accountId, period: "2029-12", quota: 10, day: "2029-12-31", now: NOW - 1, decide: () => ({ marks: [], events: [] }) });
+    await store.transact((tx) =>
+      countOne(tx, { accountId, period: "2029-12", quota: 10, day: "2029-12-31", now: NOW - 1, decide: () => ({ marks: [], events: [] }) }),
+    );
     const reset = {
       accountId,
       period: PERIOD,
@@ -137,8 +142,8 @@ describeEachStore(() => {
       decide: (previousUsed: number) => ({ type: "usage.reset", data: `{"previous":${previousUsed}}` }),
     };
     expect(await store.accountsOwedReset({ period: PERIOD, createdBefore: NOW + 1, limit: 10 })).toHaveLength(1);
-    expect(await store.emitMonthlyReset(reset)).toBe(true);
-    expect(await store.emitMonthlyReset({ ...reset, now: NOW + 1 })).toBe(false);
+    expect(await store.transact((tx) => emitMonthlyReset(tx, reset))).toBe(true);
+    expect(await store.transact((tx) => emitMonthlyReset(tx, { ...reset, now: NOW + 1 }))).toBe(false);
     expect(await store.accountsOwedReset({ period: PERIOD, createdBefore: NOW + 1, limit: 10 })).toEqual([]);
     const deliveries = await pendingDeliveries();
     expect(deliveries).toHaveLength(1);

@@ -1,20 +1,23 @@
 /**
- * Done units counted in groups (src/metering/counting.ts `countGroup`, PostgreSQL's countUnit)
+ * Done units counted in groups (src/metering/counting.ts `countGroup`, src/metering/count-queue.ts)
  * and month reads shared only with callers that arrived before the query was sent (SharedReads):
  * concurrent counts stay exact against the quota, each decision sees its own counters, and on
  * PostgreSQL they share transactions. Runs on the store OG_TEST_STORE names; the grouping
  * itself is PostgreSQL's.
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { CountQueue } from "../../../src/metering/count-queue.ts";
 import { SharedReads } from "../../../src/store/postgres/usage.ts";
 import type { Store, UsageCounters, UsageDecision } from "../../../src/store/types.ts";
 import { openTestStore } from "../../support/stores.ts";
 
 let store: Store;
+let counts: CountQueue;
 const NOW = Date.UTC(2030, 0, 1);
 const PERIOD = "2030-01";
 beforeEach(async () => {
   store = await openTestStore();
+  counts = new CountQueue(store);
 });
 afterEach(async () => {
   await store.close();
@@ -51,7 +54,7 @@ async function transactionIds(): Promise<number | undefined> {
 test("50 concurrent counts against 17 units left: exactly 17 counted, each decision on distinct counters, the 80 % mark once", async () => {
   const accountId = await account("group");
   for (let i = 0; i < 3; i++)
-    await store.countUnit({ accountId, period: PERIOD, quota: 20, day: `${PERIOD}-01`, now: NOW, decide: () => ({ marks: [], events: [] }) });
+    await counts.count({ accountId, period: PERIOD, quota: 20, day: `${PERIOD}-01`, now: NOW, decide: () => ({ marks: [], events: [] }) });
   const seen: number[] = [];
   const decide = (after: UsageCounters): UsageDecision => {
     seen.push(after.used);
@@ -59,7 +62,7 @@ test("50 concurrent counts against 17 units left: exactly 17 counted, each decis
   };
   const before = await transactionIds();
   const results = await Promise.all(
-    Array.from({ length: 50 }, (_, i) => store.countUnit({ accountId, period: PERIOD, quota: 20, day: `${PERIOD}-02`, now: NOW + i, decide })),
+    Array.from({ length: 50 }, (_, i) => counts.count({ accountId, period: PERIOD, quota: 20, day: `${PERIOD}-02`, now: NOW + i, decide })),
   );
   const counted = results.filter((r) => r !== undefined);
   expect(counted.length).toBe(17);
@@ -88,9 +91,9 @@ test("one batch over two accounts and two days: every group counted on its own c
   const none = () => ({ marks: [], events: [] });
   const results = await Promise.all([
     ...Array.from({ length: 6 }, (_, i) =>
-      store.countUnit({ accountId: a, period: PERIOD, quota: 100, day: `${PERIOD}-0${1 + (i % 2)}`, now: NOW, decide: none }),
+      counts.count({ accountId: a, period: PERIOD, quota: 100, day: `${PERIOD}-0${1 + (i % 2)}`, now: NOW, decide: none }),
     ),
-    ...Array.from({ length: 4 }, () => store.countUnit({ accountId: b, period: PERIOD, quota: 3, day: `${PERIOD}-05`, now: NOW, decide: none })),
+    ...Array.from({ length: 4 }, () => counts.count({ accountId: b, period: PERIOD, quota: 3, day: `${PERIOD}-05`, now: NOW, decide: none })),
   ]);
   expect(results.slice(0, 6).every((r) => r !== undefined)).toBe(true);
   expect(results.slice(6).filter((r) => r !== undefined).length).toBe(3);
@@ -120,7 +123,7 @@ test("events of grouped units are recorded in order, one per counted unit", asyn
     20,
   );
   const decide = (after: UsageCounters): UsageDecision => ({ marks: [], events: [{ type: "image.generated", data: `{"used":${after.used}}` }] });
-  await Promise.all(Array.from({ length: 12 }, (_, i) => store.countUnit({ accountId, period: PERIOD, quota: 10, day: `${PERIOD}-01`, now: NOW + i, decide })));
+  await Promise.all(Array.from({ length: 12 }, (_, i) => counts.count({ accountId, period: PERIOD, quota: 10, day: `${PERIOD}-01`, now: NOW + i, decide })));
   const jobs = (await store.listJobs({ status: "pending" })).filter((job) => job.webhookId === "wh_events");
   const used = await Promise.all(jobs.map(async (job) => JSON.parse((await store.getEvent(job.eventId!))!.data).used as number));
   expect(used.sort((x, y) => x - y)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
