@@ -12,7 +12,7 @@
  */
 import type { Font } from "satori";
 import { ApiError } from "../../errors.ts";
-import type { SatoriNode, TemplateDefinition, Theme } from "../../templates/types.ts";
+import type { RenderContext, SatoriNode, TemplateDefinition, Theme } from "../../templates/types.ts";
 import type { ImageFormat } from "../output/encode.ts";
 
 /**
@@ -100,6 +100,17 @@ export interface RenderOptions {
 
 /** What an engine is given: the request's options and the logical canvas its template lays out on. */
 export type EngineOptions = RenderOptions & { logical: { width: number; height: number } };
+
+/** What a template's render function is told, the same on either engine: the canvas, theme, images and the card's font names. */
+export function renderContextOf(options: EngineOptions): RenderContext {
+  return {
+    width: options.logical.width,
+    height: options.logical.height,
+    theme: options.theme,
+    images: options.images,
+    ...(options.cardFonts ? { fontNames: options.cardFonts.names } : {}),
+  };
+}
 
 /** What a JPEG is flattened on when the card's root sets no usable background colour. */
 const FALLBACK_BACKGROUND = "#FFFFFF";

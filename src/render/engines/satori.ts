@@ -13,13 +13,13 @@
  * at the requested pixel size.
  */
 import type { Font } from "satori";
-import type { RenderContext, SatoriNode, TemplateDefinition } from "../../templates/types.ts";
+import type { SatoriNode, TemplateDefinition } from "../../templates/types.ts";
 import { fontsForCard, fontsForSegment, ownFontList } from "../fonts/fonts.ts";
 import { hanPreference, type HanPreference } from "../fonts/noto-fallback.ts";
 import { emojiDataUri } from "../fonts/emoji.ts";
 import { encodeImage, flattenPremultiplied } from "../output/encode.ts";
 import { unpremultiply } from "../output/png.ts";
-import { cardBackground, MISSING_GLYPH_BOX, type EngineOptions, type RenderedImage } from "./engine.ts";
+import { cardBackground, MISSING_GLYPH_BOX, type EngineOptions, type RenderedImage, renderContextOf } from "./engine.ts";
 import type { initLayout as InitLayout, satori as Satori } from "./layout.ts";
 import { rasterize } from "./rasterize.ts";
 
@@ -92,13 +92,7 @@ export async function renderWithSatori(
 ): Promise<RenderedImage> {
   const { width, height, logical } = options;
   const format = options.format ?? "png";
-  const ctx: RenderContext = {
-    width: logical.width,
-    height: logical.height,
-    theme: options.theme,
-    images: options.images,
-    ...(options.cardFonts ? { fontNames: options.cardFonts.names } : {}),
-  };
+  const ctx = renderContextOf(options);
   const texts = template.fields.filter((f) => f.type === "text").map((f) => fields[f.name]);
   const han = hanPreference(texts);
   let { fonts, shared } = await fontsForCard(texts, options.cardFonts);

@@ -25,7 +25,7 @@
  * are registered once and kept, like satori's parsed faces.
  */
 import { ApiError } from "../../errors.ts";
-import type { RenderContext, TemplateDefinition } from "../../templates/types.ts";
+import type { TemplateDefinition } from "../../templates/types.ts";
 import { emojiDataUri } from "../fonts/emoji.ts";
 import { DEFAULT_QUALITY } from "../output/encode.ts";
 import { fontsForSegment, isIgnorable, loadFonts, sharedCoverage } from "../fonts/fonts.ts";
@@ -33,7 +33,7 @@ import { hanPreference } from "../fonts/noto-fallback.ts";
 import type { Font } from "satori";
 import { loadTakumiNative, type NativeRenderer } from "./takumi-native.ts";
 import { toTakumiTree, type TakumiNode } from "./takumi-tree.ts";
-import { MISSING_GLYPH_BOX, type EngineOptions, type RenderedImage } from "./engine.ts";
+import { MISSING_GLYPH_BOX, type EngineOptions, type RenderedImage, renderContextOf } from "./engine.ts";
 
 /** Decoded images and SVG rasters takumi keeps between renders (its default is 64 MiB). */
 export const TAKUMI_CACHE_BYTES = 8 * 1024 * 1024;
@@ -218,13 +218,7 @@ export async function renderWithTakumi(
 ): Promise<RenderedImage> {
   const { width, height, logical } = options;
   const format = options.format ?? "png";
-  const ctx: RenderContext = {
-    width: logical.width,
-    height: logical.height,
-    theme: options.theme,
-    images: options.images,
-    ...(options.cardFonts ? { fontNames: options.cardFonts.names } : {}),
-  };
+  const ctx = renderContextOf(options);
   const card = options.cardFonts?.fonts ?? [];
   if (card.length > 0) recycleIfFull(card);
 

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { CountQueue } from "../../../src/metering/count-queue.ts";
 import { SharedReads } from "../../../src/store/postgres/usage.ts";
 import type { Store, UsageCounters, UsageDecision } from "../../../src/store/types.ts";
-import { openTestStore } from "../../support/stores.ts";
+import { openTestStore, seedAccount } from "../../support/stores.ts";
 
 let store: Store;
 let counts: CountQueue;
@@ -23,23 +23,7 @@ afterEach(async () => {
   await store.close();
 });
 
-async function account(tag: string) {
-  const accountId = `acc_${tag}`;
-  await store.createAccount(
-    {
-      id: accountId,
-      email: `${tag}@example.com`,
-      plan: "starter",
-      status: "active",
-      customQuota: null,
-      customRequestsPerSecond: null,
-      createdAt: NOW,
-      updatedAt: NOW,
-    },
-    { id: `key_${tag}`, accountId, keyHash: `h_${tag}`, keyPrefix: "og_abcd", createdAt: NOW, revokedAt: null },
-  );
-  return accountId;
-}
+const account = (tag: string) => seedAccount(store, tag, NOW);
 
 /**
  * PostgreSQL: transaction ids handed out so far (each writing transaction takes one, and so does
