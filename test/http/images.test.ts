@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildSignedUrl } from "../../src/signing/index.ts";
 import { ADMIN_TOKEN } from "../support/harness.ts";
-import { type InProcessApp, startInProcessApp } from "../support/in-process.ts";
+import { customAccount, type InProcessApp, startInProcessApp } from "../support/in-process.ts";
 import { decodePng } from "../support/png.ts";
 import { startReceiver, type TestReceiver } from "../support/receiver.ts";
 
@@ -34,22 +34,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const api = (path: string, key: string, init: { method?: string; json?: unknown } = {}) =>
-  s.fetch(path, {
-    method: init.method ?? (init.json !== undefined ? "POST" : "GET"),
-    headers: { "x-api-key": key, ...(init.json !== undefined ? { "content-type": "application/json" } : {}) },
-    body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
-  });
+const api = (path: string, key: string, init: { method?: string; json?: unknown } = {}) => s.api(path, { key, ...init });
 
-const admin = (path: string, json: unknown, method = "POST") =>
-  s.fetch(path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(json) });
+const admin = (path: string, json: unknown, method = "POST") => s.admin(path, { method, json });
 
-async function account(input: Record<string, unknown> = {}): Promise<{ id: string; key: string }> {
-  const res = await admin("/admin/accounts", { email: "u@example.com", plan: "custom", quota: 1000, requests_per_second: 1000, ...input });
-  expect(res.status).toBe(201);
-  const body = (await res.json()) as { account_id: string; api_key: string };
-  return { id: body.account_id, key: body.api_key };
-}
+const account = (input: Record<string, unknown> = {}) => customAccount(s, { quota: 1000, requests_per_second: 1000, ...input });
 
 /**
  * Subscribes a webhook to `image.generated`: events are stored only when a webhook takes them,

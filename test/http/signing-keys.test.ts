@@ -3,8 +3,7 @@
  * the limit of five, and another account's key.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ADMIN_TOKEN } from "../support/harness.ts";
-import { type InProcessApp, startInProcessApp } from "../support/in-process.ts";
+import { customAccount, type InProcessApp, startInProcessApp } from "../support/in-process.ts";
 
 let s: InProcessApp;
 beforeAll(async () => {
@@ -12,22 +11,9 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
-const api = (path: string, key: string, init: { method?: string; json?: unknown } = {}) =>
-  s.fetch(path, {
-    method: init.method ?? (init.json !== undefined ? "POST" : "GET"),
-    headers: { "x-api-key": key, ...(init.json !== undefined ? { "content-type": "application/json" } : {}) },
-    body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
-  });
+const api = (path: string, key: string, init: { method?: string; json?: unknown } = {}) => s.api(path, { key, ...init });
 
-const admin = (path: string, json: unknown, method = "POST") =>
-  s.fetch(path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(json) });
-
-async function account(input: Record<string, unknown> = {}): Promise<{ id: string; key: string }> {
-  const res = await admin("/admin/accounts", { email: "u@example.com", plan: "custom", quota: 1000, requests_per_second: 1000, ...input });
-  expect(res.status).toBe(201);
-  const body = (await res.json()) as { account_id: string; api_key: string };
-  return { id: body.account_id, key: body.api_key };
-}
+const account = (input: Record<string, unknown> = {}) => customAccount(s, { quota: 1000, requests_per_second: 1000, ...input });
 
 async function signingKey(apiKey: string): Promise<{ id: string; secret: string }> {
   const res = await api("/api/signing-keys", apiKey, { method: "POST" });

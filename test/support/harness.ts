@@ -95,6 +95,22 @@ export function apiRequest(url: string, init: ApiInit = {}): Request {
   return new Request(url, { method: init.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
 }
 
+/** The operator's calls both harnesses offer, over their own `admin` request: an account with its key, and the test clock moved. */
+export function operatorCalls(admin: TestService["admin"]): Pick<TestService, "createAccount" | "advance"> {
+  return {
+    async createAccount(input = {}) {
+      const res = await admin("/admin/accounts", { json: { email: input.email ?? "user@example.com", plan: input.plan ?? "free", ...input } });
+      if (res.status !== 201) throw new Error(`createAccount failed: ${res.status} ${await res.text()}`);
+      const body = (await res.json()) as { account_id: string; api_key: string };
+      return { accountId: body.account_id, apiKey: body.api_key };
+    },
+    async advance(seconds) {
+      const res = await admin("/admin/clock/advance", { json: { seconds } });
+      if (res.status !== 200) throw new Error(`advance failed: ${res.status} ${await res.text()}`);
+    },
+  };
+}
+
 export interface TestService {
   url: string;
   dir: string;
@@ -167,16 +183,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     service,
     api,
     admin,
-    async createAccount(input = {}) {
-      const res = await admin("/admin/accounts", { json: { email: input.email ?? "user@example.com", plan: input.plan ?? "free", ...input } });
-      if (res.status !== 201) throw new Error(`createAccount failed: ${res.status} ${await res.text()}`);
-      const body = (await res.json()) as { account_id: string; api_key: string };
-      return { accountId: body.account_id, apiKey: body.api_key };
-    },
-    async advance(seconds) {
-      const res = await admin("/admin/clock/advance", { json: { seconds } });
-      if (res.status !== 200) throw new Error(`advance failed: ${res.status} ${await res.text()}`);
-    },
+    ...operatorCalls(admin),
     now: () => service.services.clock.now(),
     async stop() {
       await service.stop();

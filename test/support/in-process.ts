@@ -28,7 +28,7 @@ import type { RunningService } from "../../src/serve.ts";
 import { createServices } from "../../src/services.ts";
 import { JobWorker } from "../../src/worker/index.ts";
 import type { TestReceiver } from "./receiver.ts";
-import { ADMIN_TOKEN, apiRequest, storeEnv, type ApiInit, type TestService, type TestServiceOptions, useWithReceiver } from "./harness.ts";
+import { ADMIN_TOKEN, apiRequest, storeEnv, type ApiInit, type TestService, type TestServiceOptions, operatorCalls, useWithReceiver } from "./harness.ts";
 
 /** Requests resolve against this origin; the app never sees a socket. */
 export const IN_PROCESS_ORIGIN = "http://localhost";
@@ -99,16 +99,7 @@ export async function startInProcessApp(env: Record<string, string> = {}, option
     api,
     admin,
     fetch: (input, init) => handle(typeof input === "string" ? new Request(new URL(input, IN_PROCESS_ORIGIN), init) : input),
-    async createAccount(input = {}) {
-      const res = await admin("/admin/accounts", { json: { email: input.email ?? "user@example.com", plan: input.plan ?? "free", ...input } });
-      if (res.status !== 201) throw new Error(`createAccount failed: ${res.status} ${await res.text()}`);
-      const body = (await res.json()) as { account_id: string; api_key: string };
-      return { accountId: body.account_id, apiKey: body.api_key };
-    },
-    async advance(seconds) {
-      const res = await admin("/admin/clock/advance", { json: { seconds } });
-      if (res.status !== 200) throw new Error(`advance failed: ${res.status} ${await res.text()}`);
-    },
+    ...operatorCalls(admin),
     now: () => services.clock.now(),
     stop: () =>
       (stopping ??= (async () => {
